@@ -1,0 +1,1 @@
+//! The Chopin plan dialect (DIALECT.md): parser, validator and canonicalizer.
