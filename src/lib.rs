@@ -2,7 +2,29 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod body;
+mod config;
 pub mod dialect;
+mod dispatch;
+mod endpoint;
 mod ids;
+mod json;
+mod jsonrpc;
+pub mod negotiate;
+mod outcome;
+mod request;
+mod response;
+pub mod sse;
+mod tools;
+mod version;
 
+pub use body::{BodyChunks, BodyIntake};
+pub use config::{Config, ConfigError, READ_ONLY_BUDGET};
+pub use endpoint::{Authenticate, Endpoint};
 pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
+pub use jsonrpc::MAX_BATCH;
+pub use outcome::{ListDocuments, Outcome, ReadDocument};
+pub use request::{Header, RequestParts};
+pub use response::Response;
+pub use tools::{Document, DocumentSummary};
+pub use version::ProtocolVersion;

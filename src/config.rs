@@ -1,0 +1,157 @@
+//! Endpoint configuration.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::ids::{IdSource, SystemIds};
+use crate::version::ProtocolVersion;
+
+/// The body budget of a read-only endpoint, in bytes.
+pub const READ_ONLY_BUDGET: usize = 65_536;
+
+/// Everything an [`Endpoint`](crate::Endpoint) is built from.
+///
+/// ```
+/// use chopin_mcp::{Config, Endpoint};
+///
+/// let endpoint = Endpoint::new(
+///     Config::new()
+///         .server_version("1.2.3")
+///         .allow_origin("https://chopin.example")
+///         .allow_host("localhost"),
+/// )?;
+/// # Ok::<(), chopin_mcp::ConfigError>(())
+/// ```
+#[derive(Clone)]
+pub struct Config {
+    pub(crate) body_budget: Option<usize>,
+    pub(crate) server_name: String,
+    pub(crate) server_version: String,
+    pub(crate) origins: Vec<String>,
+    pub(crate) hosts: Option<Vec<String>>,
+    pub(crate) resource_metadata: Option<String>,
+    pub(crate) versions: Vec<ProtocolVersion>,
+    pub(crate) ids: Arc<dyn IdSource>,
+}
+
+impl Config {
+    /// The defaults: a 65536-byte budget, server `chopin` at this crate's
+    /// version, no browser origin allowed, any `Host`, no resource metadata,
+    /// every protocol version, and the system clock and randomness for ids.
+    pub fn new() -> Self {
+        Config {
+            body_budget: None,
+            server_name: "chopin".to_owned(),
+            server_version: env!("CARGO_PKG_VERSION").to_owned(),
+            origins: Vec::new(),
+            hosts: None,
+            resource_metadata: None,
+            versions: ProtocolVersion::ALL.to_vec(),
+            ids: Arc::new(SystemIds),
+        }
+    }
+
+    /// The most body bytes (after chunked decoding) a request may carry.
+    pub fn body_budget(mut self, bytes: usize) -> Self {
+        self.body_budget = Some(bytes);
+        self
+    }
+
+    /// The `serverInfo.name` of `initialize` (default `chopin`).
+    pub fn server_name(mut self, name: impl Into<String>) -> Self {
+        self.server_name = name.into();
+        self
+    }
+
+    /// The `serverInfo.version` of `initialize`.
+    pub fn server_version(mut self, version: impl Into<String>) -> Self {
+        self.server_version = version.into();
+        self
+    }
+
+    /// Allows browser requests carrying this exact `Origin` (e.g.
+    /// `https://chopin.example`). Without any, every request with an `Origin`
+    /// header is refused.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.origins.push(origin.into());
+        self
+    }
+
+    /// Allows this `Host` name (DNS-rebinding protection). Once one is
+    /// allowed, a request whose `Host` matches none is refused. An entry
+    /// matches the whole header value or its host part without the port,
+    /// ASCII case-insensitively: `localhost` matches `localhost:8080`.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.hosts.get_or_insert_with(Vec::new).push(host.into());
+        self
+    }
+
+    /// Allows the loopback names `localhost`, `127.0.0.1` and `[::1]`: the
+    /// right default for a server bound to a loopback address.
+    pub fn allow_loopback_hosts(self) -> Self {
+        self.allow_host("localhost")
+            .allow_host("127.0.0.1")
+            .allow_host("[::1]")
+    }
+
+    /// The OAuth protected-resource metadata URL named in the 401 challenge
+    /// (`www-authenticate: Bearer resource_metadata="…"`).
+    pub fn resource_metadata(mut self, url: impl Into<String>) -> Self {
+        self.resource_metadata = Some(url.into());
+        self
+    }
+
+    /// The protocol versions this endpoint accepts (default: all).
+    pub fn protocol_versions(
+        mut self,
+        versions: impl IntoIterator<Item = ProtocolVersion>,
+    ) -> Self {
+        self.versions = versions.into_iter().collect();
+        self.versions.sort();
+        self.versions.dedup();
+        self
+    }
+
+    /// The source of time and entropy for minted ids.
+    pub fn id_source(mut self, ids: impl IdSource + 'static) -> Self {
+        self.ids = Arc::new(ids);
+        self
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config::new()
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("body_budget", &self.body_budget)
+            .field("server_name", &self.server_name)
+            .field("server_version", &self.server_version)
+            .field("origins", &self.origins)
+            .field("hosts", &self.hosts)
+            .field("resource_metadata", &self.resource_metadata)
+            .field("versions", &self.versions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A configuration the endpoint cannot serve with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// No protocol version is supported.
+    #[error("at least one protocol version must be supported")]
+    NoVersions,
+    /// A value that goes into a response header holds a character that would
+    /// break the header (a control character or, in the quoted
+    /// `resource_metadata`, a `"` or `\`).
+    #[error("{0} cannot be used in a response header")]
+    BadHeaderValue(&'static str),
+    /// The body budget is 0.
+    #[error("the body budget must be at least 1 byte")]
+    ZeroBudget,
+}

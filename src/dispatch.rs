@@ -1,0 +1,256 @@
+//! JSON-RPC dispatch (SPEC.md §5–§7): the part of an exchange after the body.
+//!
+//! A [`Dispatch`] walks the messages of a body (one, or a 2025-03-26 batch),
+//! writing each reply as it goes. A tool call that needs the host suspends the
+//! walk inside an effect; answering the effect writes its reply and resumes.
+
+use bytes::Bytes;
+use serde_json::value::RawValue;
+
+use crate::endpoint::{Exchange, ReplyMode};
+use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
+use crate::outcome::{ListDocuments, Outcome, ReadDocument};
+use crate::response::{ContentType, Response};
+use crate::tools::{Tool, list, read};
+use crate::version::ProtocolVersion;
+use crate::{json, sse};
+
+pub(crate) struct Dispatch<C> {
+    pub(crate) exchange: Exchange<C>,
+    /// The batch's elements not yet dispatched; `None` for a single message.
+    batch: Option<std::vec::IntoIter<Bytes>>,
+    /// The replies written so far (a batch's opening `[` included).
+    out: Vec<u8>,
+    replies: usize,
+}
+
+/// A tool call that needs the host.
+enum HostCall {
+    List { id: Bytes, repository: String },
+    Read { id: Bytes, document: String },
+}
+
+/// Parses the complete body and dispatches it.
+pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
+    let mut dispatch = Dispatch {
+        exchange,
+        batch: None,
+        out: Vec::with_capacity(256),
+        replies: 0,
+    };
+    match jsonrpc::read_body(&body) {
+        None => {
+            let reply = jsonrpc::error_reply(b"null", jsonrpc::PARSE_ERROR);
+            Outcome::Respond(Response::new(400, ContentType::Json, reply.into()))
+        }
+        Some(Body::Single(envelope)) => match dispatch.message(&body, Some(envelope)) {
+            Some(call) => dispatch.suspend(call),
+            None => dispatch.finish(),
+        },
+        Some(Body::Batch(elements)) => {
+            let allowed = dispatch.exchange.version.allows_batches();
+            if !allowed || elements.is_empty() || elements.len() > MAX_BATCH {
+                dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
+                return dispatch.finish();
+            }
+            let elements: Vec<Bytes> = elements
+                .iter()
+                .map(|raw| body.slice_ref(raw.get().as_bytes()))
+                .collect();
+            dispatch.batch = Some(elements.into_iter());
+            dispatch.out.push(b'[');
+            dispatch.run()
+        }
+        Some(Body::Other) => {
+            dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
+            dispatch.finish()
+        }
+    }
+}
+
+impl<C> Dispatch<C> {
+    /// Dispatches the remaining batch elements until one needs the host.
+    pub(crate) fn run(mut self) -> Outcome<C> {
+        while let Some(element) = self.batch.as_mut().and_then(Iterator::next) {
+            let envelope = std::str::from_utf8(&element)
+                .ok()
+                .and_then(jsonrpc::envelope);
+            if let Some(call) = self.message(&element, envelope) {
+                return self.suspend(call);
+            }
+        }
+        self.finish()
+    }
+
+    /// Writes the reply to a host call and resumes.
+    pub(crate) fn resume(
+        mut self,
+        id: &[u8],
+        write_result: impl FnOnce(&mut Vec<u8>),
+    ) -> Outcome<C> {
+        self.open_reply();
+        jsonrpc::open_result(&mut self.out, id);
+        write_result(&mut self.out);
+        jsonrpc::close(&mut self.out);
+        self.run()
+    }
+
+    fn suspend(self, call: HostCall) -> Outcome<C> {
+        match call {
+            HostCall::List { id, repository } => {
+                Outcome::List(ListDocuments::new(self, id, repository))
+            }
+            HostCall::Read { id, document } => Outcome::Read(ReadDocument::new(self, id, document)),
+        }
+    }
+
+    /// Dispatches one message (`None`: not an object). Replies that need no
+    /// host are written at once; a host call is returned.
+    fn message(&mut self, source: &Bytes, envelope: Option<Envelope<'_>>) -> Option<HostCall> {
+        let Some(envelope) = envelope else {
+            self.error(b"null", jsonrpc::INVALID_REQUEST);
+            return None;
+        };
+        let call = match jsonrpc::validate(envelope) {
+            Ok(call) => call,
+            Err(id) => {
+                self.error(jsonrpc::id_text(id), jsonrpc::INVALID_REQUEST);
+                return None;
+            }
+        };
+        // A notification gets no reply and starts nothing.
+        let id = call.id?;
+        let id_text = id.get().as_bytes();
+        match &*call.method {
+            "initialize" if self.batch.is_some() => self.error(id_text, jsonrpc::INVALID_REQUEST),
+            "initialize" => {
+                let version = self.negotiate(call.params);
+                let endpoint = self.exchange.endpoint.clone();
+                let server = &endpoint.inner.config;
+                self.result(id_text, |out| {
+                    out.extend_from_slice(b"{\"protocolVersion\":\"");
+                    out.extend_from_slice(version.as_str().as_bytes());
+                    out.extend_from_slice(
+                        b"\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":",
+                    );
+                    json::write_string(out, &server.server_name);
+                    out.extend_from_slice(b",\"version\":");
+                    json::write_string(out, &server.server_version);
+                    out.extend_from_slice(b"}}");
+                });
+            }
+            "ping" => self.result(id_text, |out| out.extend_from_slice(b"{}")),
+            "tools/list" => {
+                let endpoint = self.exchange.endpoint.clone();
+                self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
+            }
+            "tools/call" => match tool_call(call.params) {
+                Ok((Tool::ListDocuments, arguments)) => match list::arguments(arguments) {
+                    Some(repository) => {
+                        return Some(HostCall::List {
+                            id: source.slice_ref(id_text),
+                            repository: repository.into_owned(),
+                        });
+                    }
+                    None => self.error(id_text, list::INVALID),
+                },
+                Ok((Tool::ReadDocument, arguments)) => match read::arguments(arguments) {
+                    Some(document) => {
+                        return Some(HostCall::Read {
+                            id: source.slice_ref(id_text),
+                            document: document.into_owned(),
+                        });
+                    }
+                    None => self.error(id_text, read::INVALID),
+                },
+                Err(error) => self.error(id_text, error),
+            },
+            _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
+        }
+        None
+    }
+
+    /// The version `initialize` answers with (SPEC.md §6): the requested one
+    /// when supported, 2025-03-26 when none is named, else the latest.
+    fn negotiate(&self, params: Option<&RawValue>) -> ProtocolVersion {
+        let supported = &self.exchange.endpoint.inner.config.versions;
+        let requested = params
+            .and_then(|params| json::members(params.get(), ["protocolVersion"]))
+            .and_then(|members| members.values[0]);
+        let latest = supported
+            .last()
+            .copied()
+            .unwrap_or(ProtocolVersion::DEFAULT);
+        let wanted = match requested {
+            None => ProtocolVersion::DEFAULT,
+            Some(raw) => {
+                match json::string(raw).and_then(|text| ProtocolVersion::parse(text.as_bytes())) {
+                    Some(version) => version,
+                    None => return latest,
+                }
+            }
+        };
+        if supported.contains(&wanted) {
+            wanted
+        } else {
+            latest
+        }
+    }
+
+    fn open_reply(&mut self) {
+        if self.batch.is_some() && self.replies > 0 {
+            self.out.push(b',');
+        }
+        self.replies += 1;
+    }
+
+    fn result(&mut self, id: &[u8], write: impl FnOnce(&mut Vec<u8>)) {
+        self.open_reply();
+        jsonrpc::open_result(&mut self.out, id);
+        write(&mut self.out);
+        jsonrpc::close(&mut self.out);
+    }
+
+    fn error(&mut self, id: &[u8], error: RpcError) {
+        self.open_reply();
+        jsonrpc::write_error(&mut self.out, id, error);
+    }
+
+    /// The HTTP response for everything dispatched.
+    fn finish(mut self) -> Outcome<C> {
+        if self.replies == 0 {
+            return Outcome::Respond(Response::accepted());
+        }
+        if self.batch.is_some() {
+            self.out.push(b']');
+        }
+        let response = match self.exchange.reply {
+            ReplyMode::Json => Response::new(200, ContentType::Json, self.out.into()),
+            ReplyMode::EventStream => {
+                let mut framed = Vec::with_capacity(self.out.len() + 24);
+                sse::event(&mut framed, Some("message"), &self.out);
+                Response::new(200, ContentType::EventStream, framed.into())
+            }
+        };
+        Outcome::Respond(response)
+    }
+}
+
+/// Reads `tools/call` params: `{name, arguments?}` with `name` a string and
+/// `arguments` an object (absent counts as `{}`), and finds the tool.
+fn tool_call(params: Option<&RawValue>) -> Result<(Tool, &str), RpcError> {
+    let members = params
+        .and_then(|params| json::members(params.get(), ["name", "arguments"]))
+        .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
+    let [name, arguments] = members.values;
+    let name = name
+        .and_then(json::string)
+        .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
+    let arguments = match arguments {
+        None => "{}",
+        Some(raw) if json::is_object(raw) => raw.get(),
+        Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
+    };
+    let tool = Tool::lookup(&name).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
+    Ok((tool, arguments))
+}

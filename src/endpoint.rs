@@ -1,0 +1,321 @@
+//! The endpoint: the request pipeline of SPEC.md §3 up to the body.
+//!
+//! Every transition of an exchange lives in this module and in
+//! [`dispatch`](crate::dispatch): `start` runs the checks that need no caller
+//! (method, origin, host) and reads what later steps need from the head;
+//! [`Authenticate::answer`] runs the rest in table order and hands over to the
+//! body intake.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::body::{BodyChunks, BodyIntake};
+use crate::config::{Config, ConfigError, READ_ONLY_BUDGET};
+use crate::jsonrpc;
+use crate::negotiate::quality;
+use crate::outcome::Outcome;
+use crate::request::{RequestParts, trim_ows};
+use crate::response::{ContentType, Response};
+use crate::tools;
+use crate::version::ProtocolVersion;
+
+/// A sans-IO MCP endpoint. Immutable, `Send + Sync`, and cheap to clone (one
+/// reference count): build it once and share it between threads.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub config: Config,
+    pub budget: usize,
+    /// The `www-authenticate` value of every 401, computed once.
+    pub challenge: Bytes,
+    /// The `tools/list` result, computed once.
+    pub tools: Vec<u8>,
+}
+
+impl Endpoint {
+    /// Builds an endpoint, checking the configuration.
+    pub fn new(config: Config) -> Result<Endpoint, ConfigError> {
+        if config.versions.is_empty() {
+            return Err(ConfigError::NoVersions);
+        }
+        let budget = config.body_budget.unwrap_or(READ_ONLY_BUDGET);
+        if budget == 0 {
+            return Err(ConfigError::ZeroBudget);
+        }
+        let challenge = match &config.resource_metadata {
+            None => Bytes::from_static(b"Bearer"),
+            Some(url) if url.chars().any(|c| c.is_control() || c == '"' || c == '\\') => {
+                return Err(ConfigError::BadHeaderValue("resource_metadata"));
+            }
+            Some(url) => Bytes::from(format!("Bearer resource_metadata=\"{url}\"")),
+        };
+        Ok(Endpoint {
+            inner: Arc::new(Inner {
+                budget,
+                challenge,
+                tools: tools::list_result(),
+                config,
+            }),
+        })
+    }
+
+    /// The body budget in bytes.
+    pub fn body_budget(&self) -> usize {
+        self.inner.budget
+    }
+
+    /// Starts an exchange for a request whose whole body the host holds.
+    ///
+    /// The first outcome is a response (405, 403) or the authenticate effect.
+    /// The body's chunks are read only after the request passed every check
+    /// before it, and no further chunk is read once the budget is exceeded.
+    /// Exchanges started here never yield [`Outcome::Body`].
+    pub fn handle<C>(&self, parts: &RequestParts<'_>, body: impl Into<BodyChunks>) -> Outcome<C> {
+        self.start(parts, Some(body.into()))
+    }
+
+    /// Starts an exchange for a request whose body arrives later.
+    ///
+    /// Like [`handle`](Self::handle), except that once the request has passed
+    /// every check before the body, the endpoint yields [`Outcome::Body`]: the
+    /// host then pushes chunks as they arrive and stops reading as soon as a
+    /// push is refused.
+    pub fn begin<C>(&self, parts: &RequestParts<'_>) -> Outcome<C> {
+        self.start(parts, None)
+    }
+
+    fn start<C>(&self, parts: &RequestParts<'_>, body: Option<BodyChunks>) -> Outcome<C> {
+        let method = match parts.method() {
+            "GET" => Method::Get,
+            "POST" => Method::Post,
+            _ => return Outcome::Respond(Response::method_not_allowed()),
+        };
+        let config = &self.inner.config;
+        let origin_refused = parts.all("origin").any(|origin| {
+            !config
+                .origins
+                .iter()
+                .any(|allowed| allowed.as_bytes() == origin)
+        });
+        if origin_refused {
+            return Outcome::Respond(Response::text(403, "origin is not allowed"));
+        }
+        if let Some(hosts) = &config.hosts {
+            let mut values = parts.all("host");
+            let allowed = match (values.next(), values.next()) {
+                (Some(host), None) => host_allowed(hosts, host),
+                _ => false,
+            };
+            if !allowed {
+                return Outcome::Respond(Response::text(403, "host is not allowed"));
+            }
+        }
+        Outcome::Authenticate(Authenticate {
+            endpoint: self.clone(),
+            authorization: parts.header("authorization").map(Bytes::copy_from_slice),
+            screen: Screen::read(method, parts, config),
+            body,
+            caller: PhantomData,
+        })
+    }
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("config", &self.inner.config)
+            .field("budget", &self.inner.budget)
+            .finish()
+    }
+}
+
+/// Whether a `Host` value matches the allowlist: the whole value, or its host
+/// part without the port.
+fn host_allowed(hosts: &[String], value: &[u8]) -> bool {
+    let value = trim_ows(value);
+    let without_port = match value.iter().rposition(|&b| b == b':') {
+        Some(colon) if !value[colon..].contains(&b']') => &value[..colon],
+        _ => value,
+    };
+    hosts.iter().any(|host| {
+        host.as_bytes().eq_ignore_ascii_case(value)
+            || host.as_bytes().eq_ignore_ascii_case(without_port)
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Method {
+    Get,
+    Post,
+}
+
+/// How a POST's JSON-RPC reply is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplyMode {
+    Json,
+    /// One `text/event-stream` event carrying the reply.
+    EventStream,
+}
+
+/// What the head says about the steps after authentication, read once.
+#[derive(Debug, Clone, Copy)]
+struct Screen {
+    method: Method,
+    /// `None`: the `mcp-protocol-version` header names an unsupported version.
+    version: Option<ProtocolVersion>,
+    /// `None`: not acceptable.
+    reply: Option<ReplyMode>,
+    content_type_ok: bool,
+    declared: Declared,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Declared {
+    Unknown,
+    Within(usize),
+    Over,
+}
+
+impl Screen {
+    fn read(method: Method, parts: &RequestParts<'_>, config: &Config) -> Screen {
+        let mut versions = parts.all("mcp-protocol-version");
+        let version = match (versions.next(), versions.next()) {
+            (None, _) => Some(ProtocolVersion::DEFAULT),
+            (Some(value), None) => {
+                ProtocolVersion::parse(trim_ows(value)).filter(|v| config.versions.contains(v))
+            }
+            (Some(_), Some(_)) => None,
+        };
+        let accepts = |kind, subtype| {
+            let accept = parts.header("accept").map(|_| parts.all("accept"));
+            quality(accept, kind, subtype) > 0
+        };
+        let reply = match method {
+            Method::Post if accepts("application", "json") => Some(ReplyMode::Json),
+            _ => accepts("text", "event-stream").then_some(ReplyMode::EventStream),
+        };
+        let content_type_ok = parts.all("content-type").all(is_json_media_type);
+        Screen {
+            method,
+            version,
+            reply,
+            content_type_ok,
+            declared: declared_length(parts, config.body_budget.unwrap_or(READ_ONLY_BUDGET)),
+        }
+    }
+}
+
+/// `application/json`, with any parameters.
+fn is_json_media_type(value: &[u8]) -> bool {
+    let essence = value.split(|&b| b == b';').next().unwrap_or_default();
+    trim_ows(essence).eq_ignore_ascii_case(b"application/json")
+}
+
+/// The declared `content-length`, judged against the budget. A value that is
+/// not a decimal number declares nothing (the streamed count still applies);
+/// one too large for any integer is over the budget.
+fn declared_length(parts: &RequestParts<'_>, budget: usize) -> Declared {
+    let mut declared = Declared::Unknown;
+    for value in parts.all("content-length") {
+        let digits = trim_ows(value);
+        if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        let length = digits.iter().try_fold(0usize, |acc, d| {
+            acc.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+        });
+        match length {
+            Some(length) if length <= budget => declared = Declared::Within(length),
+            _ => return Declared::Over,
+        }
+    }
+    declared
+}
+
+/// The authenticate effect: map the request's credentials to a caller.
+///
+/// Answer with [`answer`](Self::answer). The value is owned, so the host may
+/// `.await` its token lookup in between.
+pub struct Authenticate<C> {
+    endpoint: Endpoint,
+    authorization: Option<Bytes>,
+    screen: Screen,
+    body: Option<BodyChunks>,
+    caller: PhantomData<fn() -> C>,
+}
+
+impl<C> Authenticate<C> {
+    /// The raw `Authorization` header value, if any.
+    pub fn authorization(&self) -> Option<&[u8]> {
+        self.authorization.as_deref()
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header (the scheme is
+    /// matched case-insensitively), if the request has one.
+    pub fn bearer_token(&self) -> Option<&str> {
+        let value = std::str::from_utf8(self.authorization.as_deref()?).ok()?;
+        let (scheme, token) = value.split_once(' ')?;
+        let token = token.trim_matches(' ');
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    }
+
+    /// Answers with the caller the credentials name, or `None` (401).
+    pub fn answer(self, caller: Option<C>) -> Outcome<C> {
+        let inner = &self.endpoint.inner;
+        let Some(caller) = caller else {
+            return Outcome::Respond(Response::unauthorized(inner.challenge.clone()));
+        };
+        let screen = self.screen;
+        let Some(version) = screen.version else {
+            let body = jsonrpc::error_reply(b"null", jsonrpc::UNSUPPORTED_VERSION);
+            return Outcome::Respond(Response::new(400, ContentType::Json, body.into()));
+        };
+        let Some(reply) = screen.reply else {
+            return Outcome::Respond(Response::text(406, "not acceptable"));
+        };
+        if screen.method == Method::Get {
+            return Outcome::Respond(Response::event_stream());
+        }
+        if !screen.content_type_ok {
+            return Outcome::Respond(Response::text(415, "unsupported media type"));
+        }
+        let capacity = match screen.declared {
+            Declared::Over => return Outcome::Respond(Response::too_large()),
+            Declared::Within(length) => length,
+            Declared::Unknown => 0,
+        };
+        let exchange = Exchange {
+            endpoint: self.endpoint,
+            caller,
+            version,
+            reply,
+        };
+        let intake = BodyIntake::new(exchange, capacity);
+        match self.body {
+            None => Outcome::Body(intake),
+            Some(chunks) => intake.feed(chunks),
+        }
+    }
+}
+
+impl<C> fmt::Debug for Authenticate<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Authenticate")
+            .field("has_authorization", &self.authorization.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an authenticated exchange carries from step to step.
+pub(crate) struct Exchange<C> {
+    pub endpoint: Endpoint,
+    pub caller: C,
+    pub version: ProtocolVersion,
+    pub reply: ReplyMode,
+}

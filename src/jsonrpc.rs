@@ -1,0 +1,230 @@
+//! JSON-RPC 2.0 framing (SPEC.md §5): reading messages out of a body, the
+//! reject table, and writing replies with ids echoed byte for byte.
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use crate::json;
+
+/// A JSON-RPC error this endpoint answers with: exactly `{code, message}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RpcError {
+    pub code: i32,
+    pub message: &'static str,
+}
+
+pub(crate) const PARSE_ERROR: RpcError = RpcError {
+    code: -32700,
+    message: "parse error",
+};
+pub(crate) const INVALID_REQUEST: RpcError = RpcError {
+    code: -32600,
+    message: "invalid request",
+};
+pub(crate) const UNSUPPORTED_VERSION: RpcError = RpcError {
+    code: -32600,
+    message: "unsupported protocol version",
+};
+pub(crate) const METHOD_NOT_FOUND: RpcError = RpcError {
+    code: -32601,
+    message: "method not found",
+};
+pub(crate) const TOOL_NOT_FOUND: RpcError = RpcError {
+    code: -32601,
+    message: "tool not found",
+};
+pub(crate) const INVALID_TOOL_ARGUMENTS: RpcError = RpcError {
+    code: -32602,
+    message: "invalid tool arguments",
+};
+
+/// The most messages one batch may hold.
+pub const MAX_BATCH: usize = 100;
+
+/// What a request body holds, once it is known to be JSON.
+pub(crate) enum Body<'a> {
+    /// One object: its members.
+    Single(Envelope<'a>),
+    /// An array: the raw text of each element.
+    Batch(Vec<&'a RawValue>),
+    /// Any other JSON value.
+    Other,
+}
+
+/// Reads a body as UTF-8 JSON (a leading byte-order mark is skipped, as the
+/// WHATWG UTF-8 decoder does). `None` is a parse error.
+pub(crate) fn read_body(bytes: &[u8]) -> Option<Body<'_>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).ok()?;
+    match text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .as_bytes()
+        .first()
+    {
+        Some(b'{') => envelope(text).map(Body::Single),
+        Some(b'[') => serde_json::from_str(text).ok().map(Body::Batch),
+        _ => serde_json::from_str::<&RawValue>(text)
+            .ok()
+            .map(|_| Body::Other),
+    }
+}
+
+/// The members of one message that JSON-RPC defines, raw.
+pub(crate) struct Envelope<'a> {
+    jsonrpc: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+}
+
+/// Reads one message object. `None` when `text` is not an object.
+pub(crate) fn envelope(text: &str) -> Option<Envelope<'_>> {
+    let members = json::members(text, ["jsonrpc", "id", "method", "params"])?;
+    let [jsonrpc, id, method, params] = members.values;
+    Some(Envelope {
+        jsonrpc,
+        id,
+        method,
+        params,
+    })
+}
+
+/// A well-formed request or notification.
+pub(crate) struct Call<'a> {
+    /// The id as sent, or `None` for a notification.
+    pub id: Option<&'a RawValue>,
+    pub method: Cow<'a, str>,
+    pub params: Option<&'a RawValue>,
+}
+
+/// Applies the envelope rows of the reject table. On failure, returns the id
+/// to echo in the `-32600` reply (`None`: `null`).
+pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<&RawValue>> {
+    let id_valid = envelope.id.is_none_or(is_valid_id);
+    let echo = envelope.id.filter(|_| id_valid);
+    let version_ok = envelope
+        .jsonrpc
+        .and_then(json::string)
+        .is_some_and(|version| version == "2.0");
+    let method = envelope.method.and_then(json::string);
+    let Some(method) = method.filter(|_| version_ok) else {
+        return Err(echo);
+    };
+    if !id_valid {
+        return Err(None);
+    }
+    let needs_object = method == "initialize" || method == "tools/list";
+    if needs_object
+        && envelope
+            .params
+            .is_some_and(|params| !json::is_object(params))
+    {
+        return Err(echo);
+    }
+    Ok(Call {
+        id: envelope.id,
+        method,
+        params: envelope.params,
+    })
+}
+
+/// A JSON-RPC id is a string, a number or null.
+fn is_valid_id(id: &RawValue) -> bool {
+    matches!(id.get().as_bytes()[0], b'"' | b'-' | b'0'..=b'9') || id.get() == "null"
+}
+
+/// Appends `{"jsonrpc":"2.0","id":<id>,"result":` — the caller writes the
+/// result and then [`close`].
+pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {
+    open(out, id);
+    out.extend_from_slice(b",\"result\":");
+}
+
+/// Closes a reply opened by [`open_result`].
+pub(crate) fn close(out: &mut Vec<u8>) {
+    out.push(b'}');
+}
+
+/// Appends a whole error reply.
+pub(crate) fn write_error(out: &mut Vec<u8>, id: &[u8], error: RpcError) {
+    open(out, id);
+    out.extend_from_slice(b",\"error\":{\"code\":");
+    out.extend_from_slice(error.code.to_string().as_bytes());
+    out.extend_from_slice(b",\"message\":");
+    json::write_string(out, error.message);
+    out.extend_from_slice(b"}}");
+}
+
+/// An error reply as a fresh buffer.
+pub(crate) fn error_reply(id: &[u8], error: RpcError) -> Vec<u8> {
+    let mut out = Vec::with_capacity(80);
+    write_error(&mut out, id, error);
+    out
+}
+
+fn open(out: &mut Vec<u8>, id: &[u8]) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(id);
+}
+
+/// The id to write for an optional raw id: its text, or `null`.
+pub(crate) fn id_text(id: Option<&RawValue>) -> &[u8] {
+    id.map_or(b"null", |id| id.get().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> Result<String, Option<String>> {
+        let Some(Body::Single(envelope)) = read_body(text.as_bytes()) else {
+            panic!("not an object: {text}");
+        };
+        validate(envelope)
+            .map(|call| call.method.into_owned())
+            .map_err(|id| id.map(|id| id.get().to_owned()))
+    }
+
+    #[test]
+    fn the_reject_table_echoes_only_valid_ids() {
+        assert_eq!(
+            check(r#"{"jsonrpc":"1.0","id":4,"method":"x"}"#),
+            Err(Some("4".into()))
+        );
+        assert_eq!(
+            check(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#),
+            Err(None)
+        );
+        assert_eq!(check(r#"{"jsonrpc":"2.0","id":[1],"method":7}"#), Err(None));
+        assert_eq!(
+            check(r#"{"jsonrpc":"2.0","id":1.0,"method":7}"#),
+            Err(Some("1.0".into()))
+        );
+        assert_eq!(
+            check(r#"{"jsonrpc":"2.0","id":true,"method":"x"}"#),
+            Err(None)
+        );
+        assert_eq!(
+            check(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":[]}"#),
+            Err(Some("\"a\"".into()))
+        );
+        assert_eq!(
+            check(r#"{"jsonrpc":"2.0","id":null,"method":"ping","params":1}"#),
+            Ok("ping".into())
+        );
+        assert_eq!(
+            check(r#"{"jsonrpc":"2\u002e0","method":"ping"}"#),
+            Ok("ping".into())
+        );
+    }
+
+    #[test]
+    fn bodies_are_classified_before_dispatch() {
+        assert!(read_body(b"{").is_none());
+        assert!(read_body(b"\xff").is_none());
+        assert!(matches!(read_body(b" 1e400 "), Some(Body::Other)));
+        assert!(matches!(read_body(b"\xEF\xBB\xBF[]"), Some(Body::Batch(v)) if v.is_empty()));
+        assert!(read_body(b"{} x").is_none());
+    }
+}

@@ -1,0 +1,142 @@
+//! What the endpoint asks of the host: a finished response, or an effect.
+
+use std::fmt;
+
+use bytes::Bytes;
+
+use crate::body::BodyIntake;
+use crate::dispatch::Dispatch;
+use crate::endpoint::Authenticate;
+use crate::response::Response;
+use crate::tools::{Document, DocumentSummary, list, read};
+
+/// The next thing the host must do for an exchange.
+///
+/// Drive it in a loop: carry out the effect, answer it, and match the outcome
+/// the answer returns, until it is [`Outcome::Respond`]. Each effect is an
+/// owned value with its own answer type, so an answer cannot reach the wrong
+/// effect and the host may `.await` between an effect and its answer.
+///
+/// `C` is the host's caller identity: whatever [`Authenticate::answer`] was
+/// given, handed back untouched in every later effect.
+#[must_use = "an exchange makes progress only when its outcome is acted on"]
+pub enum Outcome<C> {
+    /// Send this response; the exchange is over.
+    Respond(Response),
+    /// Map the request's credentials to a caller.
+    Authenticate(Authenticate<C>),
+    /// Push the request body (only for exchanges started with
+    /// [`Endpoint::begin`](crate::Endpoint::begin)).
+    Body(BodyIntake<C>),
+    /// List a repository's documents the caller may see.
+    List(ListDocuments<C>),
+    /// Read one document, if the caller may see it.
+    Read(ReadDocument<C>),
+}
+
+impl<C> Outcome<C> {
+    /// The response, if the exchange is over.
+    pub fn response(&self) -> Option<&Response> {
+        match self {
+            Outcome::Respond(response) => Some(response),
+            _ => None,
+        }
+    }
+}
+
+impl<C> fmt::Debug for Outcome<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Respond(response) => f.debug_tuple("Respond").field(response).finish(),
+            Outcome::Authenticate(effect) => f.debug_tuple("Authenticate").field(effect).finish(),
+            Outcome::Body(intake) => f.debug_tuple("Body").field(intake).finish(),
+            Outcome::List(effect) => f.debug_tuple("List").field(effect).finish(),
+            Outcome::Read(effect) => f.debug_tuple("Read").field(effect).finish(),
+        }
+    }
+}
+
+/// The list effect: the documents of [`repository`](Self::repository) that
+/// [`caller`](Self::caller) may see.
+pub struct ListDocuments<C> {
+    dispatch: Dispatch<C>,
+    id: Bytes,
+    repository: String,
+}
+
+impl<C> ListDocuments<C> {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, repository: String) -> Self {
+        ListDocuments {
+            dispatch,
+            id,
+            repository,
+        }
+    }
+
+    /// The authenticated caller.
+    pub fn caller(&self) -> &C {
+        &self.dispatch.exchange.caller
+    }
+
+    /// The repository, `owner/name`, already validated.
+    pub fn repository(&self) -> &str {
+        &self.repository
+    }
+
+    /// Answers with the documents, in the order to present them.
+    pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
+        self.dispatch
+            .resume(&self.id, |out| list::write_result(out, documents))
+    }
+}
+
+impl<C> fmt::Debug for ListDocuments<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ListDocuments")
+            .field("repository", &self.repository)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The read effect: the document [`id`](Self::id), if
+/// [`caller`](Self::caller) may see it.
+pub struct ReadDocument<C> {
+    dispatch: Dispatch<C>,
+    id: Bytes,
+    document: String,
+}
+
+impl<C> ReadDocument<C> {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: String) -> Self {
+        ReadDocument {
+            dispatch,
+            id,
+            document,
+        }
+    }
+
+    /// The authenticated caller.
+    pub fn caller(&self) -> &C {
+        &self.dispatch.exchange.caller
+    }
+
+    /// The document id asked for (1–128 characters, not blank).
+    pub fn id(&self) -> &str {
+        &self.document
+    }
+
+    /// Answers with the document, or `None` when it is missing or the caller
+    /// may not see it (the two must be indistinguishable).
+    pub fn answer(self, document: Option<&Document>) -> Outcome<C> {
+        self.dispatch
+            .resume(&self.id, |out| read::write_result(out, document))
+    }
+}
+
+impl<C> fmt::Debug for ReadDocument<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadDocument")
+            .field("id", &self.document)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,153 @@
+//! Finished HTTP responses.
+
+use bytes::Bytes;
+
+/// What the body of a [`Response`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ContentType {
+    /// No body at all (202).
+    None,
+    /// `text/plain; charset=utf-8`.
+    Text,
+    /// `application/json`.
+    Json,
+    /// `text/event-stream`: one framed event, or (for GET) an open stream.
+    EventStream,
+}
+
+impl ContentType {
+    fn header(self) -> Option<&'static str> {
+        match self {
+            ContentType::None => None,
+            ContentType::Text => Some("text/plain; charset=utf-8"),
+            ContentType::Json => Some("application/json"),
+            ContentType::EventStream => Some("text/event-stream"),
+        }
+    }
+}
+
+/// An HTTP response decided by the endpoint.
+///
+/// Headers are produced on demand by [`Response::headers`] from a few fields,
+/// so building a response allocates nothing beyond its body. The host adds
+/// framing headers (`content-length`, `transfer-encoding`, `date`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    status: u16,
+    content_type: ContentType,
+    stream: bool,
+    allow: bool,
+    www_authenticate: Option<Bytes>,
+    body: Bytes,
+}
+
+impl Response {
+    pub(crate) fn new(status: u16, content_type: ContentType, body: Bytes) -> Self {
+        Response {
+            status,
+            content_type,
+            stream: false,
+            allow: false,
+            www_authenticate: None,
+            body,
+        }
+    }
+
+    /// A plain-text response.
+    pub(crate) fn text(status: u16, body: &'static str) -> Self {
+        Response::new(
+            status,
+            ContentType::Text,
+            Bytes::from_static(body.as_bytes()),
+        )
+    }
+
+    pub(crate) fn method_not_allowed() -> Self {
+        Response {
+            allow: true,
+            ..Response::text(405, "method not allowed")
+        }
+    }
+
+    pub(crate) fn unauthorized(challenge: Bytes) -> Self {
+        Response {
+            www_authenticate: Some(challenge),
+            ..Response::text(401, "unauthorized")
+        }
+    }
+
+    pub(crate) fn too_large() -> Self {
+        Response::text(413, "request too large")
+    }
+
+    pub(crate) fn accepted() -> Self {
+        Response::new(202, ContentType::None, Bytes::new())
+    }
+
+    pub(crate) fn event_stream() -> Self {
+        Response {
+            stream: true,
+            ..Response::new(200, ContentType::EventStream, Bytes::new())
+        }
+    }
+
+    /// The status code.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    /// The value of the `content-type` header, if the response has one.
+    pub fn content_type(&self) -> Option<&'static str> {
+        self.content_type.header()
+    }
+
+    /// True for the answer to an accepted `GET`: a `text/event-stream` that the
+    /// host keeps open, writing [`sse::keep_alive`](crate::sse::keep_alive)
+    /// comments and [`sse::event`](crate::sse::event)s until the client leaves.
+    /// Its [`body`](Self::body) is empty.
+    pub fn is_event_stream(&self) -> bool {
+        self.stream
+    }
+
+    /// The complete body (empty for 202 and for an event stream).
+    pub fn body(&self) -> &Bytes {
+        &self.body
+    }
+
+    /// Takes the body out of the response.
+    pub fn into_body(self) -> Bytes {
+        self.body
+    }
+
+    /// The response headers, names in lower case, in a fixed order.
+    pub fn headers(&self) -> impl Iterator<Item = (&'static str, &[u8])> {
+        let cache: &'static [u8] = if self.stream {
+            b"no-cache"
+        } else {
+            b"no-store"
+        };
+        let content_type = self
+            .content_type()
+            .map(|value| ("content-type", value.as_bytes()));
+        let allow = self.allow.then_some(("allow", &b"GET, POST"[..]));
+        let challenge = self
+            .www_authenticate
+            .as_deref()
+            .map(|value| ("www-authenticate", value));
+        content_type
+            .into_iter()
+            .chain([
+                ("cache-control", cache),
+                ("x-content-type-options", &b"nosniff"[..]),
+            ])
+            .chain(allow)
+            .chain(challenge)
+    }
+
+    /// The value of the first header called `name` (ASCII case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&[u8]> {
+        self.headers()
+            .find(|(header, _)| header.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value)
+    }
+}

@@ -1,0 +1,123 @@
+//! The tools this endpoint offers (SPEC.md §7), one module each: definition,
+//! argument checks and result writing. The registry below decides which tools
+//! an endpoint lists and dispatches.
+
+pub(crate) mod list;
+pub(crate) mod read;
+
+use serde::Serialize;
+
+use crate::json;
+
+/// One entry of a repository's document list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DocumentSummary {
+    /// The document id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+}
+
+/// A document as `read_document` returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Document {
+    /// The document id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// The canonical plan source.
+    pub source: String,
+    /// The revision number, from 0.
+    pub revision: u64,
+}
+
+/// A tool the endpoint can dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tool {
+    ListDocuments,
+    ReadDocument,
+}
+
+impl Tool {
+    /// Every tool, in the order `tools/list` presents them.
+    const ALL: [Tool; 2] = [Tool::ListDocuments, Tool::ReadDocument];
+
+    fn name(self) -> &'static str {
+        match self {
+            Tool::ListDocuments => "list_documents",
+            Tool::ReadDocument => "read_document",
+        }
+    }
+
+    fn definition(self) -> &'static str {
+        match self {
+            Tool::ListDocuments => list::DEFINITION,
+            Tool::ReadDocument => read::DEFINITION,
+        }
+    }
+
+    /// The enabled tool called `name`.
+    pub(crate) fn lookup(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|tool| tool.name() == name)
+    }
+}
+
+/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint.
+pub(crate) fn list_result() -> Vec<u8> {
+    let mut out = b"{\"tools\":[".to_vec();
+    for (index, tool) in Tool::ALL.into_iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(tool.definition().as_bytes());
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+/// Appends the success result `{content:[{type:"text",text:<JSON of v>}],
+/// structuredContent:v}` where `write_value` writes the compact JSON of `v`.
+pub(crate) fn write_text_result(out: &mut Vec<u8>, value: &impl Serialize) {
+    // Serializing plain structs of strings and integers into a Vec cannot fail.
+    let compact = serde_json::to_vec(value).unwrap_or_default();
+    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    json::write_string(out, std::str::from_utf8(&compact).unwrap_or_default());
+    out.extend_from_slice(b"}],\"structuredContent\":");
+    out.extend_from_slice(&compact);
+    out.push(b'}');
+}
+
+/// The absence result: a missing and an inaccessible document look the same.
+pub(crate) const ABSENT: &[u8] = br#"{"content":[],"isError":true}"#;
+
+/// JavaScript's whitespace set (`String.prototype.trim`, regex `\s`): DIALECT.md §1.3.
+pub(crate) fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}'..='\u{d}'
+            | ' '
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+            | '\u{feff}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_definition_is_one_json_object() {
+        for tool in Tool::ALL {
+            let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
+            assert_eq!(value["name"], tool.name());
+        }
+        let _: serde_json::Value = serde_json::from_slice(&list_result()).unwrap();
+    }
+}

@@ -1,0 +1,35 @@
+//! `read_document`: one document's canonical source and revision.
+
+use std::borrow::Cow;
+
+use super::{ABSENT, Document, is_js_whitespace};
+use crate::json;
+
+pub(crate) const DEFINITION: &str = r#"{"name":"read_document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false}}"#;
+
+pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
+    code: -32602,
+    message: "read_document requires an id",
+};
+
+/// The most characters (Unicode scalar values, as JSON Schema counts) an id may have.
+pub const MAX_ID_CHARS: usize = 128;
+
+/// The id named by exactly `{id}`, if it is 1–128 characters with at least one
+/// that is not whitespace.
+pub(crate) fn arguments(raw: &str) -> Option<Cow<'_, str>> {
+    let members = json::members(raw, ["id"])?;
+    let id = json::string(members.values[0]?)?;
+    let valid = !members.other
+        && id.chars().count() <= MAX_ID_CHARS
+        && id.chars().any(|c| !is_js_whitespace(c));
+    valid.then_some(id)
+}
+
+/// Appends the result for the host's answer.
+pub(crate) fn write_result(out: &mut Vec<u8>, document: Option<&Document>) {
+    match document {
+        Some(document) => super::write_text_result(out, document),
+        None => out.extend_from_slice(ABSENT),
+    }
+}

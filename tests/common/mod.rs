@@ -1,0 +1,318 @@
+//! The shared fake host: a token table, an in-memory document store, a
+//! deterministic id source, and a transcript of every outcome it was handed.
+#![allow(dead_code)] // each test binary uses its own part of the harness
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use chopin_mcp::{
+    BodyChunks, Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts,
+    Response, SequentialIds,
+};
+use serde_json::Value;
+
+/// The seed's document.
+pub fn seed_document() -> Document {
+    Document {
+        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
+        title: "Release readiness".into(),
+        source: "# Release readiness\n".into(),
+        revision: 4,
+    }
+}
+
+/// One step of an exchange, as the host saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Authenticate,
+    Body,
+    List(String),
+    Read(String),
+    Respond(u16),
+}
+
+/// The fake host.
+pub struct Host {
+    pub tokens: HashMap<String, String>,
+    /// `(repository, document)` pairs, and who may see each repository.
+    pub documents: Vec<(String, Document)>,
+    pub grants: HashMap<String, Vec<String>>,
+    pub transcript: Vec<Step>,
+}
+
+impl Host {
+    /// The seed's host: `Bearer allowed` is `octocat`, who sees the seed
+    /// document in `githubnext/chopin`.
+    pub fn seed() -> Host {
+        Host {
+            tokens: HashMap::from([("allowed".to_owned(), "octocat".to_owned())]),
+            documents: vec![("githubnext/chopin".to_owned(), seed_document())],
+            grants: HashMap::from([("octocat".to_owned(), vec!["githubnext/chopin".to_owned()])]),
+            transcript: Vec::new(),
+        }
+    }
+
+    /// A host that knows the caller but finds no document anywhere.
+    pub fn empty() -> Host {
+        Host {
+            documents: Vec::new(),
+            ..Host::seed()
+        }
+    }
+
+    fn may_see(&self, caller: &str, repository: &str) -> bool {
+        self.grants
+            .get(caller)
+            .is_some_and(|repos| repos.iter().any(|r| r == repository))
+    }
+
+    /// Carries out effects until the endpoint responds; body chunks are fed
+    /// from `chunks` when the exchange asks for them.
+    pub fn drive(
+        &mut self,
+        mut outcome: Outcome<String>,
+        chunks: &mut dyn Iterator<Item = Bytes>,
+    ) -> Response {
+        loop {
+            outcome = match outcome {
+                Outcome::Respond(response) => {
+                    self.transcript.push(Step::Respond(response.status()));
+                    return response;
+                }
+                Outcome::Authenticate(auth) => {
+                    self.transcript.push(Step::Authenticate);
+                    let caller = auth
+                        .bearer_token()
+                        .and_then(|token| self.tokens.get(token))
+                        .cloned();
+                    auth.answer(caller)
+                }
+                Outcome::Body(mut intake) => {
+                    self.transcript.push(Step::Body);
+                    loop {
+                        match chunks.next() {
+                            None => break intake.finish(),
+                            Some(chunk) => match intake.push(&chunk) {
+                                Ok(next) => intake = next,
+                                Err(response) => break Outcome::Respond(response),
+                            },
+                        }
+                    }
+                }
+                Outcome::List(list) => {
+                    self.transcript
+                        .push(Step::List(list.repository().to_owned()));
+                    let caller = list.caller().clone();
+                    let found: Vec<DocumentSummary> = self
+                        .documents
+                        .iter()
+                        .filter(|(repo, _)| {
+                            repo == list.repository() && self.may_see(&caller, repo)
+                        })
+                        .map(|(_, doc)| DocumentSummary {
+                            id: doc.id.clone(),
+                            title: doc.title.clone(),
+                        })
+                        .collect();
+                    list.answer(&found)
+                }
+                Outcome::Read(read) => {
+                    self.transcript.push(Step::Read(read.id().to_owned()));
+                    let found = self
+                        .documents
+                        .iter()
+                        .find(|(repo, doc)| {
+                            doc.id == read.id() && self.may_see(read.caller(), repo)
+                        })
+                        .map(|(_, doc)| doc);
+                    read.answer(found)
+                }
+            };
+        }
+    }
+
+    /// Whether any effect beyond authentication was started.
+    pub fn consulted_store(&self) -> bool {
+        self.transcript
+            .iter()
+            .any(|step| matches!(step, Step::List(_) | Step::Read(_)))
+    }
+}
+
+/// The seed endpoint: defaults, deterministic ids.
+pub fn endpoint() -> Endpoint {
+    endpoint_with(Config::new())
+}
+
+pub fn endpoint_with(config: Config) -> Endpoint {
+    Endpoint::new(config.id_source(SequentialIds::new(1_750_000_000_000))).expect("valid config")
+}
+
+/// A request as a test writes it: method, headers, body chunks.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub headers: Vec<(String, Vec<u8>)>,
+    pub chunks: Vec<Bytes>,
+}
+
+impl Request {
+    /// The seed's `request(body)`: a POST with `authorization: Bearer allowed`
+    /// and `content-type: application/json`.
+    pub fn post(body: &Value) -> Request {
+        Request::post_raw(serde_json::to_vec(body).unwrap())
+    }
+
+    pub fn post_raw(body: impl Into<Vec<u8>>) -> Request {
+        Request {
+            method: "POST".into(),
+            headers: vec![
+                ("authorization".into(), b"Bearer allowed".to_vec()),
+                ("content-type".into(), b"application/json".to_vec()),
+            ],
+            chunks: vec![Bytes::from(body.into())],
+        }
+    }
+
+    /// A GET with `authorization: Bearer allowed`.
+    pub fn get() -> Request {
+        Request {
+            method: "GET".into(),
+            headers: vec![("authorization".into(), b"Bearer allowed".to_vec())],
+            chunks: Vec::new(),
+        }
+    }
+
+    pub fn method(mut self, method: &str) -> Request {
+        self.method = method.into();
+        self
+    }
+
+    /// Sets a header, replacing any of the same name.
+    pub fn header(mut self, name: &str, value: &str) -> Request {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.into(), value.as_bytes().to_vec()));
+        self
+    }
+
+    /// Adds a header, keeping others of the same name.
+    pub fn add_header(mut self, name: &str, value: &str) -> Request {
+        self.headers.push((name.into(), value.as_bytes().to_vec()));
+        self
+    }
+
+    pub fn without(mut self, name: &str) -> Request {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self
+    }
+
+    /// Replaces the body by these chunks.
+    pub fn chunks(mut self, chunks: Vec<Vec<u8>>) -> Request {
+        self.chunks = chunks.into_iter().map(Bytes::from).collect();
+        self
+    }
+
+    pub fn body(&self) -> Vec<u8> {
+        self.chunks.concat()
+    }
+
+    fn with_parts<R>(&self, f: impl FnOnce(&RequestParts<'_>) -> R) -> R {
+        let headers: Vec<Header<'_>> = self
+            .headers
+            .iter()
+            .map(|(n, v)| Header::new(n, v))
+            .collect();
+        f(&RequestParts::new(&self.method, "/mcp", &headers))
+    }
+
+    /// Sends it through `Endpoint::handle` (the held-body form).
+    pub fn send(&self, endpoint: &Endpoint, host: &mut Host) -> Reply {
+        let outcome = self.with_parts(|parts| {
+            endpoint.handle(parts, self.chunks.iter().cloned().collect::<BodyChunks>())
+        });
+        Reply::from(host.drive(outcome, &mut std::iter::empty()))
+    }
+
+    /// Sends it through `Endpoint::begin` (the incremental form), pushing
+    /// its chunks one by one.
+    pub fn send_streaming(&self, endpoint: &Endpoint, host: &mut Host) -> Reply {
+        let outcome = self.with_parts(|parts| endpoint.begin(parts));
+        Reply::from(host.drive(outcome, &mut self.chunks.iter().cloned()))
+    }
+
+    /// Sends it both ways, checks they agree, and returns the reply of the
+    /// held-body form and the host's transcript.
+    pub fn exchange(&self, endpoint: &Endpoint) -> (Reply, Vec<Step>) {
+        let mut held = Host::seed();
+        let reply = self.send(endpoint, &mut held);
+        let mut streamed = Host::seed();
+        let again = self.send_streaming(endpoint, &mut streamed);
+        assert_eq!(reply, again, "handle and begin disagree");
+        let without_body: Vec<_> = streamed
+            .transcript
+            .into_iter()
+            .filter(|s| *s != Step::Body)
+            .collect();
+        assert_eq!(
+            held.transcript, without_body,
+            "handle and begin took different steps"
+        );
+        (reply, held.transcript)
+    }
+}
+
+/// A response, owned, for assertions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub event_stream: bool,
+}
+
+impl From<Response> for Reply {
+    fn from(response: Response) -> Reply {
+        Reply {
+            status: response.status(),
+            headers: response
+                .headers()
+                .map(|(n, v)| (n.to_owned(), String::from_utf8(v.to_vec()).unwrap()))
+                .collect(),
+            event_stream: response.is_event_stream(),
+            body: response.into_body().to_vec(),
+        }
+    }
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.body).unwrap()
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
+    }
+}
+
+/// Sends `request` to a fresh seed host and returns the reply.
+pub fn send(request: &Request) -> Reply {
+    request.send(&endpoint(), &mut Host::seed())
+}
+
+/// A `tools/call` request body.
+pub fn call(id: Value, name: &str, arguments: Value) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+/// The tool definitions of SPEC.md §7, as a fixture written from the spec.
+pub fn expected_tools() -> Value {
+    serde_json::from_str(include_str!("../fixtures/tools.json")).unwrap()
+}
