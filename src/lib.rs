@@ -1,4 +1,4 @@
-//! chopin-mcp: a sans-IO Model Context Protocol endpoint for Chopin plans.
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -7,6 +7,7 @@ mod config;
 pub mod dialect;
 mod dispatch;
 mod endpoint;
+pub mod http1;
 mod ids;
 mod json;
 mod jsonrpc;

@@ -1,0 +1,172 @@
+//! The endpoint's entry points, each as a full cycle: head → authenticate →
+//! effect → serialized response.
+
+use bytes::Bytes;
+use chopin_mcp::negotiate::quality;
+use chopin_mcp::{
+    Config, Document, Endpoint, Header, Outcome, RequestParts, Response, SequentialIds,
+};
+use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
+
+const READ: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#;
+const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"githubnext/chopin"}}}"#;
+const TOOLS: &[u8] = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+const INITIALIZE: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+
+const HEADERS: [Header<'static>; 4] = [
+    Header {
+        name: "host",
+        value: b"localhost:8080",
+    },
+    Header {
+        name: "authorization",
+        value: b"Bearer allowed",
+    },
+    Header {
+        name: "content-type",
+        value: b"application/json",
+    },
+    Header {
+        name: "accept",
+        value: b"application/json, text/event-stream",
+    },
+];
+
+fn document() -> Document {
+    Document {
+        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
+        title: "Release readiness".into(),
+        source: "# Release readiness\n\nShip when the checklist is green.\n".into(),
+        revision: 4,
+    }
+}
+
+fn endpoint() -> Endpoint {
+    Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap()
+}
+
+/// The host side of one exchange, as thin as a real host's.
+fn drive(
+    mut outcome: Outcome<&'static str>,
+    document: &Document,
+    summaries: &[chopin_mcp::DocumentSummary],
+) -> Response {
+    loop {
+        outcome = match outcome {
+            Outcome::Respond(response) => return response,
+            Outcome::Authenticate(auth) => {
+                let caller = (auth.bearer_token() == Some("allowed")).then_some("octocat");
+                auth.answer(caller)
+            }
+            Outcome::Body(intake) => intake.finish(),
+            Outcome::List(list) => list.answer(summaries),
+            Outcome::Read(read) => {
+                let found = (read.id() == document.id).then_some(document);
+                read.answer(found)
+            }
+        }
+    }
+}
+
+fn cycles(c: &mut Criterion) {
+    let endpoint = endpoint();
+    let document = document();
+    let summaries: Vec<_> = (0..100)
+        .map(|i| chopin_mcp::DocumentSummary {
+            id: format!("01J{i:023}"),
+            title: format!("Plan number {i}"),
+        })
+        .collect();
+    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
+    let mut group = c.benchmark_group("cycle");
+    for (name, body) in [
+        ("read_document", READ),
+        ("list_documents_100", LIST),
+        ("tools_list", TOOLS),
+        ("initialize", INITIALIZE),
+    ] {
+        let body = Bytes::from_static(body);
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let outcome = endpoint.handle(black_box(&parts), body.clone());
+                black_box(drive(outcome, &document, &summaries))
+            })
+        });
+    }
+    let batch: Vec<u8> = {
+        let mut out = b"[".to_vec();
+        for i in 0..10 {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(READ);
+        }
+        out.push(b']');
+        out
+    };
+    let batch = Bytes::from(batch);
+    group.throughput(Throughput::Bytes(batch.len() as u64));
+    group.bench_function("batch_10_reads", |b| {
+        b.iter(|| {
+            black_box(drive(
+                endpoint.handle(&parts, batch.clone()),
+                &document,
+                &summaries,
+            ))
+        })
+    });
+    group.finish();
+}
+
+fn intake(c: &mut Criterion) {
+    let endpoint = endpoint();
+    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
+    // A 64 KiB ping whose params carry padding, pushed in 1 KiB chunks.
+    let head = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":""#;
+    let tail = br#""}}"#;
+    let mut body = head.to_vec();
+    body.resize(65_536 - tail.len(), b'x');
+    body.extend_from_slice(tail);
+    let mut group = c.benchmark_group("intake");
+    group.throughput(Throughput::Bytes(body.len() as u64));
+    group.bench_function("64KiB_in_1KiB_chunks", |b| {
+        b.iter(|| {
+            let Outcome::Authenticate(auth) = endpoint.begin::<&str>(&parts) else {
+                unreachable!()
+            };
+            let Outcome::Body(mut intake) = auth.answer(Some("octocat")) else {
+                unreachable!()
+            };
+            for chunk in body.chunks(1024) {
+                intake = intake.push(black_box(chunk)).unwrap();
+            }
+            black_box(drive(intake.finish(), &document(), &[]))
+        })
+    });
+    group.finish();
+}
+
+fn accept(c: &mut Criterion) {
+    let mut group = c.benchmark_group("accept");
+    let typical: &[u8] = b"application/json, text/event-stream";
+    let long: Vec<u8> = (0..200)
+        .map(|i| format!("application/x-type-{i};q=0.{:03}, ", i % 1000))
+        .collect::<String>()
+        .into_bytes()
+        .into_iter()
+        .chain(b"text/event-stream;q=0.5".iter().copied())
+        .collect();
+    for (name, header) in [("typical", typical), ("long", &long[..])] {
+        group.throughput(Throughput::Bytes(header.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("event_stream", name),
+            header,
+            |b, header| b.iter(|| quality(Some([black_box(header)]), "text", "event-stream")),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, cycles, intake, accept);
+criterion_main!(benches);

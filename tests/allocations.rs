@@ -1,0 +1,99 @@
+//! Heap allocations per exchange, counted by a global allocator. Counts are
+//! deterministic (unlike timings), so they are asserted.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use bytes::Bytes;
+use chopin_mcp::negotiate::quality;
+use chopin_mcp::{Config, Document, Endpoint, Header, Outcome, RequestParts, SequentialIds};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|count| count.set(count.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+const HEADERS: [Header<'static>; 4] = [
+    Header {
+        name: "host",
+        value: b"localhost",
+    },
+    Header {
+        name: "authorization",
+        value: b"Bearer allowed",
+    },
+    Header {
+        name: "content-type",
+        value: b"application/json",
+    },
+    Header {
+        name: "accept",
+        value: b"application/json, text/event-stream",
+    },
+];
+
+#[test]
+fn a_read_document_cycle_allocates_at_most_eight_times() {
+    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
+    let document = Document {
+        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
+        title: "Release readiness".into(),
+        source: "# Release readiness\n".into(),
+        revision: 4,
+    };
+    let body = Bytes::from_static(
+        br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#,
+    );
+    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
+    let mut status = 0;
+    let count = allocations(|| {
+        let mut outcome: Outcome<&str> = endpoint.handle(&parts, body.clone());
+        let response = loop {
+            outcome = match outcome {
+                Outcome::Respond(response) => break response,
+                Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
+                Outcome::Read(read) => read.answer(Some(&document)),
+                other => panic!("unexpected {other:?}"),
+            }
+        };
+        status = response.status();
+    });
+    assert_eq!(status, 200);
+    println!("read_document cycle: {count} allocations");
+    assert!(count <= 8, "{count} allocations");
+}
+
+#[test]
+fn accept_negotiation_does_not_allocate() {
+    let header: &[u8] = b"application/json;q=0.9, text/event-stream;q=0.5, */*;q=0.1";
+    let mut q = 0;
+    let count = allocations(|| q = quality(Some([header]), "text", "event-stream"));
+    assert_eq!(q, 500);
+    assert_eq!(count, 0);
+}
