@@ -132,6 +132,19 @@ impl<C> BodyIntake<C> {
         Ok(self)
     }
 
+    /// Pushes each chunk in turn, stopping at the one that crosses the budget
+    /// (its 413 response is returned and later chunks are not looked at).
+    pub fn push_all<I>(mut self, chunks: I) -> Result<Self, Response>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        for chunk in chunks {
+            self = self.push(chunk.as_ref())?;
+        }
+        Ok(self)
+    }
+
     /// The body is complete: parse and dispatch it.
     pub fn finish(self) -> Outcome<C> {
         dispatch::start(self.exchange, Bytes::from(self.received))
@@ -139,24 +152,19 @@ impl<C> BodyIntake<C> {
 
     /// Pushes every chunk of a held body, then finishes; stops at the first
     /// chunk that crosses the budget.
-    pub(crate) fn feed(self, chunks: BodyChunks) -> Outcome<C> {
-        let mut intake = self;
-        let mut chunks = chunks;
+    pub(crate) fn feed(self, mut chunks: BodyChunks) -> Outcome<C> {
         // A held single chunk within the budget is dispatched without a copy.
-        if intake.received.is_empty() && chunks.rest.is_empty() {
+        if chunks.rest.is_empty() {
             let chunk = chunks.first.take().unwrap_or_default();
-            if chunk.len() > intake.budget {
+            if chunk.len() > self.budget {
                 return Outcome::Respond(Response::too_large());
             }
-            return dispatch::start(intake.exchange, chunk);
+            return dispatch::start(self.exchange, chunk);
         }
-        for chunk in chunks {
-            intake = match intake.push(&chunk) {
-                Ok(intake) => intake,
-                Err(response) => return Outcome::Respond(response),
-            };
+        match self.push_all(chunks) {
+            Ok(intake) => intake.finish(),
+            Err(response) => Outcome::Respond(response),
         }
-        intake.finish()
     }
 }
 

@@ -7,6 +7,8 @@ mod config;
 pub mod dialect;
 mod dispatch;
 mod endpoint;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod http1;
 mod ids;
 mod json;

@@ -1,0 +1,386 @@
+//! Fuzz bodies: the code each `fuzz/` target runs, kept in the crate so that
+//! every build type-checks it and `cargo test` replays the committed corpora
+//! through it (`tests/fuzz_corpus.rs`). Each body panics only when an
+//! invariant of the crate is broken.
+//!
+//! Not part of the public API.
+
+use bytes::Bytes;
+
+use crate::http1::{self, BodyDecoder};
+use crate::negotiate::{media_ranges, quality};
+use crate::{
+    Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts, Response,
+    SequentialIds,
+};
+
+/// Reads fuzz input as a sequence of small decisions.
+struct Cursor<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Cursor<'a> {
+    fn byte(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&first, rest)) => {
+                self.data = rest;
+                first
+            }
+            None => 0,
+        }
+    }
+
+    /// A length-prefixed slice (one length byte).
+    fn slice(&mut self) -> &'a [u8] {
+        let len = usize::from(self.byte()).min(self.data.len());
+        let (head, rest) = self.data.split_at(len);
+        self.data = rest;
+        head
+    }
+
+    fn rest(&mut self) -> &'a [u8] {
+        std::mem::take(&mut self.data)
+    }
+}
+
+const SECRET: &str = "SECRET-DOCUMENT-CONTENT";
+
+fn endpoint(budget: usize) -> Endpoint {
+    let config = Config::new()
+        .body_budget(budget)
+        .allow_origin("https://allowed.example")
+        .resource_metadata("https://auth.example/.well-known/oauth-protected-resource")
+        .id_source(SequentialIds::new(1));
+    Endpoint::new(config).unwrap_or_else(|_| unreachable!("the fuzz configuration is valid"))
+}
+
+fn document() -> Document {
+    Document {
+        id: "doc".into(),
+        title: "Title".into(),
+        source: SECRET.into(),
+        revision: 1,
+    }
+}
+
+/// What happened in one exchange.
+#[derive(Debug, PartialEq, Eq)]
+struct Transcript {
+    effects: Vec<&'static str>,
+    document_given: bool,
+    status: u16,
+    body: Bytes,
+}
+
+/// Drives an exchange to its response, answering effects from `answers`.
+fn drive(
+    mut outcome: Outcome<u8>,
+    answers: &mut Cursor<'_>,
+    chunks: &[&[u8]],
+    budget: usize,
+) -> Transcript {
+    let mut effects = Vec::new();
+    let mut document_given = false;
+    let document = document();
+    let summaries = [DocumentSummary {
+        id: "doc".into(),
+        title: "Title".into(),
+    }];
+    let response: Response = loop {
+        outcome = match outcome {
+            Outcome::Respond(response) => break response,
+            Outcome::Authenticate(auth) => {
+                effects.push("authenticate");
+                let caller = (answers.byte() % 8 != 0).then_some(7);
+                auth.answer(caller)
+            }
+            Outcome::Body(intake) => {
+                effects.push("body");
+                match intake.push_all(chunks) {
+                    Ok(intake) => {
+                        assert!(intake.received() <= budget, "buffered past the budget");
+                        intake.finish()
+                    }
+                    Err(response) => break response,
+                }
+            }
+            Outcome::List(list) => {
+                effects.push("list");
+                assert_eq!(*list.caller(), 7);
+                let count = usize::from(answers.byte() % 2);
+                list.answer(&summaries[..count])
+            }
+            Outcome::Read(read) => {
+                effects.push("read");
+                let found = answers.byte() % 2 == 0;
+                document_given |= found;
+                read.answer(found.then_some(&document))
+            }
+        };
+    };
+    check_response(&response, &effects, document_given);
+    Transcript {
+        effects,
+        document_given,
+        status: response.status(),
+        body: response.into_body(),
+    }
+}
+
+/// Invariants every response keeps.
+fn check_response(response: &Response, effects: &[&str], document_given: bool) {
+    let status = response.status();
+    assert!(
+        [200, 202, 400, 401, 403, 405, 406, 413, 415].contains(&status),
+        "unexpected status {status}"
+    );
+    assert_eq!(
+        response.header("x-content-type-options"),
+        Some(&b"nosniff"[..])
+    );
+    let store_effect = effects.iter().any(|e| *e == "list" || *e == "read");
+    assert!(
+        !store_effect || status == 200,
+        "an effect was started for a failing request"
+    );
+    let body = std::str::from_utf8(response.body()).expect("bodies are UTF-8");
+    assert!(
+        !body.contains(SECRET) || document_given,
+        "document content leaked"
+    );
+    match response.content_type() {
+        Some("application/json") => {
+            serde_json::from_str::<serde_json::Value>(body).expect("JSON replies parse");
+        }
+        Some("text/event-stream") if !response.is_event_stream() => {
+            let data = body
+                .strip_prefix("event: message\ndata: ")
+                .and_then(|rest| rest.strip_suffix("\n\n"))
+                .expect("one framed event");
+            serde_json::from_str::<serde_json::Value>(data).expect("the event carries JSON");
+        }
+        _ => {}
+    }
+}
+
+/// Splits `body` into chunks whose sizes come from `sizes`.
+fn split<'b>(body: &'b [u8], sizes: &[u8]) -> Vec<&'b [u8]> {
+    let mut chunks = Vec::new();
+    let mut rest = body;
+    let mut sizes = sizes.iter().cycle();
+    while !rest.is_empty() {
+        let size = usize::from(*sizes.next().unwrap_or(&255))
+            .max(1)
+            .min(rest.len());
+        let (chunk, tail) = rest.split_at(size);
+        chunks.push(chunk);
+        rest = tail;
+    }
+    chunks
+}
+
+const NAMES: [&str; 8] = [
+    "authorization",
+    "accept",
+    "content-type",
+    "content-length",
+    "mcp-protocol-version",
+    "origin",
+    "host",
+    "x-other",
+];
+
+/// `handle`: an arbitrary head, body split into arbitrary chunks, and
+/// arbitrary effect answers; the held and incremental forms must agree.
+pub fn handle(data: &[u8]) {
+    let mut input = Cursor { data };
+    let budget = [16, 64, 1024, 65_536][usize::from(input.byte() % 4)];
+    let method = ["GET", "POST", "PUT", "post"][usize::from(input.byte() % 4)];
+    let count = usize::from(input.byte() % 8);
+    let mut owned: Vec<(&str, &[u8])> = Vec::new();
+    for _ in 0..count {
+        let name = NAMES[usize::from(input.byte() % 8)];
+        owned.push((name, input.slice()));
+    }
+    let sizes = input.slice();
+    let answers = input.slice();
+    let body = input.rest();
+    let headers: Vec<Header<'_>> = owned.iter().map(|(n, v)| Header::new(n, v)).collect();
+    let parts = RequestParts::new(method, "/mcp", &headers);
+    let endpoint = endpoint(budget);
+    let chunks = split(body, sizes);
+
+    let held: Outcome<u8> = endpoint.handle(
+        &parts,
+        chunks
+            .iter()
+            .map(|c| Bytes::copy_from_slice(c))
+            .collect::<crate::BodyChunks>(),
+    );
+    let held = drive(held, &mut Cursor { data: answers }, &[], budget);
+    let pushed = drive(
+        endpoint.begin(&parts),
+        &mut Cursor { data: answers },
+        &chunks,
+        budget,
+    );
+    let pushed_effects: Vec<_> = pushed.effects.iter().filter(|e| **e != "body").collect();
+    assert_eq!(held.effects.iter().collect::<Vec<_>>(), pushed_effects);
+    assert_eq!((held.status, &held.body), (pushed.status, &pushed.body));
+}
+
+/// `ops`: random sequences of operations on exchanges (begin, push, finish,
+/// answer each effect kind, drop), checking the state machine's invariants.
+pub fn ops(data: &[u8]) {
+    let mut input = Cursor { data };
+    let endpoint = endpoint(256);
+    let headers = [Header::new("authorization", b"Bearer x")];
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let bodies: [&[u8]; 6] = [
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"a/b"}}}"#,
+        br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}},{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
+        br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"#,
+        &[b' '; 300],
+    ];
+    let mut live: Vec<Outcome<u8>> = Vec::new();
+    let mut responses = 0usize;
+    let mut started = 0usize;
+    for _ in 0..64 {
+        let op = input.byte();
+        if input.data.is_empty() && live.is_empty() {
+            break;
+        }
+        match op % 4 {
+            0 => {
+                live.push(endpoint.begin(&parts));
+                started += 1;
+            }
+            1 if !live.is_empty() => {
+                let index = usize::from(input.byte()) % live.len();
+                drop(live.swap_remove(index));
+                started -= 1;
+            }
+            _ if !live.is_empty() => {
+                let index = usize::from(input.byte()) % live.len();
+                let outcome = live.swap_remove(index);
+                let choice = input.byte();
+                let next = match outcome {
+                    Outcome::Respond(_) => unreachable!("responses are never kept live"),
+                    Outcome::Authenticate(auth) => auth.answer((choice % 4 != 0).then_some(1)),
+                    Outcome::Body(intake) => {
+                        let body = bodies[usize::from(choice) % bodies.len()];
+                        match intake.push_all(split(body, input.slice())) {
+                            Ok(intake) => {
+                                assert!(intake.received() <= 256, "buffered past the budget");
+                                intake.finish()
+                            }
+                            Err(response) => Outcome::Respond(response),
+                        }
+                    }
+                    Outcome::List(list) => list.answer(&[]),
+                    Outcome::Read(read) => {
+                        let document = document();
+                        read.answer((choice % 2 == 0).then_some(&document))
+                    }
+                };
+                match next {
+                    Outcome::Respond(response) => {
+                        check_response(&response, &[], true);
+                        responses += 1;
+                        started -= 1;
+                    }
+                    other => live.push(other),
+                }
+            }
+            _ => {}
+        }
+        assert_eq!(
+            live.len(),
+            started,
+            "every exchange is live until its one response"
+        );
+    }
+    let _ = responses;
+}
+
+/// `accept`: the negotiation never panics, q stays in range, and reversing
+/// the order of ranges never changes the outcome.
+pub fn accept(data: &[u8]) {
+    let forward = quality(Some([data]), "text", "event-stream");
+    assert!(forward <= 1000);
+    let elements: Vec<&[u8]> = data.split(|&b| b == b',').collect();
+    if !data.contains(&b'"') {
+        let reversed = elements.iter().rev().copied().collect::<Vec<_>>();
+        assert_eq!(quality(Some(reversed), "text", "event-stream"), forward);
+    }
+    for range in media_ranges([data]) {
+        assert!(range.q <= 1000);
+        assert!(!range.kind.is_empty() && !range.subtype.is_empty());
+    }
+    let _ = quality(Some([data]), "application", "json");
+}
+
+/// `jsonrpc`: any body, after a valid head, gets one well-formed response.
+pub fn jsonrpc(data: &[u8]) {
+    let mut input = Cursor { data };
+    let version: &[u8] = match input.byte() % 3 {
+        0 => b"2025-03-26",
+        1 => b"2025-06-18",
+        _ => b"2024-11-05",
+    };
+    let answers = input.slice();
+    let body = input.rest();
+    let headers = [
+        Header::new("authorization", b"Bearer x"),
+        Header::new("mcp-protocol-version", version),
+        Header::new("content-type", b"application/json"),
+    ];
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let outcome = endpoint(65_536).handle(&parts, Bytes::copy_from_slice(body));
+    let transcript = drive(outcome, &mut Cursor { data: answers }, &[], 65_536);
+    assert!(transcript.status != 401 || transcript.effects == ["authenticate"]);
+}
+
+/// `http1`: the head parser and chunked decoder never panic, decode the same
+/// body whatever the split, and never report more input than they were given.
+pub fn http1(data: &[u8]) {
+    let Some((&split_at, data)) = data.split_first() else {
+        return;
+    };
+    let Ok(Some(head)) = http1::parse_head(data) else {
+        return;
+    };
+    assert!(head.len() <= data.len());
+    let _ = head.parts().header("host");
+    let rest = &data[head.len()..];
+    let whole = decode(head.framing(), &[rest]);
+    let at = usize::from(split_at).min(rest.len());
+    let halves = decode(head.framing(), &[&rest[..at], &rest[at..]]);
+    assert_eq!(whole, halves, "the split changed the decoded body");
+}
+
+/// Decodes pieces as a connection would; `None` on a framing error.
+fn decode(framing: http1::Framing, pieces: &[&[u8]]) -> Option<(Vec<u8>, bool)> {
+    let mut decoder = BodyDecoder::new(framing);
+    let mut body = Vec::new();
+    let mut pending = Vec::new();
+    for piece in pieces {
+        pending.extend_from_slice(piece);
+        loop {
+            let decoded = decoder.decode(&pending).ok()?;
+            assert!(decoded.consumed <= pending.len());
+            body.extend_from_slice(decoded.data);
+            let consumed = decoded.consumed;
+            pending.drain(..consumed);
+            if consumed == 0 || decoder.is_done() {
+                break;
+            }
+        }
+        if decoder.is_done() {
+            break;
+        }
+    }
+    Some((body, decoder.is_done()))
+}
