@@ -125,6 +125,44 @@ impl<'b> RequestHead<'b> {
     }
 }
 
+/// Finds where a request head ends in a buffer that grows as bytes arrive,
+/// looking at each byte once.
+///
+/// Calling [`parse_head`] after every read re-parses the head from its start,
+/// which costs time quadratic in the head's size when a client sends it a
+/// byte at a time. A host calls [`scan`](Self::scan) after each read instead,
+/// and [`parse_head`] only once the blank line that ends the head is there.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HeadScanner {
+    scanned: usize,
+}
+
+impl HeadScanner {
+    /// A scanner for a new head.
+    pub fn new() -> Self {
+        HeadScanner::default()
+    }
+
+    /// Looks at the bytes of `buf` not seen before: `Ok(true)` once `buf`
+    /// holds a blank line (`\r\n\r\n` or `\n\n`), `Ok(false)` to read more,
+    /// or 431 once the head outgrows [`MAX_HEAD_BYTES`]. `buf` must only grow
+    /// between calls.
+    pub fn scan(&mut self, buf: &[u8]) -> Result<bool, HttpError> {
+        // Step back far enough to see a terminator split across reads.
+        let end = buf.len().min(MAX_HEAD_BYTES + 4);
+        let from = self.scanned.saturating_sub(3).min(end);
+        let window = &buf[from..end];
+        let found = window.windows(2).any(|pair| pair == b"\n\n")
+            || window.windows(4).any(|quad| quad == b"\r\n\r\n");
+        self.scanned = buf.len();
+        match found {
+            true => Ok(true),
+            false if buf.len() >= MAX_HEAD_BYTES => Err(HEAD_TOO_LARGE),
+            false => Ok(false),
+        }
+    }
+}
+
 /// Parses a request head from the start of `buf`: `Ok(None)` while it is
 /// incomplete, the head once it is, or the rejection (400, 431, 501).
 /// Leading empty lines are skipped, as RFC 9112 allows.
@@ -481,6 +519,27 @@ mod tests {
                 String::from_utf8_lossy(input)
             );
         }
+    }
+
+    #[test]
+    fn the_scanner_finds_a_head_end_split_across_reads() {
+        let head = b"GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+        for at in 0..head.len() {
+            let mut scanner = HeadScanner::new();
+            let first = scanner.scan(&head[..at]).unwrap();
+            assert!(!first || at == head.len());
+            assert!(scanner.scan(head).unwrap(), "split at {at}");
+        }
+        let mut scanner = HeadScanner::new();
+        let mut grown = Vec::new();
+        for _ in 0..MAX_HEAD_BYTES {
+            grown.push(b'x');
+            if let Err(error) = scanner.scan(&grown) {
+                assert_eq!(error.status(), 431);
+                return;
+            }
+        }
+        panic!("an endless head was never refused");
     }
 
     #[test]

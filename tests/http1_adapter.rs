@@ -14,8 +14,14 @@ fn serve(endpoint: &Endpoint, pieces: &[&[u8]]) -> Vec<u8> {
     let mut buffered: Vec<u8> = Vec::new();
     let mut pieces = pieces.iter();
     let mut out = Vec::new();
+    let mut scanner = http1::HeadScanner::new();
     let head = loop {
-        match http1::parse_head(&buffered) {
+        let parsed = match scanner.scan(&buffered) {
+            Ok(true) => http1::parse_head(&buffered),
+            Ok(false) => Ok(None),
+            Err(error) => Err(error),
+        };
+        match parsed {
             Ok(Some(_)) => break http1::parse_head(&buffered).unwrap().unwrap(),
             Ok(None) => match pieces.next() {
                 Some(piece) => buffered.extend_from_slice(piece),
