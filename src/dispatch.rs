@@ -244,7 +244,7 @@ fn tool_call(params: Option<&RawValue>) -> Result<(Tool, &str), RpcError> {
         .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let [name, arguments] = members.values;
     let name = name
-        .and_then(json::string)
+        .and_then(json::name)
         .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let arguments = match arguments {
         None => "{}",

@@ -531,10 +531,9 @@ mod tests {
             assert!(scanner.scan(head).unwrap(), "split at {at}");
         }
         let mut scanner = HeadScanner::new();
-        let mut grown = Vec::new();
-        for _ in 0..MAX_HEAD_BYTES {
-            grown.push(b'x');
-            if let Err(error) = scanner.scan(&grown) {
+        let endless = vec![b'x'; MAX_HEAD_BYTES];
+        for end in 1..=endless.len() {
+            if let Err(error) = scanner.scan(&endless[..end]) {
                 assert_eq!(error.status(), 431);
                 return;
             }

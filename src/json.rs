@@ -105,6 +105,17 @@ pub(crate) fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
     serde_json::from_str::<String>(text).ok().map(Cow::Owned)
 }
 
+/// The string `raw` holds, for comparing against known names (methods, tool
+/// names). A string holding a lone surrogate is still a string, as in
+/// JavaScript, but equals no name: it reads as U+FFFD, which no name contains.
+pub(crate) fn name(raw: &RawValue) -> Option<Cow<'_, str>> {
+    string(raw).or_else(|| {
+        raw.get()
+            .starts_with('"')
+            .then_some(Cow::Borrowed("\u{fffd}"))
+    })
+}
+
 /// Whether `raw` is a JSON object.
 pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')

@@ -107,7 +107,7 @@ pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<&RawVa
         .jsonrpc
         .and_then(json::string)
         .is_some_and(|version| version == "2.0");
-    let method = envelope.method.and_then(json::string);
+    let method = envelope.method.and_then(json::name);
     let Some(method) = method.filter(|_| version_ok) else {
         return Err(echo);
     };

@@ -316,3 +316,23 @@ pub fn call(id: Value, name: &str, arguments: Value) -> Value {
 pub fn expected_tools() -> Value {
     serde_json::from_str(include_str!("../fixtures/tools.json")).unwrap()
 }
+
+impl Reply {
+    /// The raw JSON text of a top-level member of the body, exactly as the
+    /// endpoint wrote it (e.g. `1.0` for an id echoed as `1.0`).
+    pub fn raw_member(&self, name: &str) -> String {
+        let members: std::collections::BTreeMap<String, Box<serde_json::value::RawValue>> =
+            serde_json::from_slice(&self.body)
+                .unwrap_or_else(|e| panic!("not a JSON object ({e}): {}", self.text()));
+        members
+            .get(name)
+            .unwrap_or_else(|| panic!("no member {name:?} in {}", self.text()))
+            .get()
+            .to_owned()
+    }
+}
+
+/// A ping request body with this id.
+pub fn ping(id: Value) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+}
