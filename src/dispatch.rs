@@ -35,7 +35,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     let mut dispatch = Dispatch {
         exchange,
         batch: None,
-        out: Vec::with_capacity(256),
+        out: Vec::with_capacity(512),
         replies: 0,
     };
     match jsonrpc::read_body(&body) {

@@ -121,16 +121,189 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
+/// Where a JSON text is written: as itself, or as the contents of a JSON
+/// string (MCP's `content[0].text` carries the compact JSON of the result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// `{"a":"b"}`.
+    Plain,
+    /// `{\"a\":\"b\"}`: the same text, escaped once more.
+    InString,
+}
+
+/// A value the tools write as JSON at either [`Level`] directly into the
+/// reply, so that a result and its text copy need no scratch buffer.
+pub(crate) trait WriteJson {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level);
+}
+
+impl WriteJson for str {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        let quote: &[u8] = if level == Level::Plain {
+            b"\""
+        } else {
+            b"\\\""
+        };
+        out.extend_from_slice(quote);
+        escape(out, self.as_bytes(), level);
+        out.extend_from_slice(quote);
+    }
+}
+
+impl WriteJson for u64 {
+    fn write_json(&self, out: &mut Vec<u8>, _: Level) {
+        use std::io::Write;
+        // Writing into a Vec cannot fail.
+        let _ = write!(out, "{self}");
+    }
+}
+
+/// Writes `"key":` at `level`; `name` is a plain ASCII name (no escapes).
+pub(crate) fn key(out: &mut Vec<u8>, name: &str, level: Level) {
+    let quote: &[u8] = if level == Level::Plain {
+        b"\""
+    } else {
+        b"\\\""
+    };
+    out.extend_from_slice(quote);
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(quote);
+    out.push(b':');
+}
+
 /// Appends `text` as a JSON string, escaped as JavaScript's `JSON.stringify`
-/// escapes it (which is also what `serde_json` writes).
+/// escapes it: `"` and `\`, the short escapes `\b \f \n \r \t`, other
+/// control characters as lowercase `\u00xx`, everything else literal.
 pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
-    // Writing into a Vec cannot fail.
-    let _ = serde_json::to_writer(&mut *out, text);
+    text.write_json(out, Level::Plain);
+}
+
+/// Appends the contents of a JSON string holding `bytes` (UTF-8), escaped
+/// once (`Plain`) or twice (`InString`). Runs of plain bytes are copied whole.
+fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
+    let mut start = 0;
+    let mut index = 0;
+    while index < bytes.len() {
+        // Skip eight plain bytes at a time; most text has no escapes at all.
+        if let Some(word) = bytes.get(index..index + 8) {
+            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            if !word_needs_escape(word) {
+                index += 8;
+                continue;
+            }
+        }
+        let byte = bytes[index];
+        index += 1;
+        if !needs_escape(byte) {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..index - 1]);
+        start = index;
+        let (sequence, len) = escape_sequence(byte);
+        match level {
+            Level::Plain => out.extend_from_slice(&sequence[..len]),
+            // The once-escaped sequence holds `\\` and maybe `"`: escape those.
+            Level::InString => {
+                for &b in &sequence[..len] {
+                    if b == b'\\' || b == b'"' {
+                        out.push(b'\\');
+                    }
+                    out.push(b);
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&bytes[start..]);
+}
+
+/// Whether any of the eight bytes of `word` is a control character, `"` or
+/// `\\` (the classic has-zero-byte bit trick, applied three times).
+fn word_needs_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+    below_space
+        | has_zero(word ^ (ONES * u64::from(b'"')))
+        | has_zero(word ^ (ONES * u64::from(b'\\')))
+        != 0
+}
+
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let short = match byte {
+        b'"' => Some(b'"'),
+        b'\\' => Some(b'\\'),
+        0x08 => Some(b'b'),
+        0x0c => Some(b'f'),
+        b'\n' => Some(b'n'),
+        b'\r' => Some(b'r'),
+        b'\t' => Some(b't'),
+        _ => None,
+    };
+    match short {
+        Some(letter) => ([b'\\', letter, 0, 0, 0, 0], 2),
+        None => (
+            [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 15)],
+            ],
+            6,
+        ),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_json_stringify_does_at_both_levels() {
+        let text = "a\"b\\c\u{8}\u{c}\n\r\t\u{1}\u{1f}\u{7f}/\u{2028}é😀";
+        let mut plain = Vec::new();
+        write_string(&mut plain, text);
+        assert_eq!(plain, serde_json::to_vec(text).unwrap());
+        assert_eq!(
+            std::str::from_utf8(&plain).unwrap(),
+            "\"a\\\"b\\\\c\\b\\f\\n\\r\\t\\u0001\\u001f\u{7f}/\u{2028}é😀\""
+        );
+        let mut nested = Vec::new();
+        text.write_json(&mut nested, Level::InString);
+        let wrapped = format!("\"{}\"", std::str::from_utf8(&nested).unwrap());
+        let once: String = serde_json::from_str(&wrapped).unwrap();
+        assert_eq!(once.as_bytes(), plain.as_slice());
+    }
+
+    #[test]
+    fn escaping_agrees_with_serde_json_wherever_the_specials_fall() {
+        let alphabet = [
+            'a', '"', '\\', '\n', '\u{1}', '\u{1f}', ' ', 'é', '😀', '\u{7f}',
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for len in 0..48 {
+            for _ in 0..20 {
+                let text: String = (0..len)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        alphabet[(state % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                let mut out = Vec::new();
+                write_string(&mut out, &text);
+                assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+            }
+        }
+    }
 
     #[test]
     fn the_last_duplicate_member_wins_and_escaped_keys_match() {

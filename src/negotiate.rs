@@ -100,6 +100,12 @@ where
 
 /// Splits `bytes` at the first `separator` that is not inside a quoted string.
 fn split_unquoted(bytes: &[u8], separator: u8) -> (&[u8], &[u8]) {
+    // Most elements hold no quote: find the separator in one tight scan.
+    match bytes.iter().position(|&b| b == separator || b == b'"') {
+        None => return (bytes, &[]),
+        Some(index) if bytes[index] == separator => return (&bytes[..index], &bytes[index + 1..]),
+        Some(_) => {}
+    }
     let mut quoted = false;
     let mut escaped = false;
     for (index, &byte) in bytes.iter().enumerate() {

@@ -2,10 +2,8 @@
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-
 use super::DocumentSummary;
-use crate::json;
+use crate::json::{self, Level, WriteJson};
 
 pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false}}"#;
 
@@ -44,14 +42,27 @@ pub fn is_repository(text: &str) -> bool {
     owner_ok && name_ok
 }
 
-#[derive(Serialize)]
-struct Listing<'a> {
-    documents: &'a [DocumentSummary],
+/// `{"documents":[…]}`.
+struct Listing<'a>(&'a [DocumentSummary]);
+
+impl WriteJson for Listing<'_> {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        out.push(b'{');
+        json::key(out, "documents", level);
+        out.push(b'[');
+        for (index, document) in self.0.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            document.write_json(out, level);
+        }
+        out.extend_from_slice(b"]}");
+    }
 }
 
 /// Appends the result for the host's answer.
 pub(crate) fn write_result(out: &mut Vec<u8>, documents: &[DocumentSummary]) {
-    super::write_text_result(out, &Listing { documents });
+    super::write_text_result(out, &Listing(documents), false);
 }
 
 #[cfg(test)]

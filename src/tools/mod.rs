@@ -7,7 +7,7 @@ pub(crate) mod read;
 
 use serde::Serialize;
 
-use crate::json;
+use crate::json::{self, Level, WriteJson};
 
 /// One entry of a repository's document list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -75,16 +75,52 @@ pub(crate) fn list_result() -> Vec<u8> {
     out
 }
 
-/// Appends the success result `{content:[{type:"text",text:<JSON of v>}],
-/// structuredContent:v}` where `write_value` writes the compact JSON of `v`.
-pub(crate) fn write_text_result(out: &mut Vec<u8>, value: &impl Serialize) {
-    // Serializing plain structs of strings and integers into a Vec cannot fail.
-    let compact = serde_json::to_vec(value).unwrap_or_default();
-    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
-    json::write_string(out, std::str::from_utf8(&compact).unwrap_or_default());
-    out.extend_from_slice(b"}],\"structuredContent\":");
-    out.extend_from_slice(&compact);
+/// Appends `{content:[{type:"text",text:<compact JSON of v>}],structuredContent:v}`,
+/// with `"isError":true` after them when `is_error`. `v` is written twice,
+/// straight into the reply: once inside the text string, once as JSON.
+pub(crate) fn write_text_result(
+    out: &mut Vec<u8>,
+    value: &(impl WriteJson + ?Sized),
+    is_error: bool,
+) {
+    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":\"");
+    value.write_json(out, Level::InString);
+    out.extend_from_slice(b"\"}],\"structuredContent\":");
+    value.write_json(out, Level::Plain);
+    if is_error {
+        out.extend_from_slice(b",\"isError\":true");
+    }
     out.push(b'}');
+}
+
+impl WriteJson for DocumentSummary {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        out.push(b'{');
+        json::key(out, "id", level);
+        self.id.write_json(out, level);
+        out.push(b',');
+        json::key(out, "title", level);
+        self.title.write_json(out, level);
+        out.push(b'}');
+    }
+}
+
+impl WriteJson for Document {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        out.push(b'{');
+        json::key(out, "id", level);
+        self.id.write_json(out, level);
+        out.push(b',');
+        json::key(out, "title", level);
+        self.title.write_json(out, level);
+        out.push(b',');
+        json::key(out, "source", level);
+        self.source.write_json(out, level);
+        out.push(b',');
+        json::key(out, "revision", level);
+        self.revision.write_json(out, level);
+        out.push(b'}');
+    }
 }
 
 /// The absence result: a missing and an inaccessible document look the same.
@@ -111,6 +147,25 @@ pub(crate) fn is_js_whitespace(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hand_written_results_equal_their_serde_serialization() {
+        let document = Document {
+            id: "d\"1".into(),
+            title: "T\\n\u{1}".into(),
+            source: "# S\n\n😀 \"q\"".into(),
+            revision: u64::MAX,
+        };
+        let mut out = Vec::new();
+        write_text_result(&mut out, &document, false);
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let compact = serde_json::to_string(&document).unwrap();
+        assert_eq!(value["content"][0]["text"], compact.as_str());
+        assert_eq!(
+            value["structuredContent"],
+            serde_json::to_value(&document).unwrap()
+        );
+    }
 
     #[test]
     fn every_definition_is_one_json_object() {

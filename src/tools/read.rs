@@ -29,7 +29,7 @@ pub(crate) fn arguments(raw: &str) -> Option<Cow<'_, str>> {
 /// Appends the result for the host's answer.
 pub(crate) fn write_result(out: &mut Vec<u8>, document: Option<&Document>) {
     match document {
-        Some(document) => super::write_text_result(out, document),
+        Some(document) => super::write_text_result(out, document, false),
         None => out.extend_from_slice(ABSENT),
     }
 }
