@@ -1,0 +1,324 @@
+//! The same MCP server as `serve`, on `std::net` and threads only: no async
+//! runtime, with the crate's HTTP/1.1 adapter (`chopin_mcp::http1`) doing the
+//! parsing and framing.
+//!
+//! ```sh
+//! cargo run --example blocking -- --memory
+//! ```
+//!
+//! One thread per connection, at most [`MAX_CONNECTIONS`] at once. Every read
+//! has a deadline, so a slow or silent client costs one thread for a bounded
+//! time and never holds up another connection.
+// The host owns the clock: deadlines are this server's business, not the
+// endpoint's (clippy.toml forbids `Instant::now` for the crate's core).
+#![allow(clippy::disallowed_methods)]
+
+#[path = "common/host.rs"]
+mod host;
+#[path = "common/options.rs"]
+mod options;
+#[path = "common/store.rs"]
+mod store;
+
+use std::io::{self, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use chopin_mcp::http1::{self, BodyDecoder, Framing};
+use chopin_mcp::{Outcome, sse};
+
+use host::{Host, INTERNAL_ERROR};
+use options::Command;
+
+/// Open connections (threads) at most; more get a 503.
+const MAX_CONNECTIONS: usize = 512;
+/// How long a kept-alive connection may sit idle before it is closed.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client may take to send a head once it started one (then 408).
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client may take to send a body (then 408).
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a write may block on a client that does not read.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often an open event stream gets a keep-alive comment.
+const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
+
+fn main() -> ExitCode {
+    let options = match options::parse(std::env::args().skip(1)) {
+        Ok(Command::Serve(options)) => options,
+        Ok(Command::Help) => {
+            print!("{}", options::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    match serve(&options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(options: &options::Options) -> Result<(), String> {
+    let host = Arc::new(Host::prepare(options, options.listen)?);
+    let listener = TcpListener::bind(options.listen)
+        .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    host.print_banner(bound);
+    let open = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let mut stream = match stream {
+            Ok(stream) => stream,
+            Err(e) => {
+                eprintln!("accept failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        if open.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+            open.fetch_sub(1, Ordering::AcqRel);
+            let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+            let _ = stream.write_all(&plain(503, "server busy", false).0);
+            continue;
+        }
+        let host = Arc::clone(&host);
+        let open = Arc::clone(&open);
+        let spawned = std::thread::Builder::new()
+            .name("connection".to_owned())
+            .spawn(move || {
+                connection(&host, stream);
+                open.fetch_sub(1, Ordering::AcqRel);
+            });
+        if let Err(e) = spawned {
+            eprintln!("cannot start a connection thread: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// Whether a connection can carry another request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Next {
+    KeepAlive,
+    Close,
+}
+
+fn connection(host: &Host, mut stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
+    // Bytes read but not yet used: the rest of a head, body bytes, or the
+    // start of a pipelined next request.
+    let mut buf = Vec::with_capacity(4096);
+    while let Ok(Next::KeepAlive) = exchange(host, &mut stream, &mut buf) {}
+    linger(&mut stream);
+}
+
+/// Closes gently: stop writing, then read and drop what the client still
+/// sends for a moment. Closing with unread bytes would make the kernel send
+/// a reset, which can destroy the response (413, 431) before the client
+/// reads it.
+fn linger(stream: &mut TcpStream) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let until = Instant::now() + Duration::from_secs(1);
+    let mut sink = Vec::new();
+    let mut drained = 0;
+    while drained < 256 * 1024 {
+        sink.clear();
+        match fill(stream, &mut sink, until) {
+            Ok(0) | Err(_) => break,
+            Ok(read) => drained += read,
+        }
+    }
+}
+
+/// Serves one request: head, body, effects, response.
+fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Next> {
+    let idle_until = Instant::now() + IDLE_TIMEOUT;
+    let mut head_until = None;
+    // Looks at each byte once, so a client sending its head a byte at a
+    // time costs linear time; the head is parsed once, when it is complete.
+    let mut scanner = http1::HeadScanner::new();
+    loop {
+        // Empty lines before a request line are allowed (RFC 9112 §2.2):
+        // drop them, so that the blank line the scanner looks for is the
+        // one that ends a head.
+        let blank = buf
+            .iter()
+            .take_while(|b| matches!(b, b'\r' | b'\n'))
+            .count();
+        if blank > 0 {
+            buf.drain(..blank);
+            scanner = http1::HeadScanner::new();
+        }
+        match scanner.scan(buf) {
+            Ok(true) => break,
+            Ok(false) => {}
+            Err(error) => return send(stream, &error.response(), false),
+        }
+        let started = !buf.is_empty();
+        let until = match (started, head_until) {
+            (false, _) => idle_until,
+            (true, Some(until)) => until,
+            (true, None) => *head_until.insert(Instant::now() + HEAD_TIMEOUT),
+        };
+        match fill(stream, buf, until) {
+            Ok(0) => return Ok(Next::Close),
+            Ok(_) => {}
+            // An idle keep-alive connection just closes; a half-sent head
+            // gets told why.
+            Err(e) if timed_out(&e) && !started => return Ok(Next::Close),
+            Err(e) if timed_out(&e) => return write(stream, &plain(408, "request timeout", false)),
+            Err(e) => return Err(e),
+        }
+    }
+    let head = match http1::parse_head(buf) {
+        Ok(Some(head)) => head,
+        Ok(None) => return write(stream, &plain(400, "bad request", false)),
+        Err(error) => return send(stream, &error.response(), false),
+    };
+    let (head_len, framing) = (head.len(), head.framing());
+    let keep_alive = head.keep_alive();
+    let expects_continue = head.expects_continue();
+    let path = head.parts().target().split('?').next().unwrap_or_default() == "/mcp";
+    let outcome: Outcome<String> = if path {
+        host.endpoint.begin(&head.parts())
+    } else {
+        let no_body = framing == Framing::Length(0);
+        let keep = keep_alive && no_body;
+        buf.drain(..head_len);
+        return write(stream, &plain(404, "not found", keep));
+    };
+    buf.drain(..head_len);
+    let mut decoder = BodyDecoder::new(framing);
+    let body_until = Instant::now() + BODY_TIMEOUT;
+    let mut continued = false;
+    let mut outcome = outcome;
+    let response = loop {
+        outcome = match outcome {
+            Outcome::Respond(response) => break response,
+            Outcome::Authenticate(auth) => {
+                let caller = host.caller(auth.bearer_token());
+                auth.answer(caller)
+            }
+            Outcome::Body(mut intake) => loop {
+                if decoder.is_done() {
+                    break intake.finish();
+                }
+                if buf.is_empty() {
+                    // The client waits for this before sending the body, and
+                    // only gets it once the request passed every check.
+                    if expects_continue && !continued {
+                        stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+                        continued = true;
+                    }
+                    match fill(stream, buf, body_until) {
+                        Ok(0) => return Ok(Next::Close),
+                        Ok(_) => {}
+                        Err(e) if timed_out(&e) => {
+                            return write(stream, &plain(408, "request timeout", false));
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
+                let decoded = match decoder.decode(buf) {
+                    Ok(decoded) => decoded,
+                    Err(error) => return send(stream, &error.response(), false),
+                };
+                let pushed = intake.push(decoded.data);
+                let consumed = decoded.consumed;
+                buf.drain(..consumed);
+                intake = match pushed {
+                    Ok(intake) => intake,
+                    // Over budget: answer and stop reading; the rest of the
+                    // body is never read, so the connection closes.
+                    Err(response) => return send(stream, &response, false),
+                };
+            },
+            effect => match host.pool.with(|store| host::carry_out(store, effect)) {
+                Ok(next) => next,
+                Err(e) => {
+                    eprintln!("store error: {e}");
+                    let keep = keep_alive && decoder.is_done();
+                    return write(stream, &plain(500, INTERNAL_ERROR, keep));
+                }
+            },
+        };
+    };
+    if response.is_event_stream() {
+        return hold_event_stream(stream, &response);
+    }
+    // A response given before the body was read (401, 413 by declared length,
+    // …) leaves the body on the wire: close rather than parse it as a head.
+    send(stream, &response, keep_alive && decoder.is_done())
+}
+
+/// Writes the event stream's head, then keep-alive comments until the
+/// client goes away (a write fails).
+fn hold_event_stream(stream: &mut TcpStream, response: &chopin_mcp::Response) -> io::Result<Next> {
+    let mut out = Vec::new();
+    http1::write_response(response, false, &mut out);
+    out.extend_from_slice(sse::keep_alive());
+    stream.write_all(&out)?;
+    loop {
+        std::thread::sleep(KEEP_ALIVE_EVERY);
+        stream.write_all(sse::keep_alive())?;
+    }
+}
+
+fn send(stream: &mut TcpStream, response: &chopin_mcp::Response, keep: bool) -> io::Result<Next> {
+    let mut out = Vec::with_capacity(256 + response.body().len());
+    http1::write_response(response, keep, &mut out);
+    write(stream, &(out, keep))
+}
+
+fn write(stream: &mut TcpStream, (bytes, keep): &(Vec<u8>, bool)) -> io::Result<Next> {
+    stream.write_all(bytes)?;
+    Ok(if *keep { Next::KeepAlive } else { Next::Close })
+}
+
+/// A response the endpoint does not make (400, 404, 408, 500, 503), as bytes
+/// with whether the connection stays open.
+fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
+    let reason = match status {
+        400 => "Bad Request",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        503 => "Service Unavailable",
+        _ => "Internal Server Error",
+    };
+    let connection = if keep { "" } else { "connection: close\r\n" };
+    let bytes = format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n\
+         cache-control: no-store\r\ncontent-length: {}\r\n{connection}\r\n{text}",
+        text.len()
+    );
+    (bytes.into_bytes(), keep)
+}
+
+/// Reads what is available into `buf`, waiting until `until` at most.
+fn fill(stream: &mut TcpStream, buf: &mut Vec<u8>, until: Instant) -> io::Result<usize> {
+    let left = until.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::ErrorKind::TimedOut.into());
+    }
+    stream.set_read_timeout(Some(left))?;
+    let mut chunk = [0u8; 16 * 1024];
+    let read = stream.read(&mut chunk)?;
+    buf.extend_from_slice(&chunk[..read]);
+    Ok(read)
+}
+
+fn timed_out(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock
+    )
+}

@@ -1,0 +1,115 @@
+//! The example servers' command line, parsed by hand (no argument crate).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
+
+Options:
+  --listen ADDR                 address to bind (default 127.0.0.1:8080; port 0 picks one)
+  --db PATH                     SQLite database file (default ./chopin.db)
+  --memory                      keep everything in memory instead of a file
+  --token TOKEN=CALLER          accept this bearer token for CALLER (repeatable;
+                                replaces the generated token)
+  --grant CALLER=OWNER/REPO[,OWNER/REPO...] | CALLER=*
+                                repositories CALLER may read (repeatable)
+  --import FILE                 insert or replace the documents of a JSON array of
+                                {id, repository, title, source, revision}
+  --read-only                   never create documents
+  --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
+  --resource-metadata URL       OAuth protected-resource metadata named in 401s
+  --help                        print this help
+";
+
+/// Where the documents live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    File(PathBuf),
+    Memory,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub listen: SocketAddr,
+    pub database: Database,
+    /// `(token, caller)` pairs; empty means "use the stored token".
+    pub tokens: Vec<(String, String)>,
+    /// `(caller, repositories)` pairs.
+    pub grants: Vec<(String, Vec<String>)>,
+    pub import: Option<PathBuf>,
+    pub read_only: bool,
+    pub origins: Vec<String>,
+    pub resource_metadata: Option<String>,
+}
+
+/// What the command line asks for.
+pub enum Command {
+    Serve(Options),
+    Help,
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut options = Options {
+        listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+        database: Database::File(PathBuf::from("chopin.db")),
+        tokens: Vec::new(),
+        grants: Vec::new(),
+        import: None,
+        read_only: false,
+        origins: Vec::new(),
+        resource_metadata: None,
+    };
+    let mut args = args.into_iter();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--help" | "-h" => return Ok(Command::Help),
+            "--listen" => {
+                let text = value()?;
+                options.listen = text.parse().map_err(|_| {
+                    format!("--listen: {text:?} is not an address like 127.0.0.1:8080")
+                })?;
+            }
+            "--db" => options.database = Database::File(PathBuf::from(value()?)),
+            "--memory" => options.database = Database::Memory,
+            "--token" => {
+                let (token, caller) = pair(&flag, &value()?)?;
+                options.tokens.push((token, caller));
+            }
+            "--grant" => {
+                let (caller, list) = pair(&flag, &value()?)?;
+                let repositories: Vec<String> = list.split(',').map(str::to_owned).collect();
+                if repositories.iter().any(|r| r != "*" && !is_repository(r)) {
+                    return Err(format!(
+                        "--grant: {list:?} is not * or OWNER/REPO[,OWNER/REPO...]"
+                    ));
+                }
+                options.grants.push((caller, repositories));
+            }
+            "--import" => options.import = Some(PathBuf::from(value()?)),
+            "--read-only" => options.read_only = true,
+            "--allow-origin" => options.origins.push(value()?),
+            "--resource-metadata" => options.resource_metadata = Some(value()?),
+            other => return Err(format!("unknown option {other:?} (see --help)")),
+        }
+    }
+    Ok(Command::Serve(options))
+}
+
+/// Splits `NAME=VALUE`, both non-empty.
+fn pair(flag: &str, text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.is_empty() && !value.is_empty() => {
+            Ok((name.to_owned(), value.to_owned()))
+        }
+        _ => Err(format!("{flag}: {text:?} is not of the form NAME=VALUE")),
+    }
+}
+
+/// `owner/name`, loosely: the endpoint validates repositories exactly.
+fn is_repository(text: &str) -> bool {
+    text.split_once('/')
+        .is_some_and(|(owner, name)| !owner.is_empty() && !name.is_empty() && !name.contains('/'))
+}

@@ -1,0 +1,198 @@
+//! Starting the example servers (`examples/serve.rs`, `examples/blocking.rs`)
+//! as child processes, and talking to them over raw TCP.
+//!
+//! The binaries are not `CARGO_BIN_EXE_*` targets, so they are found next to
+//! this test executable: `target/<profile>/examples/<name>`. `cargo test
+//! --all-targets` builds them; `cargo build --examples` does too.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// Both servers: every behaviour is checked on each.
+pub const SERVERS: [&str; 2] = ["serve", "blocking"];
+
+/// The token and caller every test server accepts.
+pub const TOKEN: &str = "allowed";
+pub const DOC_ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
+pub const DOC_TITLE: &str = "Release readiness";
+
+/// The path of an example binary, or a message saying how to build it.
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    // target/<profile>/deps/<test> → target/<profile>/examples/<name>
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the test executable is in target/<profile>/deps");
+    let path = profile.join("examples").join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo build --examples` first",
+        path.display()
+    );
+    path
+}
+
+/// A running example server, killed (SIGKILL) when dropped.
+pub struct Server {
+    child: Child,
+    pub addr: SocketAddr,
+    /// The banner's lines up to the address line.
+    pub banner: Vec<String>,
+}
+
+impl Server {
+    /// Starts `name` on an ephemeral loopback port with `args` added.
+    pub fn start(name: &str, args: &[&str]) -> Server {
+        let mut child = Command::new(example(name))
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the example server");
+        let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+        let mut banner = Vec::new();
+        let addr = loop {
+            let line = match lines.next() {
+                Some(Ok(line)) => line,
+                _ => {
+                    let _ = child.kill();
+                    panic!("{name} exited before printing its address: {banner:?}");
+                }
+            };
+            banner.push(line.clone());
+            if let Some(rest) = line.split("listening on http://").nth(1) {
+                let addr = rest.trim_end_matches("/mcp");
+                break addr.parse().expect("a socket address");
+            }
+        };
+        // Keep draining stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        Server {
+            child,
+            addr,
+            banner,
+        }
+    }
+
+    /// The default test server: in memory, token `allowed` for `octocat`,
+    /// who may read everything, with the seed document imported.
+    pub fn seeded(name: &str) -> Server {
+        let import = import_file();
+        Server::start(
+            name,
+            &[
+                "--memory",
+                "--token",
+                "allowed=octocat",
+                "--grant",
+                "octocat=*",
+                "--import",
+                import.to_str().expect("a UTF-8 temp path"),
+            ],
+        )
+    }
+
+    /// Sends SIGKILL and waits: no chance to flush or clean up.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    pub fn connect(&self) -> TcpStream {
+        let stream = TcpStream::connect(self.addr).expect("connect");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .expect("timeout");
+        stream
+    }
+
+    /// Sends raw request bytes and reads until the server closes.
+    pub fn raw(&self, request: &[u8]) -> String {
+        let mut stream = self.connect();
+        // The server may answer and close before taking every byte.
+        let _ = stream.write_all(request);
+        read_all(&mut stream)
+    }
+
+    /// POSTs a JSON-RPC body with the headers clients send.
+    pub fn post(&self, body: &str, token: Option<&str>) -> String {
+        let auth = token.map_or(String::new(), |t| format!("authorization: Bearer {t}\r\n"));
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: {}\r\n{auth}content-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\
+             connection: close\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        self.raw(request.as_bytes())
+    }
+
+    /// `tools/call` of `tool` with `arguments` (a JSON object).
+    pub fn call(&self, tool: &str, arguments: &str) -> String {
+        self.post(
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+            ),
+            Some(TOKEN),
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads until EOF, keeping what arrived before a reset.
+pub fn read_all(stream: &mut TcpStream) -> String {
+    let mut out = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&chunk[..n]),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The status code of a raw response.
+pub fn status(response: &str) -> u16 {
+    response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A JSON file holding the seed document, for `--import`.
+pub fn import_file() -> PathBuf {
+    let path = temp_path("import", "json");
+    let document = serde_json::json!([{
+        "id": DOC_ID,
+        "repository": "githubnext/chopin",
+        "title": DOC_TITLE,
+        "source": "# Release readiness\n\nShip when the checklist is green.\n",
+        "revision": 2,
+    }]);
+    std::fs::write(&path, document.to_string()).expect("write the import file");
+    path
+}
+
+/// A unique path in the target's temp directory.
+pub fn temp_path(stem: &str, extension: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{stem}-{}-{n}.{extension}", std::process::id()))
+}

@@ -1,0 +1,109 @@
+// Interop check: the official MCP TypeScript SDK client against a running
+// chopin-mcp example server.
+//
+//   node interop.mjs URL TOKEN [DOCUMENT_ID] [REPOSITORY]
+//
+// Prints one line per check ("ok ..." or "FAIL ...") and exits non-zero when
+// any check fails. The document must exist in the repository and be readable
+// with the token.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+
+const [url, token, documentId = "f401c8d6-3717-4f1d-8473-cfdd0af894e4", repository = "githubnext/chopin"] =
+  process.argv.slice(2);
+if (!url || !token) {
+  console.error("usage: node interop.mjs URL TOKEN [DOCUMENT_ID] [REPOSITORY]");
+  process.exit(2);
+}
+
+// A server that stops answering must fail the run, not hang it.
+setTimeout(() => {
+  console.log("FAIL timeout: the checks did not finish in 60 s");
+  process.exit(1);
+}, 60_000).unref();
+
+let failures = 0;
+async function check(name, run) {
+  try {
+    const detail = await run();
+    console.log(`ok   ${name}${detail ? `: ${detail}` : ""}`);
+  } catch (error) {
+    failures += 1;
+    console.log(`FAIL ${name}: ${error?.message ?? error}`);
+  }
+}
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+function connectAs(bearer) {
+  const headers = bearer ? { Authorization: `Bearer ${bearer}` } : {};
+  const client = new Client({ name: "chopin-interop", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  return { client, connecting: client.connect(transport) };
+}
+
+const { client, connecting } = connectAs(token);
+
+await check("initialize", async () => {
+  await connecting;
+  const server = client.getServerVersion();
+  expect(server?.name === "chopin", `serverInfo ${JSON.stringify(server)}`);
+  expect(client.getServerCapabilities()?.tools, "no tools capability");
+  return `${server.name} ${server.version}`;
+});
+
+await check("tools/list", async () => {
+  const { tools } = await client.listTools();
+  const names = tools.map((tool) => tool.name);
+  for (const wanted of ["list_documents", "read_document"]) {
+    expect(names.includes(wanted), `${wanted} missing from ${names}`);
+  }
+  return names.join(", ");
+});
+
+await check("list_documents", async () => {
+  const result = await client.callTool({ name: "list_documents", arguments: { repository } });
+  expect(!result.isError, `isError in ${JSON.stringify(result)}`);
+  const documents = result.structuredContent?.documents ?? [];
+  expect(
+    documents.some((doc) => doc.id === documentId),
+    `${documentId} not in ${JSON.stringify(documents)}`,
+  );
+  expect(JSON.parse(result.content[0].text).documents.length === documents.length, "text and structuredContent differ");
+  return `${documents.length} in ${repository}`;
+});
+
+await check("read_document (found)", async () => {
+  const result = await client.callTool({ name: "read_document", arguments: { id: documentId } });
+  const doc = result.structuredContent;
+  expect(!result.isError && doc?.id === documentId, JSON.stringify(result));
+  expect(typeof doc.source === "string" && Number.isInteger(doc.revision), JSON.stringify(doc));
+  return `"${doc.title}" revision ${doc.revision}`;
+});
+
+await check("read_document (absent)", async () => {
+  const result = await client.callTool({ name: "read_document", arguments: { id: "no-such-document" } });
+  expect(result.isError === true && result.content.length === 0, JSON.stringify(result));
+  return "isError with no content";
+});
+
+await client.close();
+
+await check("no token: 401", async () => {
+  const { client: stranger, connecting: refused } = connectAs(null);
+  try {
+    await refused;
+  } catch (error) {
+    const message = String(error?.message ?? error);
+    expect(error?.code === 401 || /401|unauthorized/i.test(message), `unexpected error: ${message}`);
+    return "refused";
+  } finally {
+    await stranger.close().catch(() => {});
+  }
+  throw new Error("connected without a token");
+});
+
+console.log(failures === 0 ? "interop: all checks passed" : `interop: ${failures} checks failed`);
+process.exit(failures === 0 ? 0 : 1);

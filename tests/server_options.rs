@@ -1,0 +1,94 @@
+//! The example servers' command line (`examples/common/options.rs`).
+
+#[path = "../examples/common/options.rs"]
+mod options;
+
+use std::path::PathBuf;
+
+use options::{Command, Database, Options, USAGE};
+
+fn parse(args: &[&str]) -> Result<Options, String> {
+    match options::parse(args.iter().map(|a| a.to_string()))? {
+        Command::Serve(options) => Ok(options),
+        Command::Help => Err("help".to_owned()),
+    }
+}
+
+#[test]
+fn no_flags_serve_chopin_db_on_port_8080() {
+    let options = parse(&[]).unwrap();
+    assert_eq!(options.listen.to_string(), "127.0.0.1:8080");
+    assert_eq!(options.database, Database::File(PathBuf::from("chopin.db")));
+    assert!(options.tokens.is_empty() && options.grants.is_empty() && !options.read_only);
+}
+
+#[test]
+fn every_flag_is_read() {
+    let options = parse(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--memory",
+        "--token",
+        "t1=ann",
+        "--token",
+        "t2=bob",
+        "--grant",
+        "ann=acme/plans,acme/other",
+        "--grant",
+        "bob=*",
+        "--import",
+        "docs.json",
+        "--read-only",
+        "--allow-origin",
+        "https://a.example",
+        "--resource-metadata",
+        "https://a.example/.well-known/oauth-protected-resource",
+    ])
+    .unwrap();
+    assert_eq!(options.listen.port(), 0);
+    assert_eq!(options.database, Database::Memory);
+    assert_eq!(options.tokens.len(), 2);
+    assert_eq!(options.grants[0].1, ["acme/plans", "acme/other"]);
+    assert_eq!(options.grants[1].1, ["*"]);
+    assert_eq!(options.import, Some(PathBuf::from("docs.json")));
+    assert!(options.read_only);
+    assert_eq!(options.origins, ["https://a.example"]);
+    assert!(options.resource_metadata.is_some());
+}
+
+#[test]
+fn bad_command_lines_are_refused_with_a_reason() {
+    for args in [
+        &["--listen", "nowhere"][..],
+        &["--token", "no-caller"],
+        &["--token", "=ann"],
+        &["--grant", "ann=not-a-repo"],
+        &["--grant", "ann=a/b/c"],
+        &["--db"],
+        &["--frobnicate"],
+    ] {
+        let error = parse(args).unwrap_err();
+        assert!(
+            error.starts_with("--") || error.contains("unknown"),
+            "{args:?}: {error}"
+        );
+    }
+}
+
+#[test]
+fn help_lists_every_flag() {
+    assert_eq!(parse(&["--help"]).unwrap_err(), "help");
+    for flag in [
+        "--listen",
+        "--db",
+        "--memory",
+        "--token",
+        "--grant",
+        "--import",
+        "--read-only",
+        "--allow-origin",
+        "--resource-metadata",
+    ] {
+        assert!(USAGE.contains(flag), "{flag}");
+    }
+}
