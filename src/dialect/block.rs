@@ -281,20 +281,36 @@ impl<'a> Blocks<'a> {
         }
     }
 
-    fn finish_paragraph(&mut self, start: usize, mut lines: Vec<(usize, usize)>) {
-        // Link reference definitions at the start of a paragraph.
-        let mut start = start;
-        loop {
-            let Some((label, url, used)) = super::inline::parse_definition(self.src, &lines) else { break };
-            let def = self.add_block(Kind::Definition { url }, start);
-            let _ = def;
+    /// Whether the open paragraph holds more than link definitions (a setext
+    /// underline needs text to turn into a heading).
+    fn has_non_definition_text(&self) -> bool {
+        let Open::Para { lines, .. } = &self.open else { return false };
+        let mut rest: &[(usize, usize)] = lines;
+        while let Some((_, _, used)) = super::inline::parse_definition(self.src, rest) {
+            rest = &rest[used.min(rest.len())..];
+        }
+        !rest.is_empty()
+    }
+
+    /// Turns the link reference definitions at the start of a paragraph into
+    /// `definition` nodes; returns what is left.
+    fn take_definitions(&mut self, mut start: usize, mut lines: Vec<(usize, usize)>) -> Option<(usize, Vec<(usize, usize)>)> {
+        let mut used_total = 0;
+        while let Some((label, url, used)) = super::inline::parse_definition(self.src, &lines[used_total..]) {
+            self.add_block(Kind::Definition { url }, start);
             self.definitions.push(label);
-            lines.drain(..used);
-            match lines.first() {
+            used_total += used;
+            match lines.get(used_total) {
                 Some(&(s, _)) => start = s,
-                None => return,
+                None => return None,
             }
         }
+        lines.drain(..used_total);
+        Some((start, lines))
+    }
+
+    fn finish_paragraph(&mut self, start: usize, lines: Vec<(usize, usize)>) {
+        let Some((start, lines)) = self.take_definitions(start, lines) else { return };
         let node = self.add_block(Kind::Paragraph, start);
         let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
         self.leaves.push(Leaf { node, kind: LeafKind::Paragraph, segs: lines, flow_open });
@@ -332,10 +348,14 @@ impl<'a> Blocks<'a> {
 
         let rest_blank = bytes[pos..end].iter().all(|&c| is_space(c));
 
-        // Lazy paragraph continuation.
+        // Lazy paragraph continuation. A sibling item of the list whose item
+        // did not match is never lazy (micromark's `notInCurrentItem`).
         if !all && matches!(self.open, Open::Para { .. }) && !rest_blank {
             let (p, _) = skip_ws(bytes, pos, col, end);
-            if !self.interrupts(p, end, next, true)? {
+            let sibling = matches!(self.stack.get(matched).map(|c| c.kind), Some(CKind::Item { .. }))
+                && matches!(self.stack.get(matched - 1).map(|c| c.kind),
+                    Some(CKind::List { ordered, marker }) if list_marker(bytes, p, end).is_some_and(|m| m.ordered == ordered && m.marker == marker));
+            if !sibling && !self.interrupts(p, end, next, true)? {
                 if let Open::Para { lines, .. } = &mut self.open {
                     lines.push((p, end));
                 }
@@ -351,7 +371,10 @@ impl<'a> Blocks<'a> {
             }
         }
 
-        // New containers.
+        // New containers. As in micromark, when the line started in an open
+        // paragraph whose containers all continued, every list item opened on
+        // this line is interrupting one: it may not be empty or start past 1.
+        let interrupting = all && matches!(self.open, Open::Para { .. });
         let mut new_item = false;
         loop {
             self.steps += 1;
@@ -390,9 +413,8 @@ impl<'a> Blocks<'a> {
                 break;
             }
             if let Some(m) = list_marker(bytes, p, end) {
-                let para_open = matches!(self.open, Open::Para { .. });
                 let blank_after = bytes[m.after..end].iter().all(|&c| is_space(c));
-                if para_open && !new_item && (blank_after || (m.ordered && m.number != 1)) {
+                if interrupting && (blank_after || (m.ordered && m.number != 1)) {
                     break;
                 }
                 self.close_leaf();
@@ -440,7 +462,8 @@ impl<'a> Blocks<'a> {
 
         // Table body rows.
         if let Open::Table { node } = self.open {
-            if all && !self.starts_block(p, end) {
+            // A body row holds a pipe (as in micromark-extension-gfm-table).
+            if all && bytes[p..end].contains(&b'|') && !self.starts_block(p, end) {
                 self.steps += 1;
                 self.table_row(node, p, end);
                 return Ok(next);
@@ -453,8 +476,9 @@ impl<'a> Blocks<'a> {
         // this container (lazy lines never get here with one open).
         if let Open::Para { .. } = self.open {
             if !new_item {
-                if let Some(depth) = setext_underline(bytes, p, end) {
+                if let Some(depth) = setext_underline(bytes, p, end).filter(|_| self.has_non_definition_text()) {
                     if let Open::Para { start: ps, lines } = std::mem::replace(&mut self.open, Open::None) {
+                        let Some((ps, lines)) = self.take_definitions(ps, lines) else { return Ok(next) };
                         let node = self.add_block(Kind::Heading { depth }, ps);
                         let mut lines = lines;
                         if let Some(last) = lines.last_mut() {
@@ -471,7 +495,10 @@ impl<'a> Blocks<'a> {
                         _ => None,
                     };
                     if let Some((hs, he)) = head {
-                        if split_row(bytes, hs, he).len() == cells {
+                        // The head row needs a pipe and some cell content.
+                        let head_cells = split_row(bytes, hs, he);
+                        let usable = head_cells.iter().any(|&(_, cs, ce)| cs < ce);
+                        if usable && head_cells.len() == cells {
                             if let Open::Para { start, mut lines } = std::mem::replace(&mut self.open, Open::None) {
                                 lines.pop();
                                 if !lines.is_empty() {
@@ -565,11 +592,10 @@ impl<'a> Blocks<'a> {
         if c == b'[' && bytes.get(p + 1) == Some(&b'^') && footnote_label(bytes, p, end).is_some() {
             return Ok(true);
         }
-        if let Some(m) = list_marker(bytes, p, end) {
-            let blank_after = bytes[m.after..end].iter().all(|&c| is_space(c));
-            if !blank_after && (!m.ordered || m.number == 1) && is_space(bytes[m.after]) {
-                return Ok(true);
-            }
+        // On a lazy line, the paragraph is not in the container the list
+        // item would start in, so CommonMark's interrupt limits do not apply.
+        if list_marker(bytes, p, end).is_some() {
+            return Ok(true);
         }
         if c == b'<' {
             return Ok(self.read_flow_tags(p, next)?.is_some());
@@ -625,6 +651,10 @@ impl<'a> Blocks<'a> {
     fn flow_tags(&mut self, p: usize, next: usize) -> Result<Option<usize>, ParseError> {
         let Some((tags, resume)) = self.read_flow_tags(p, next)? else { return Ok(None) };
         self.close_leaf();
+        // A tag line is not a list item: it ends a list left open.
+        if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
+            self.pop_container(p);
+        }
         for tag in tags {
             self.flow_tag(tag);
         }

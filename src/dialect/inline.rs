@@ -25,6 +25,8 @@ const NONE: usize = usize::MAX;
 #[derive(Debug)]
 enum IKind {
     Text(String),
+    /// A `[` or `![` that may open a link; text unless a link forms.
+    Bracket(&'static str),
     Delim { ch: u8, count: usize },
     Leaf(Kind),
     Container(Kind),
@@ -291,7 +293,8 @@ impl Parser<'_, '_> {
                     } else if next.is_some_and(|c| c.is_ascii_punctuation()) {
                         flush!(i);
                         let s = (next.unwrap_or(b'\\') as char).to_string();
-                        self.text(root, &s, i);
+                        // The text starts at the escaped character, as in mdast.
+                        self.text(root, &s, i + 1);
                         i += 2;
                         plain = i;
                     } else {
@@ -369,14 +372,14 @@ impl Parser<'_, '_> {
                         }
                     }
                     flush!(i);
-                    let node = self.append(root, IKind::Text("[".to_owned()), i);
+                    let node = self.append(root, IKind::Bracket("["), i);
                     self.brackets.push(Bracket { node, image: false, delim_bottom: self.delims.len(), after: i + 1 });
                     i += 1;
                     plain = i;
                 }
                 b'!' if self.buf.as_bytes().get(i + 1) == Some(&b'[') => {
                     flush!(i);
-                    let node = self.append(root, IKind::Text("![".to_owned()), i);
+                    let node = self.append(root, IKind::Bracket("!["), i);
                     self.brackets.push(Bracket { node, image: true, delim_bottom: self.delims.len(), after: i + 2 });
                     i += 2;
                     plain = i;
@@ -554,18 +557,18 @@ impl Parser<'_, '_> {
                 closer = c.next;
                 continue;
             }
-            let ob = &mut openers_bottom[key(c.ch)][(c.orig % 3) + if c.can_open { 3 } else { 0 }];
-            let ob_value = *ob;
+            // micromark applies the rule of three to the current run sizes.
+            let cc = self.count(closer);
+            let slot = (cc % 3) + if c.can_open { 3 } else { 0 };
+            let ob_value = openers_bottom[key(c.ch)][slot];
             let mut opener = c.prev;
             let mut found = NONE;
             while opener != NONE && opener >= bottom && opener >= ob_value {
                 self.steps += 1;
                 let o = self.delims[opener];
                 if o.can_open && o.ch == c.ch {
-                    let odd = c.ch != b'~'
-                        && (o.can_close || c.can_open)
-                        && (o.orig + c.orig) % 3 == 0
-                        && !(o.orig % 3 == 0 && c.orig % 3 == 0);
+                    let oc = self.count(opener);
+                    let odd = c.ch != b'~' && (o.can_close || c.can_open) && cc % 3 != 0 && (oc + cc) % 3 == 0;
                     if !odd {
                         found = opener;
                         break;
@@ -574,7 +577,7 @@ impl Parser<'_, '_> {
                 opener = o.prev;
             }
             if found == NONE {
-                openers_bottom[key(c.ch)][(c.orig % 3) + if c.can_open { 3 } else { 0 }] = c.prev.wrapping_add(1).min(closer);
+                openers_bottom[key(c.ch)][slot] = c.prev.wrapping_add(1).min(closer);
                 let next = c.next;
                 if !c.can_open {
                     self.remove_delim(closer);
@@ -602,6 +605,15 @@ impl Parser<'_, '_> {
             self.delims[closer].prev = found;
             if oc - used == 0 {
                 self.remove_delim(found);
+            } else {
+                // The opener shrank, so the rule of three may now let it
+                // match closers that skipped it. Everything between it and
+                // this closer is gone, so re-exposing it costs one step.
+                for row in &mut openers_bottom {
+                    for b in row.iter_mut() {
+                        *b = (*b).min(found);
+                    }
+                }
             }
             if cc - used == 0 {
                 let next = self.delims[closer].next;
@@ -802,9 +814,12 @@ impl Parser<'_, '_> {
             target: NodeId,
             end: usize,
             tags: Vec<(NodeId, Tag)>,
+            /// Inside an image's alt: tags still pair (and fail) but build no
+            /// elements, since mdast keeps only the alt string.
+            detached: bool,
         }
         let leaf_end = leaf.segs.last().map_or(0, |s| s.1);
-        let mut frames = vec![Frame { cursor: self.nodes[root].first, target: leaf.node, end: leaf_end, tags: Vec::new() }];
+        let mut frames = vec![Frame { cursor: self.nodes[root].first, target: leaf.node, end: leaf_end, tags: Vec::new(), detached: false }];
         while let Some(frame) = frames.last_mut() {
             let id = frame.cursor;
             if id == NONE {
@@ -828,6 +843,7 @@ impl Parser<'_, '_> {
             let kind = std::mem::replace(&mut self.nodes[id].kind, IKind::Text(String::new()));
             match kind {
                 IKind::Text(s) => push_text(tree, parent, &s, start),
+                IKind::Bracket(s) => push_text(tree, parent, s, start),
                 IKind::Delim { ch, count } => {
                     let s: String = std::iter::repeat_n(ch as char, count).collect();
                     push_text(tree, parent, &s, start);
@@ -836,17 +852,26 @@ impl Parser<'_, '_> {
                     tree.push(parent, k, start);
                 }
                 IKind::Container(k) => {
-                    let node = tree.push(parent, k, start);
+                    // An image's content is its `alt` string, not children.
+                    let detached = frame.detached || matches!(k, Kind::Image { .. } | Kind::ImageReference);
+                    let node = if frame.detached { tree.add(k, start) } else { tree.push(parent, k, start) };
+                    let target = if detached && !frame.detached { tree.add(tree.node(node).kind.clone(), start) } else { node };
                     let first = self.nodes[id].first;
-                    frames.push(Frame { cursor: first, target: node, end: leaf_end, tags: Vec::new() });
+                    frames.push(Frame { cursor: first, target, end: leaf_end, tags: Vec::new(), detached });
                 }
                 IKind::SelfClosing(tag) => {
-                    let el = Element { name: tag.name, attrs: tag.attrs, name_end: tag.name_end };
-                    tree.push(parent, Kind::TextElement(el), start);
+                    if !frame.detached {
+                        let el = Element { name: tag.name, attrs: tag.attrs, name_end: tag.name_end };
+                        tree.push(parent, Kind::TextElement(el), start);
+                    }
                 }
                 IKind::Open(tag) => {
-                    let el = Element { name: tag.name.clone(), attrs: tag.attrs.clone(), name_end: tag.name_end };
-                    let node = tree.push(parent, Kind::TextElement(el), start);
+                    let node = if frame.detached {
+                        tree.add(Kind::Text { value: String::new() }, start)
+                    } else {
+                        let el = Element { name: tag.name.clone(), attrs: tag.attrs.clone(), name_end: tag.name_end };
+                        tree.push(parent, Kind::TextElement(el), start)
+                    };
                     frame.tags.push((node, tag));
                 }
                 IKind::Close(tag) => {
