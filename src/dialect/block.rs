@@ -16,19 +16,10 @@ use super::jsx::{Cross, Tag, TagSrc, parse_tag};
 use super::location::LineIndex;
 use super::tree::{Element, Kind, NodeId, Tree};
 
-/// What a recorded inline text belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LeafKind {
-    Paragraph,
-    Heading,
-    Cell,
-}
-
 /// A run of inline text to parse in the second phase.
 #[derive(Debug)]
 pub(crate) struct Leaf {
     pub node: NodeId,
-    pub kind: LeafKind,
     /// Source ranges of the lines, in order (joined by line feeds).
     pub segs: Vec<(usize, usize)>,
     /// The innermost open flow element when the text started (name, start, end).
@@ -96,6 +87,16 @@ pub(crate) struct Blocks<'a> {
     open: Open,
     /// Global stack of open flow elements: (container index, element).
     tags: Vec<(usize, OpenJsx)>,
+    /// Per line: end of its content before trailing spaces and tabs.
+    content_end: usize,
+    /// Per line: the suffix that could be a thematic break (start, marker,
+    /// position of the third marker from the end), so that checking a break
+    /// at any position of the line is O(1) (a line of many list markers would
+    /// otherwise be rescanned once per marker).
+    tb: (usize, u8, usize),
+    /// `{` positions and their matching `}` (braces only, as in an MDX
+    /// expression without a JavaScript parser), for jumping over expressions.
+    braces: Vec<(usize, usize)>,
 }
 
 fn is_space(b: u8) -> bool {
@@ -163,6 +164,9 @@ impl<'a> Blocks<'a> {
             barriers: Vec::new(),
             open: Open::None,
             tags: Vec::new(),
+            content_end: 0,
+            tb: (usize::MAX, 0, 0),
+            braces: brace_pairs(src.as_bytes()),
         };
         let bytes = src.as_bytes();
         let mut start = bom;
@@ -203,8 +207,11 @@ impl<'a> Blocks<'a> {
 
     /// Matches the open containers against the line starting at `start`.
     /// Returns how many matched (root included), the content position and column.
-    fn match_line(&self, start: usize, end: usize) -> (usize, usize, usize) {
-        match_containers(self.src.as_bytes(), &self.stack, &self.barriers, start, end)
+    fn match_line(&mut self, start: usize, end: usize) -> (usize, usize, usize) {
+        let mut steps = 0;
+        let r = match_containers(self.src.as_bytes(), &self.stack, &self.barriers, start, end, &mut steps);
+        self.steps += steps;
+        r
     }
 
     /// The node new blocks go into.
@@ -285,40 +292,45 @@ impl<'a> Blocks<'a> {
     /// underline needs text to turn into a heading).
     fn has_non_definition_text(&self) -> bool {
         let Open::Para { lines, .. } = &self.open else { return false };
-        let mut rest: &[(usize, usize)] = lines;
-        while let Some((_, _, used)) = super::inline::parse_definition(self.src, rest) {
-            rest = &rest[used.min(rest.len())..];
-        }
-        !rest.is_empty()
+        let used: usize = super::inline::ParagraphText::new(self.src, lines).definitions().iter().map(|d| d.2).sum();
+        used < lines.len()
     }
 
     /// Turns the link reference definitions at the start of a paragraph into
     /// `definition` nodes; returns what is left.
-    fn take_definitions(&mut self, mut start: usize, mut lines: Vec<(usize, usize)>) -> Option<(usize, Vec<(usize, usize)>)> {
+    fn take_definitions(&mut self, start: usize, mut lines: Vec<(usize, usize)>) -> Option<(usize, Vec<(usize, usize)>)> {
+        if self.src.as_bytes().get(start) != Some(&b'[') {
+            return Some((start, lines));
+        }
+        let defs = super::inline::ParagraphText::new(self.src, &lines).definitions();
         let mut used_total = 0;
-        while let Some((label, url, used)) = super::inline::parse_definition(self.src, &lines[used_total..]) {
-            self.add_block(Kind::Definition { url }, start);
+        let mut at = start;
+        for (label, url, used) in defs {
+            self.steps += 1;
+            self.add_block(Kind::Definition { url }, at);
             self.definitions.push(label);
             used_total += used;
             match lines.get(used_total) {
-                Some(&(s, _)) => start = s,
+                Some(&(s, _)) => at = s,
                 None => return None,
             }
         }
         lines.drain(..used_total);
-        Some((start, lines))
+        Some((at, lines))
     }
 
     fn finish_paragraph(&mut self, start: usize, lines: Vec<(usize, usize)>) {
         let Some((start, lines)) = self.take_definitions(start, lines) else { return };
         let node = self.add_block(Kind::Paragraph, start);
         let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
-        self.leaves.push(Leaf { node, kind: LeafKind::Paragraph, segs: lines, flow_open });
+        self.leaves.push(Leaf { node, segs: lines, flow_open });
     }
 
     /// Processes one line; returns where the next line starts.
     fn line(&mut self, start: usize, end: usize, next: usize) -> Result<usize, ParseError> {
         let bytes = self.src.as_bytes();
+        self.content_end = trim_end(bytes, start, end);
+        self.tb = thematic_suffix(bytes, start, self.content_end);
         let (matched, mut pos, mut col) = self.match_line(start, end);
         let all = matched == self.stack.len();
 
@@ -409,11 +421,11 @@ impl<'a> Blocks<'a> {
                     continue;
                 }
             }
-            if thematic_break(bytes, p, end) {
+            if self.thematic_break(p) {
                 break;
             }
             if let Some(m) = list_marker(bytes, p, end) {
-                let blank_after = bytes[m.after..end].iter().all(|&c| is_space(c));
+                let blank_after = m.after >= self.content_end;
                 if interrupting && (blank_after || (m.ordered && m.number != 1)) {
                     break;
                 }
@@ -485,7 +497,7 @@ impl<'a> Blocks<'a> {
                             last.1 = trim_end(bytes, last.0, last.1);
                         }
                         let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
-                        self.leaves.push(Leaf { node, kind: LeafKind::Heading, segs: lines, flow_open });
+                        self.leaves.push(Leaf { node, segs: lines, flow_open });
                     }
                     return Ok(next);
                 }
@@ -520,11 +532,11 @@ impl<'a> Blocks<'a> {
                 self.close_leaf();
                 let node = self.add_block(Kind::Heading { depth }, p);
                 let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
-                self.leaves.push(Leaf { node, kind: LeafKind::Heading, segs: vec![(cs, ce)], flow_open });
+                self.leaves.push(Leaf { node, segs: vec![(cs, ce)], flow_open });
                 return Ok(next);
             }
         }
-        if thematic_break(bytes, p, end) {
+        if self.thematic_break(p) {
             self.close_leaf();
             self.add_block(Kind::ThematicBreak, p);
             return Ok(next);
@@ -569,6 +581,12 @@ impl<'a> Blocks<'a> {
         Ok(next)
     }
 
+    /// Whether a thematic break starts at `p` on the current line.
+    fn thematic_break(&self, p: usize) -> bool {
+        let (start, marker, third) = self.tb;
+        p >= start && p <= third && self.src.as_bytes().get(p) == Some(&marker)
+    }
+
     /// Whether the text at `p` starts a block other than a paragraph line
     /// (used for table rows).
     fn starts_block(&self, p: usize, end: usize) -> bool {
@@ -576,7 +594,7 @@ impl<'a> Blocks<'a> {
         let c = bytes[p];
         c == b'>'
             || (c == b'#' && atx_heading(bytes, p, end).is_some())
-            || thematic_break(bytes, p, end)
+            || self.thematic_break(p)
             || fence_open(bytes, p, end).is_some()
             || list_marker(bytes, p, end).is_some_and(|m| m.after < end && is_space(bytes[m.after]))
     }
@@ -586,7 +604,7 @@ impl<'a> Blocks<'a> {
     fn interrupts(&mut self, p: usize, end: usize, next: usize, _lazy: bool) -> Result<bool, ParseError> {
         let bytes = self.src.as_bytes();
         let c = bytes[p];
-        if c == b'>' || (c == b'#' && atx_heading(bytes, p, end).is_some()) || thematic_break(bytes, p, end) || fence_open(bytes, p, end).is_some() {
+        if c == b'>' || (c == b'#' && atx_heading(bytes, p, end).is_some()) || self.thematic_break(p) || fence_open(bytes, p, end).is_some() {
             return Ok(true);
         }
         if c == b'[' && bytes.get(p + 1) == Some(&b'^') && footnote_label(bytes, p, end).is_some() {
@@ -606,6 +624,14 @@ impl<'a> Blocks<'a> {
     /// Reads the tags of a flow tag line at `p`: `Ok(None)` when the line is
     /// not only tags and whitespace.
     fn read_flow_tags(&mut self, p: usize, next: usize) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
+        let attempt = self.read_flow_tags_with(p, next, false)?;
+        if attempt.is_none() {
+            return Ok(None);
+        }
+        self.read_flow_tags_with(p, next, true)
+    }
+
+    fn read_flow_tags_with(&mut self, p: usize, next: usize, capture: bool) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
         let bytes = self.src.as_bytes();
         let mut src = FlowSrc {
             src: self.src,
@@ -614,37 +640,37 @@ impl<'a> Blocks<'a> {
             stack: &self.stack,
             barriers: &self.barriers,
             steps: 0,
+            braces: &self.braces,
+            capture,
         };
         let mut tags = Vec::new();
         let _ = next;
-        loop {
+        let result = loop {
             // A `<` followed by a space, a tab or a line ending is literal.
             if matches!(bytes.get(src.pos + 1), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-                self.steps += src.steps;
-                return Ok(None);
+                break None;
             }
-            let tag = parse_tag(&mut src)?;
+            let tag = match parse_tag(&mut src) {
+                Ok(tag) => tag,
+                Err(e) => {
+                    self.steps += src.steps;
+                    return Err(e);
+                }
+            };
             tags.push(tag);
             while matches!(bytes.get(src.pos), Some(b' ' | b'\t')) && src.eof_at.is_none() {
                 src.pos += 1;
+                src.steps += 1;
             }
             match (src.eof_at, bytes.get(src.pos)) {
-                (Some(_), _) | (None, None) => {
-                    self.steps += src.steps;
-                    return Ok(Some((tags, bytes.len())));
-                }
-                (None, Some(b'\n' | b'\r')) => {
-                    let (_, n) = line_bounds(bytes, src.pos);
-                    self.steps += src.steps;
-                    return Ok(Some((tags, n)));
-                }
+                (Some(_), _) | (None, None) => break Some(bytes.len()),
+                (None, Some(b'\n' | b'\r')) => break Some(line_bounds(bytes, src.pos).1),
                 (None, Some(b'<')) => continue,
-                _ => {
-                    self.steps += src.steps;
-                    return Ok(None);
-                }
+                _ => break None,
             }
-        }
+        };
+        self.steps += src.steps;
+        Ok(result.map(|resume| (tags, resume)))
     }
 
     /// Handles a line of flow tags; returns where the next line starts.
@@ -722,7 +748,7 @@ impl<'a> Blocks<'a> {
             self.steps += 1;
             let cell = self.tree.push(row, Kind::TableCell, cell_start);
             if cs < ce {
-                self.leaves.push(Leaf { node: cell, kind: LeafKind::Cell, segs: vec![(cs, ce)], flow_open: flow_open.clone() });
+                self.leaves.push(Leaf { node: cell, segs: vec![(cs, ce)], flow_open: flow_open.clone() });
             }
         }
     }
@@ -736,13 +762,31 @@ pub(crate) fn abbreviated(name: &Option<String>, closing: bool) -> String {
     format!("<{}{}>", if closing { "/" } else { "" }, name.as_deref().unwrap_or(""))
 }
 
-/// Matches containers (see [`Blocks::match_line`]).
-fn match_containers(bytes: &[u8], stack: &[Container], barriers: &[usize], start: usize, end: usize) -> (usize, usize, usize) {
+/// Matches containers (see [`Blocks::match_line`]). `steps` counts work.
+fn match_containers(
+    bytes: &[u8],
+    stack: &[Container],
+    barriers: &[usize],
+    start: usize,
+    end: usize,
+    steps: &mut u64,
+) -> (usize, usize, usize) {
     let mut pos = start;
     let mut col = 0usize;
     let mut i = 1;
+    // End of the whitespace run containing `pos`: columns are absolute, so
+    // the run end is the same wherever in the run we start (no rescans when
+    // many list items each take a slice of one long indentation).
+    let mut run: (usize, usize, usize) = (usize::MAX, 0, 0);
     while i < stack.len() {
-        let (p, pcol) = skip_ws(bytes, pos, col, end);
+        *steps += 1;
+        let (p, pcol) = if pos >= run.0 && pos <= run.1 {
+            (run.1, run.2)
+        } else {
+            let (p, pcol) = skip_ws(bytes, pos, col, end);
+            run = (pos, p, pcol);
+            (p, pcol)
+        };
         if p >= end {
             // Blank rest: everything up to the next barrier continues without
             // consuming anything, so jump there instead of stepping.
@@ -773,21 +817,15 @@ fn match_containers(bytes: &[u8], stack: &[Container], barriers: &[usize], start
                     col += 1;
                 }
             }
-            CKind::Item { indent, .. } => {
-                if pcol - col < indent {
+            CKind::Item { .. } | CKind::Footnote => {
+                let need = match stack[i].kind {
+                    CKind::Item { indent, .. } => indent,
+                    _ => 4,
+                };
+                if pcol - col < need {
                     return (i, pos, col);
                 }
-                let target = col + indent;
-                while col < target && pos < end {
-                    col = if bytes[pos] == b'\t' { col + 4 - col % 4 } else { col + 1 };
-                    pos += 1;
-                }
-            }
-            CKind::Footnote => {
-                if pcol - col < 4 {
-                    return (i, pos, col);
-                }
-                let target = col + 4;
+                let target = col + need;
                 while col < target && pos < end {
                     col = if bytes[pos] == b'\t' { col + 4 - col % 4 } else { col + 1 };
                     pos += 1;
@@ -799,6 +837,23 @@ fn match_containers(bytes: &[u8], stack: &[Container], barriers: &[usize], start
     (stack.len(), pos, col)
 }
 
+/// Pairs every `{` with its matching `}` by counting braces only.
+fn brace_pairs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut open = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'{' {
+            open.push(i);
+        } else if b == b'}' {
+            if let Some(o) = open.pop() {
+                pairs.push((o, i));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
 /// Reads flow tags across lines: a line ending moves to the next line's
 /// content after its container prefixes, or fails on a lazy line.
 struct FlowSrc<'a> {
@@ -808,9 +863,43 @@ struct FlowSrc<'a> {
     stack: &'a [Container],
     barriers: &'a [usize],
     steps: u64,
+    braces: &'a [(usize, usize)],
+    /// Whether expression text is kept. An attempt that may turn out to be
+    /// prose jumps over expressions without copying them; the tags of a line
+    /// that is read as flow are then read once more with `capture`.
+    capture: bool,
 }
 
 impl TagSrc for FlowSrc<'_> {
+    fn jump_expression(&mut self) -> Option<Result<String, Cross>> {
+        if self.capture || self.eof_at.is_some() {
+            return None;
+        }
+        let i = self.braces.binary_search_by_key(&self.pos, |&(o, _)| o).ok()?;
+        let close = self.braces[i].1;
+        let bytes = self.src.as_bytes();
+        // Every line crossed must continue the open containers.
+        if self.stack.len() > 1 {
+            let mut at = self.pos;
+            loop {
+                self.steps += 1;
+                let (end, next) = line_bounds(bytes, at);
+                if end >= close || next >= bytes.len() {
+                    break;
+                }
+                let (line_end, _) = line_bounds(bytes, next);
+                let (matched, _, _) = match_containers(bytes, self.stack, self.barriers, next, line_end, &mut self.steps);
+                if matched < self.stack.len() {
+                    return Some(Err(Cross::Lazy(next)));
+                }
+                at = next;
+            }
+        }
+        self.steps += 1;
+        self.pos = close + 1;
+        Some(Ok(String::new()))
+    }
+
     fn peek(&self) -> Option<char> {
         if self.eof_at.is_some() {
             return None;
@@ -830,7 +919,7 @@ impl TagSrc for FlowSrc<'_> {
             Some(b'\n' | b'\r') => {
                 let (_, next) = line_bounds(bytes, self.pos);
                 let (end, _) = line_bounds(bytes, next);
-                let (matched, pos, _) = match_containers(bytes, self.stack, self.barriers, next, end);
+                let (matched, pos, _) = match_containers(bytes, self.stack, self.barriers, next, end, &mut self.steps);
                 if matched < self.stack.len() {
                     return Err(Cross::Lazy(next));
                 }
@@ -881,20 +970,35 @@ fn list_marker(bytes: &[u8], p: usize, end: usize) -> Option<Marker> {
     Some(Marker { ordered: true, marker: d, number, after })
 }
 
-fn thematic_break(bytes: &[u8], p: usize, end: usize) -> bool {
-    let Some(&c) = bytes.get(p) else { return false };
-    if !matches!(c, b'*' | b'-' | b'_') {
-        return false;
-    }
+/// The longest suffix of `[start, end)` made of one thematic-break marker and
+/// spaces: (suffix start, marker, position of its third marker from the end).
+fn thematic_suffix(bytes: &[u8], start: usize, end: usize) -> (usize, u8, usize) {
+    let mut marker = 0u8;
     let mut count = 0;
-    for &b in &bytes[p..end] {
-        if b == c {
-            count += 1;
-        } else if !is_space(b) {
-            return false;
+    let mut third = 0;
+    let mut i = end;
+    while i > start {
+        let b = bytes[i - 1];
+        if is_space(b) {
+            i -= 1;
+            continue;
         }
+        if marker == 0 && matches!(b, b'*' | b'-' | b'_') {
+            marker = b;
+        }
+        if b != marker {
+            break;
+        }
+        count += 1;
+        if count == 3 {
+            third = i - 1;
+        }
+        i -= 1;
     }
-    count >= 3
+    if count < 3 {
+        return (usize::MAX, 0, 0);
+    }
+    (i, marker, third)
 }
 
 fn setext_underline(bytes: &[u8], p: usize, end: usize) -> Option<u8> {

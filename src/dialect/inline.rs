@@ -14,7 +14,7 @@ use std::collections::HashSet;
 
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
-use super::block::{Leaf, LeafKind, TreeError, abbreviated, normalize_label};
+use super::block::{Leaf, TreeError, abbreviated, normalize_label};
 use super::jsx::{Cross, Tag, TagSrc, match_reference, parse_tag};
 use super::location::LineIndex;
 use super::tree::{Element, Kind, NodeId, Tree};
@@ -49,7 +49,6 @@ struct INode {
 struct Delim {
     node: usize,
     ch: u8,
-    orig: usize,
     can_open: bool,
     can_close: bool,
     prev: usize,
@@ -462,7 +461,7 @@ impl Parser<'_, '_> {
             return;
         }
         let id = self.delims.len();
-        self.delims.push(Delim { node, ch, orig: run, can_open, can_close, prev: self.delim_top, next: NONE });
+        self.delims.push(Delim { node, ch, can_open, can_close, prev: self.delim_top, next: NONE });
         if self.delim_top != NONE {
             self.delims[self.delim_top].next = id;
         }
@@ -919,7 +918,6 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        let _ = LeafKind::Cell;
         error
     }
 }
@@ -937,30 +935,57 @@ fn push_text(tree: &mut Tree, parent: NodeId, s: &str, start: usize) {
     tree.push(parent, Kind::Text { value: s.to_owned() }, start);
 }
 
-/// Parses one link reference definition at the start of a paragraph's lines:
-/// its normalized label, decoded URL and the number of lines it used.
-pub(crate) fn parse_definition(src: &str, lines: &[(usize, usize)]) -> Option<(String, String, usize)> {
-    let &(s0, e0) = lines.first()?;
-    let first = src.get(s0..e0)?;
-    if !first.starts_with('[') || first.starts_with("[^") {
+/// A paragraph's lines joined by line feeds, for reading link reference
+/// definitions off its start in one pass.
+pub(crate) struct ParagraphText {
+    buf: String,
+    /// Buffer offset of the end of each line.
+    ends: Vec<usize>,
+}
+
+impl ParagraphText {
+    pub(crate) fn new(src: &str, lines: &[(usize, usize)]) -> Self {
+        let mut buf = String::new();
+        let mut ends = Vec::with_capacity(lines.len());
+        for (n, &(s, e)) in lines.iter().enumerate() {
+            if n > 0 {
+                buf.push('\n');
+            }
+            buf.push_str(src.get(s..e).unwrap_or(""));
+            ends.push(buf.len());
+        }
+        ParagraphText { buf, ends }
+    }
+
+    /// Reads definitions from the start: (normalized label, URL, lines used)
+    /// for each, in order.
+    pub(crate) fn definitions(&self) -> Vec<(String, String, usize)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        let mut lines_done = 0;
+        while let Some((label, url, end)) = parse_definition(&self.buf, at) {
+            // `end` is the end of the definition's last line.
+            let last_line = self.ends.partition_point(|&e| e < end);
+            out.push((label, url, last_line + 1 - lines_done));
+            lines_done = last_line + 1;
+            at = end + 1;
+            if at >= self.buf.len() {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// One link reference definition starting at `at` in `buf`: its normalized
+/// label, decoded URL and the end of its last line.
+fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
+    let bytes = buf.as_bytes();
+    if bytes.get(at) != Some(&b'[') || bytes.get(at + 1) == Some(&b'^') {
         return None;
     }
-    // Join at most the lines a definition can use (label lines are capped).
-    let mut buf = String::new();
-    let mut ends = Vec::new();
-    for (n, &(s, e)) in lines.iter().enumerate() {
-        if n > 0 {
-            buf.push('\n');
-        }
-        buf.push_str(src.get(s..e).unwrap_or(""));
-        ends.push(buf.len());
-        if buf.len() > 8192 {
-            break;
-        }
-    }
-    let bytes = buf.as_bytes();
-    // Label.
-    let mut j = 1;
+    // Label: at most 999 characters, no unescaped brackets.
+    let mut j = at + 1;
     loop {
         match bytes.get(j) {
             None | Some(b'[') => return None,
@@ -968,11 +993,11 @@ pub(crate) fn parse_definition(src: &str, lines: &[(usize, usize)]) -> Option<(S
             Some(b'\\') if j + 1 < bytes.len() => j += 2,
             _ => j += 1,
         }
-        if j > 4000 {
+        if j - at > 4000 {
             return None;
         }
     }
-    let label = &buf[1..j];
+    let label = &buf[at + 1..j];
     if label.trim_matches([' ', '\t', '\n']).is_empty() || label.chars().count() > 999 {
         return None;
     }
@@ -1031,7 +1056,6 @@ pub(crate) fn parse_definition(src: &str, lines: &[(usize, usize)]) -> Option<(S
         }
         url = decode_text(&buf[s..k]);
     }
-    let line_of = |pos: usize| ends.partition_point(|&e| e < pos);
     let rest_blank = |from: usize| {
         let mut m = from;
         while m < bytes.len() && matches!(bytes[m], b' ' | b'\t') {
@@ -1039,7 +1063,7 @@ pub(crate) fn parse_definition(src: &str, lines: &[(usize, usize)]) -> Option<(S
         }
         (m >= bytes.len() || bytes[m] == b'\n').then_some(m)
     };
-    // Optional title.
+    // Optional title, which may not contain a blank line.
     let t = skip(k);
     if t > k && matches!(bytes.get(t), Some(b'"' | b'\'' | b'(')) {
         let close = match bytes[t] {
@@ -1064,10 +1088,10 @@ pub(crate) fn parse_definition(src: &str, lines: &[(usize, usize)]) -> Option<(S
         }
         if ok {
             if let Some(e) = rest_blank(m + 1) {
-                return Some((normalize_label(label), url, line_of(e) + 1));
+                return Some((normalize_label(label), url, e));
             }
         }
     }
     let e = rest_blank(k)?;
-    Some((normalize_label(label), url, line_of(e) + 1))
+    Some((normalize_label(label), url, e))
 }

@@ -24,6 +24,12 @@ pub(crate) trait TagSrc {
     fn offset(&self) -> usize;
     /// Consumes the current character. Crossing a line ending may fail.
     fn bump(&mut self) -> Result<(), Cross>;
+    /// At a `{`: skips the whole expression in one step when the source can
+    /// (returning its text, possibly empty when not captured); `None` means
+    /// read it character by character.
+    fn jump_expression(&mut self) -> Option<Result<String, Cross>> {
+        None
+    }
 }
 
 /// A parsed tag.
@@ -126,6 +132,9 @@ impl<S: TagSrc> Reader<'_, S> {
 
     /// Reads `{…}` with balanced braces; returns the raw inside.
     fn expression(&mut self) -> Result<String, ParseError> {
+        if let Some(jumped) = self.src.jump_expression() {
+            return jumped.map_err(|Cross::Lazy(at)| ParseError::new(at, LAZY_EXPR.to_owned()));
+        }
         self.bump(LAZY_EXPR)?; // `{`
         let mut depth = 1usize;
         let mut out = String::new();

@@ -8,6 +8,10 @@
 pub struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
+    /// The last located (offset, column): issues arrive mostly in order, so
+    /// counting columns resumes from there instead of from the line start
+    /// (many issues on one long line stay linear).
+    last: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> LineIndex<'a> {
@@ -29,7 +33,7 @@ impl<'a> LineIndex<'a> {
             }
             i += 1;
         }
-        LineIndex { text, starts }
+        LineIndex { text, starts, last: std::cell::Cell::new((0, 1)) }
     }
 
     /// The 1-based line and column of a byte offset (clamped to the text,
@@ -41,7 +45,13 @@ impl<'a> LineIndex<'a> {
         }
         let line = self.starts.partition_point(|&s| s <= offset);
         let start = self.starts[line - 1];
-        let column = self.text[start..offset].chars().count() + 1;
+        let (last_offset, last_column) = self.last.get();
+        let column = if last_offset >= start && last_offset <= offset {
+            last_column + self.text[last_offset..offset].chars().count()
+        } else {
+            self.text[start..offset].chars().count() + 1
+        };
+        self.last.set((offset, column));
         (line, column)
     }
 }
