@@ -97,6 +97,11 @@ pub(crate) struct Blocks<'a> {
     /// `{` positions and their matching `}` (braces only, as in an MDX
     /// expression without a JavaScript parser), for jumping over expressions.
     braces: Vec<(usize, usize)>,
+    /// Bumped whenever the container stack changes.
+    stack_version: u64,
+    /// Lines starting at or before `.1` are known to continue the containers
+    /// of stack version `.0` (memo for expression jumps in flow attempts).
+    known_ok: (u64, usize),
 }
 
 fn is_space(b: u8) -> bool {
@@ -150,7 +155,7 @@ pub(crate) fn normalize_label(raw: &str) -> String {
 
 impl<'a> Blocks<'a> {
     /// Runs the block phase over `src`, starting after a byte-order mark at `bom`.
-    pub(crate) fn parse(src: &'a str, lines: &'a LineIndex<'a>, bom: usize) -> Result<Self, ParseError> {
+    pub(crate) fn parse(src: &'a str, lines: &'a LineIndex<'a>, bom: usize) -> Result<Self, (ParseError, u64)> {
         let mut b = Blocks {
             src,
             lines,
@@ -167,13 +172,15 @@ impl<'a> Blocks<'a> {
             content_end: 0,
             tb: (usize::MAX, 0, 0),
             braces: brace_pairs(src.as_bytes()),
+            stack_version: 0,
+            known_ok: (u64::MAX, 0),
         };
         let bytes = src.as_bytes();
         let mut start = bom;
         loop {
             let (end, next) = line_bounds(bytes, start);
             b.steps += 1 + (end - start) as u64 / 64;
-            let resume = b.line(start, end, next)?;
+            let resume = b.line(start, end, next).map_err(|e| (e, b.steps))?;
             if resume >= bytes.len() && end >= bytes.len() {
                 break;
             }
@@ -233,6 +240,7 @@ impl<'a> Blocks<'a> {
     }
 
     fn push_container(&mut self, kind: CKind, node_kind: Kind, start: usize) {
+        self.stack_version += 1;
         let node = if matches!(kind, CKind::Item { .. }) {
             let parent = self.parent();
             if let Some(top) = self.stack.last_mut() {
@@ -250,6 +258,7 @@ impl<'a> Blocks<'a> {
 
     fn pop_container(&mut self, at: usize) {
         let Some(c) = self.stack.pop() else { return };
+        self.stack_version += 1;
         let index = self.stack.len();
         if self.barriers.last() == Some(&index) {
             self.barriers.pop();
@@ -641,6 +650,8 @@ impl<'a> Blocks<'a> {
             barriers: &self.barriers,
             steps: 0,
             braces: &self.braces,
+            line_starts: self.lines.starts(),
+            known_ok: if self.known_ok.0 == self.stack_version { self.known_ok.1 } else { 0 },
             capture,
         };
         let mut tags = Vec::new();
@@ -670,6 +681,7 @@ impl<'a> Blocks<'a> {
             }
         };
         self.steps += src.steps;
+        self.known_ok = (self.stack_version, src.known_ok);
         Ok(result.map(|resume| (tags, resume)))
     }
 
@@ -864,6 +876,9 @@ struct FlowSrc<'a> {
     barriers: &'a [usize],
     steps: u64,
     braces: &'a [(usize, usize)],
+    line_starts: &'a [usize],
+    /// Lines starting at or before this offset are known not to be lazy.
+    known_ok: usize,
     /// Whether expression text is kept. An attempt that may turn out to be
     /// prose jumps over expressions without copying them; the tags of a line
     /// that is read as flow are then read once more with `capture`.
@@ -878,21 +893,23 @@ impl TagSrc for FlowSrc<'_> {
         let i = self.braces.binary_search_by_key(&self.pos, |&(o, _)| o).ok()?;
         let close = self.braces[i].1;
         let bytes = self.src.as_bytes();
-        // Every line crossed must continue the open containers.
+        // Every line crossed must continue the open containers. Lines already
+        // checked for this container stack are skipped, so repeated attempts
+        // over one region stay linear.
         if self.stack.len() > 1 {
-            let mut at = self.pos;
-            loop {
-                self.steps += 1;
-                let (end, next) = line_bounds(bytes, at);
-                if end >= close || next >= bytes.len() {
+            let from = self.pos.max(self.known_ok);
+            let first = self.line_starts.partition_point(|&s| s <= from);
+            for &next in self.line_starts.get(first..).unwrap_or(&[]) {
+                if next > close {
                     break;
                 }
+                self.steps += 1;
                 let (line_end, _) = line_bounds(bytes, next);
                 let (matched, _, _) = match_containers(bytes, self.stack, self.barriers, next, line_end, &mut self.steps);
                 if matched < self.stack.len() {
                     return Some(Err(Cross::Lazy(next)));
                 }
-                at = next;
+                self.known_ok = next;
             }
         }
         self.steps += 1;

@@ -268,6 +268,9 @@ impl Parser<'_, '_> {
         let mut backticks = RunIndex::new(self.buf.as_bytes(), b'`');
         let mut dollars = RunIndex::new(self.buf.as_bytes(), b'$');
         let len = self.buf.len();
+        // Every byte is looked at; jumps (code spans, tags) skip the per-byte
+        // count below, so count them all once here.
+        self.steps += len as u64;
         let mut i = 0;
         let mut plain = 0;
         macro_rules! flush {

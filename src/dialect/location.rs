@@ -36,6 +36,11 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, starts, last: std::cell::Cell::new((0, 1)) }
     }
 
+    /// Byte offsets where lines start (the first is 0).
+    pub(crate) fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
     /// The 1-based line and column of a byte offset (clamped to the text,
     /// and moved back to a character boundary).
     pub fn locate(&self, offset: usize) -> (usize, usize) {

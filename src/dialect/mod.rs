@@ -121,7 +121,7 @@ fn parse_tree(plan: &str, lines: &LineIndex<'_>) -> (Result<Tree, ParseError>, u
     let bom = if plan.starts_with('\u{FEFF}') { 3 } else { 0 };
     let blocks = match block::Blocks::parse(plan, lines, bom) {
         Ok(b) => b,
-        Err(e) => return (Err(e), 0),
+        Err((e, steps)) => return (Err(e), steps),
     };
     let mut steps = blocks.steps;
     let mut tree_error = blocks.tree_error;
