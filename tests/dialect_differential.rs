@@ -14,6 +14,9 @@
 //! * a text element's text may start with a line ending: mdast-util-mdx-jsx
 //!   lets `mdxJsxTextElement` contain line endings (the text starts at the
 //!   line ending), markdown-rs starts that text after it;
+//! * a text element left open at the end of a link, image, emphasis, strong
+//!   or delete fails in the reference (mdast-util-mdx-jsx's
+//!   `onErrorRightIsTag`) and here, but markdown-rs accepts it;
 //! * end of input inside a tag fails here (§2.5) and is text there;
 //! * markdown-rs drops a `#` run that begins an ATX heading's content
 //!   (`# #x` has the text `x` there; CommonMark and micromark keep `#x`), so
@@ -98,6 +101,13 @@ fn compare(plan: &str) -> Result<(), String> {
             .map_err(|e| format!("{e}\nours:\n{}\ntheirs:\n{shape}", tree.shape(true))),
         (Err(_), Err(_)) => Ok(()),
         (Err(issue), Ok(_)) if issue.message.contains("Unexpected end of file") => Ok(()),
+        (Err(issue), Ok(_))
+            if ["link", "image", "emphasis", "strong", "delete"]
+                .iter()
+                .any(|t| issue.message.ends_with(&format!("before the end of `{t}`"))) =>
+        {
+            Ok(())
+        }
         (Err(issue), Ok(shape)) => Err(format!("we fail ({}), they parse:\n{shape}", issue.message)),
         (Ok(tree), Err(at)) => Err(format!("we parse, they fail at {at:?}:\n{}", tree.shape(true))),
     }
