@@ -27,9 +27,18 @@ pub(crate) struct Dispatch<C> {
 
 /// A tool call that needs the host.
 enum HostCall {
-    List { id: Bytes, repository: String },
-    Read { id: Bytes, document: String },
-    Create { id: Bytes, document: Box<NewDocument> },
+    List {
+        id: Bytes,
+        repository: String,
+    },
+    Read {
+        id: Bytes,
+        document: String,
+    },
+    Create {
+        id: Bytes,
+        document: Box<NewDocument>,
+    },
 }
 
 /// Parses the complete body and dispatches it.
@@ -103,7 +112,9 @@ impl<C> Dispatch<C> {
                 Outcome::List(ListDocuments::new(self, id, repository))
             }
             HostCall::Read { id, document } => Outcome::Read(ReadDocument::new(self, id, document)),
-            HostCall::Create { id, document } => Outcome::Create(CreateDocument::new(self, id, *document)),
+            HostCall::Create { id, document } => {
+                Outcome::Create(CreateDocument::new(self, id, *document))
+            }
         }
     }
 
@@ -147,41 +158,43 @@ impl<C> Dispatch<C> {
                 let endpoint = self.exchange.endpoint.clone();
                 self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
             }
-            "tools/call" => match tool_call(call.params, self.exchange.endpoint.inner.config.creation) {
-                Ok((Tool::ListDocuments, arguments)) => match list::arguments(arguments) {
-                    Some(repository) => {
-                        return Some(HostCall::List {
-                            id: source.slice_ref(id_text),
-                            repository: repository.into_owned(),
-                        });
-                    }
-                    None => self.error(id_text, list::INVALID),
-                },
-                Ok((Tool::ReadDocument, arguments)) => match read::arguments(arguments) {
-                    Some(document) => {
-                        return Some(HostCall::Read {
-                            id: source.slice_ref(id_text),
-                            document: document.into_owned(),
-                        });
-                    }
-                    None => self.error(id_text, read::INVALID),
-                },
-                Ok((Tool::CreateDocument, arguments)) => match create::arguments(arguments) {
-                    Some(draft) => {
-                        let ids = &*self.exchange.endpoint.inner.config.ids;
-                        let report = crate::dialect::check(&draft.plan, ids);
-                        if report.issues.is_empty() {
-                            return Some(HostCall::Create {
+            "tools/call" => {
+                match tool_call(call.params, self.exchange.endpoint.inner.config.creation) {
+                    Ok((Tool::ListDocuments, arguments)) => match list::arguments(arguments) {
+                        Some(repository) => {
+                            return Some(HostCall::List {
                                 id: source.slice_ref(id_text),
-                                document: Box::new(draft.into_new_document(report.canonical)),
+                                repository: repository.into_owned(),
                             });
                         }
-                        self.result(id_text, |out| create::write_issues(out, &report.issues));
-                    }
-                    None => self.error(id_text, create::INVALID),
-                },
-                Err(error) => self.error(id_text, error),
-            },
+                        None => self.error(id_text, list::INVALID),
+                    },
+                    Ok((Tool::ReadDocument, arguments)) => match read::arguments(arguments) {
+                        Some(document) => {
+                            return Some(HostCall::Read {
+                                id: source.slice_ref(id_text),
+                                document: document.into_owned(),
+                            });
+                        }
+                        None => self.error(id_text, read::INVALID),
+                    },
+                    Ok((Tool::CreateDocument, arguments)) => match create::arguments(arguments) {
+                        Some(draft) => {
+                            let ids = &*self.exchange.endpoint.inner.config.ids;
+                            let report = crate::dialect::check(&draft.plan, ids);
+                            if report.issues.is_empty() {
+                                return Some(HostCall::Create {
+                                    id: source.slice_ref(id_text),
+                                    document: Box::new(draft.into_new_document(report.canonical)),
+                                });
+                            }
+                            self.result(id_text, |out| create::write_issues(out, &report.issues));
+                        }
+                        None => self.error(id_text, create::INVALID),
+                    },
+                    Err(error) => self.error(id_text, error),
+                }
+            }
             _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
         }
         None

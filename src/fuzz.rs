@@ -10,8 +10,8 @@ use bytes::Bytes;
 use crate::http1::{self, BodyDecoder};
 use crate::negotiate::{media_ranges, quality};
 use crate::{
-    Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts, Response,
-    SequentialIds,
+    Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
+    NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
 };
 
 /// Reads fuzz input as a sequence of small decisions.
@@ -50,6 +50,7 @@ fn endpoint(budget: usize) -> Endpoint {
         .body_budget(budget)
         .allow_origin("https://allowed.example")
         .resource_metadata("https://auth.example/.well-known/oauth-protected-resource")
+        .enable_creation()
         .id_source(SequentialIds::new(1));
     Endpoint::new(config).unwrap_or_else(|_| unreachable!("the fuzz configuration is valid"))
 }
@@ -116,6 +117,18 @@ fn drive(
                 document_given |= found;
                 read.answer(found.then_some(&document))
             }
+            Outcome::Create(create) => {
+                effects.push("create");
+                check_new_document(create.document());
+                let created = created_document(create.document());
+                create.answer(match answers.byte() % 5 {
+                    0 => CreateAnswer::Created(&created),
+                    1 => CreateAnswer::Replayed(&created),
+                    2 => CreateAnswer::Conflict,
+                    3 => CreateAnswer::Forbidden,
+                    _ => CreateAnswer::Unavailable,
+                })
+            }
         };
     };
     check_response(&response, &effects, document_given);
@@ -124,6 +137,39 @@ fn drive(
         document_given,
         status: response.status(),
         body: response.into_body(),
+    }
+}
+
+/// What a create effect carries: a canonical plan that checks clean and is a
+/// fixed point, and a 64-digit lowercase hex fingerprint.
+fn check_new_document(document: &NewDocument) {
+    assert_eq!(document.fingerprint.len(), 64);
+    assert!(
+        document
+            .fingerprint
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    );
+    let again = dialect::check(&document.plan, &SequentialIds::new(2));
+    assert!(
+        again.issues.is_empty(),
+        "the canonical plan has issues: {:?}",
+        again.issues
+    );
+    assert_eq!(
+        again.canonical, document.plan,
+        "the canonical plan is not a fixed point"
+    );
+}
+
+fn created_document(document: &NewDocument) -> CreatedDocument {
+    CreatedDocument {
+        id: "new".into(),
+        title: document.title.clone(),
+        brief: document.brief.clone(),
+        source: document.plan.clone(),
+        revision: 0,
+        url: "/documents/new".into(),
     }
 }
 
@@ -138,7 +184,9 @@ fn check_response(response: &Response, effects: &[&str], document_given: bool) {
         response.header("x-content-type-options"),
         Some(&b"nosniff"[..])
     );
-    let store_effect = effects.iter().any(|e| *e == "list" || *e == "read");
+    let store_effect = effects
+        .iter()
+        .any(|e| matches!(*e, "list" | "read" | "create"));
     assert!(
         !store_effect || status == 200,
         "an effect was started for a failing request"
@@ -287,6 +335,7 @@ pub fn ops(data: &[u8]) {
                         let document = document();
                         read.answer((choice % 2 == 0).then_some(&document))
                     }
+                    Outcome::Create(create) => create.answer(CreateAnswer::Conflict),
                 };
                 match next {
                     Outcome::Respond(response) => {

@@ -161,7 +161,11 @@ pub struct CreateDocument<C> {
 
 impl<C> CreateDocument<C> {
     pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: NewDocument) -> Self {
-        CreateDocument { dispatch, id, document }
+        CreateDocument {
+            dispatch,
+            id,
+            document,
+        }
     }
 
     /// The authenticated caller.

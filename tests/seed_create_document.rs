@@ -32,11 +32,16 @@ fn with(mut arguments: Value, key: &str, value: Value) -> Value {
 
 fn create(host: &mut Host, id: i64, arguments: Value) -> Value {
     let endpoint = endpoint_with(Config::new().enable_creation());
-    Request::post(&call(json!(id), "create_document", arguments)).send(&endpoint, host).json()
+    Request::post(&call(json!(id), "create_document", arguments))
+        .send(&endpoint, host)
+        .json()
 }
 
 fn host(creating: Creating) -> Host {
-    Host { creating, ..Host::seed() }
+    Host {
+        creating,
+        ..Host::seed()
+    }
 }
 
 /// `/<Callout (?=[^>]*id="[0-7][0-9A-HJKMNP-TV-Z]{25}")(?=[^>]*type="note")/`
@@ -48,7 +53,9 @@ fn has_minted_callout(source: &str) -> bool {
             let id = tag[i + 4..].as_bytes();
             id.len() >= 27
                 && (b'0'..=b'7').contains(&id[0])
-                && id[1..26].iter().all(|b| b"0123456789ABCDEFGHJKMNPQRSTVWXYZ".contains(b))
+                && id[1..26]
+                    .iter()
+                    .all(|b| b"0123456789ABCDEFGHJKMNPQRSTVWXYZ".contains(b))
                 && id[26] == b'"'
         });
         minted && tag.contains("type=\"note\"")
@@ -76,7 +83,9 @@ fn returns_dialect_issues_without_asking_the_host_to_persist_an_invalid_plan() {
     let mut host = host(Creating::Forbidden);
     let result = create(&mut host, 6, with(creation(), "plan", json!("<Chart />\n")));
     assert_eq!(result["result"]["isError"], true);
-    let issues = result["result"]["structuredContent"]["issues"].as_array().unwrap();
+    let issues = result["result"]["structuredContent"]["issues"]
+        .as_array()
+        .unwrap();
     assert_eq!(issues.len(), 1);
     assert_eq!(issues[0]["code"], "unknown-component");
     assert_eq!(issues[0]["path"], "root > Chart[0]");
@@ -89,18 +98,31 @@ fn reports_a_changed_idempotent_request_as_a_tool_conflict() {
     let mut host = host(Creating::Conflict);
     let result = create(&mut host, 7, creation());
     assert_eq!(result["result"]["isError"], true);
-    assert_eq!(result["result"]["structuredContent"], json!({"code": "idempotency-conflict"}));
+    assert_eq!(
+        result["result"]["structuredContent"],
+        json!({"code": "idempotency-conflict"})
+    );
 }
 
 #[test]
 fn a_plan_that_does_not_parse_gives_one_parse_issue_at_root() {
     let mut host = Host::seed();
     let result = create(&mut host, 8, with(creation(), "plan", json!("<Callout")));
-    let issues = result["result"]["structuredContent"]["issues"].as_array().unwrap().clone();
+    let issues = result["result"]["structuredContent"]["issues"]
+        .as_array()
+        .unwrap()
+        .clone();
     assert_eq!(issues.len(), 1, "{issues:?}");
     assert_eq!(issues[0]["code"], "parse");
     assert_eq!(issues[0]["path"], "root");
-    assert_eq!((issues[0]["offset"].clone(), issues[0]["line"].clone(), issues[0]["column"].clone()), (json!(8), json!(1), json!(9)));
+    assert_eq!(
+        (
+            issues[0]["offset"].clone(),
+            issues[0]["line"].clone(),
+            issues[0]["column"].clone()
+        ),
+        (json!(8), json!(1), json!(9))
+    );
     assert!(!host.consulted_store());
 }
 
@@ -125,7 +147,11 @@ fn a_canonical_plan_over_the_limit_after_minting_gives_source_too_large_first_an
 #[test]
 fn a_retry_with_the_same_idempotency_key_after_an_issue_is_a_fresh_request() {
     let mut host = Host::seed();
-    let first = create(&mut host, 10, with(creation(), "plan", json!("<Chart />\n")));
+    let first = create(
+        &mut host,
+        10,
+        with(creation(), "plan", json!("<Chart />\n")),
+    );
     assert_eq!(first["result"]["isError"], true);
     let second = create(&mut host, 11, creation());
     assert!(second["result"].get("isError").is_none(), "{second}");
@@ -137,16 +163,37 @@ fn a_retry_with_the_same_idempotency_key_after_an_issue_is_a_fresh_request() {
 fn reordered_arguments_replay_and_a_changed_title_conflicts() {
     let endpoint = endpoint_with(Config::new().enable_creation());
     let mut host = Host::seed();
-    let first = Request::post(&call(json!(1), "create_document", creation())).send(&endpoint, &mut host).json();
-    let reversed = r##"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_document","arguments":{"plan":"# Draft\n\n<Callout type=\"note\">\nCreated through MCP.\n</Callout>\n","brief":{"repositoryFindings":["The plan becomes a hosted channel."],"openQuestions":["Which reviewer owns the rollout?"],"settledDecisions":["Use the documented dialect."],"constraints":["Keep plans immutable through MCP."],"goal":"Create a collaborative plan."},"title":"Ship MCP creation","baseCommit":"0123456789abcdef0123456789abcdef01234567","baseBranch":"main","repository":"githubnext/chopin","idempotencyKey":"create-plan-1"}}}"##;
-    let replayed = Request::post_raw(reversed).send(&endpoint, &mut host).json();
-    assert_eq!(replayed["result"], first["result"], "a replay is indistinguishable from the creation");
-    assert_eq!(host.create_inputs[0].fingerprint, host.create_inputs[1].fingerprint);
-    assert_ne!(host.create_inputs[0].plan, creation()["plan"], "the host gets the canonical plan");
-    let changed = Request::post(&call(json!(3), "create_document", with(creation(), "title", json!("A changed title"))))
+    let first = Request::post(&call(json!(1), "create_document", creation()))
         .send(&endpoint, &mut host)
         .json();
-    assert_eq!(changed["result"]["structuredContent"], json!({"code": "idempotency-conflict"}));
+    let reversed = r##"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_document","arguments":{"plan":"# Draft\n\n<Callout type=\"note\">\nCreated through MCP.\n</Callout>\n","brief":{"repositoryFindings":["The plan becomes a hosted channel."],"openQuestions":["Which reviewer owns the rollout?"],"settledDecisions":["Use the documented dialect."],"constraints":["Keep plans immutable through MCP."],"goal":"Create a collaborative plan."},"title":"Ship MCP creation","baseCommit":"0123456789abcdef0123456789abcdef01234567","baseBranch":"main","repository":"githubnext/chopin","idempotencyKey":"create-plan-1"}}}"##;
+    let replayed = Request::post_raw(reversed)
+        .send(&endpoint, &mut host)
+        .json();
+    assert_eq!(
+        replayed["result"], first["result"],
+        "a replay is indistinguishable from the creation"
+    );
+    assert_eq!(
+        host.create_inputs[0].fingerprint,
+        host.create_inputs[1].fingerprint
+    );
+    assert_ne!(
+        host.create_inputs[0].plan,
+        creation()["plan"],
+        "the host gets the canonical plan"
+    );
+    let changed = Request::post(&call(
+        json!(3),
+        "create_document",
+        with(creation(), "title", json!("A changed title")),
+    ))
+    .send(&endpoint, &mut host)
+    .json();
+    assert_eq!(
+        changed["result"]["structuredContent"],
+        json!({"code": "idempotency-conflict"})
+    );
     assert_eq!(changed["result"]["isError"], true);
     assert_eq!(host.created.len(), 1);
 }
@@ -155,12 +202,24 @@ fn reordered_arguments_replay_and_a_changed_title_conflicts() {
 fn a_read_only_endpoint_neither_lists_nor_dispatches_create_document() {
     let endpoint = endpoint_with(Config::new());
     let mut host = Host::seed();
-    let tools = Request::post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).send(&endpoint, &mut host).json();
-    let names: Vec<_> = tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].clone()).collect();
+    let tools = Request::post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send(&endpoint, &mut host)
+        .json();
+    let names: Vec<_> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
     assert_eq!(names, [json!("list_documents"), json!("read_document")]);
     for arguments in [creation(), json!({}), json!({"plan": 1})] {
-        let reply = Request::post(&call(json!(2), "create_document", arguments)).send(&endpoint, &mut host).json();
-        assert_eq!(reply["error"], json!({"code": -32601, "message": "tool not found"}));
+        let reply = Request::post(&call(json!(2), "create_document", arguments))
+            .send(&endpoint, &mut host)
+            .json();
+        assert_eq!(
+            reply["error"],
+            json!({"code": -32601, "message": "tool not found"})
+        );
     }
     assert!(!host.consulted_store());
 }

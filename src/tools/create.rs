@@ -11,16 +11,20 @@ use crate::dialect::Issue;
 use crate::json::{self, Compact};
 use crate::jsonrpc::RpcError;
 
+/// The brief's schema, shared by the input and output schemas (§11.2).
+macro_rules! brief_schema {
+    () => {
+        r#"{"type":"object","properties":{"goal":{"type":"string","minLength":1},"constraints":{"type":"array","items":{"type":"string"}},"settledDecisions":{"type":"array","items":{"type":"string"}},"openQuestions":{"type":"array","items":{"type":"string"}},"repositoryFindings":{"type":"array","items":{"type":"string"}}},"required":["goal","constraints","settledDecisions","openQuestions","repositoryFindings"],"additionalProperties":false}"#
+    };
+}
+
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"create_document","description":"Create a Chopin document from a structured brief and canonical plan.","inputSchema":{"type":"object","properties":{"idempotencyKey":{"type":"string","minLength":1,"maxLength":128},"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"},"baseBranch":{"type":"string","minLength":1,"maxLength":255},"baseCommit":{"type":"string","minLength":1,"maxLength":64},"title":{"type":"string","minLength":1,"maxLength":120},"brief":"#,
-    BRIEF_SCHEMA,
+    brief_schema!(),
     r#","plan":{"type":"string","minLength":1}},"required":["idempotencyKey","repository","baseBranch","baseCommit","title","brief","plan"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
-    BRIEF_SCHEMA,
+    brief_schema!(),
     r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","brief","source","revision","url"],"additionalProperties":false}}"#
 );
-
-/// The brief's schema, shared by the input and output schemas (§11.2).
-const BRIEF_SCHEMA: &str = r#"{"type":"object","properties":{"goal":{"type":"string","minLength":1},"constraints":{"type":"array","items":{"type":"string"}},"settledDecisions":{"type":"array","items":{"type":"string"}},"openQuestions":{"type":"array","items":{"type":"string"}},"repositoryFindings":{"type":"array","items":{"type":"string"}}},"required":["goal","constraints","settledDecisions","openQuestions","repositoryFindings"],"additionalProperties":false}"#;
 
 pub(crate) const INVALID: RpcError = RpcError {
     code: -32602,
@@ -162,7 +166,13 @@ fn text(raw: &RawValue, max: usize) -> Option<String> {
 fn brief_of(raw: &RawValue) -> Option<Brief> {
     let members = json::members(
         raw.get(),
-        ["goal", "constraints", "settledDecisions", "openQuestions", "repositoryFindings"],
+        [
+            "goal",
+            "constraints",
+            "settledDecisions",
+            "openQuestions",
+            "repositoryFindings",
+        ],
     )?;
     let [goal, constraints, settled, open, findings] = members.values;
     let strings = |raw: Option<&RawValue>| serde_json::from_str::<Vec<String>>(raw?.get()).ok();
@@ -202,7 +212,10 @@ impl Draft {
             plan: &self.plan,
         };
         let json = serde_json::to_vec(&object).unwrap_or_default();
-        Sha256::digest(&json).iter().map(|byte| format!("{byte:02x}")).collect()
+        Sha256::digest(&json)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
     }
 
     /// The host input, with the canonical plan in place of the submitted one.
@@ -248,13 +261,21 @@ pub(crate) fn write_result(out: &mut Vec<u8>, answer: CreateAnswer<'_>) {
         CreateAnswer::Created(document) | CreateAnswer::Replayed(document) => {
             super::write_text_result(out, &compact(document), false)
         }
-        CreateAnswer::Conflict => {
-            super::write_text_result(out, &compact(&Code { code: "idempotency-conflict" }), true)
-        }
+        CreateAnswer::Conflict => super::write_text_result(
+            out,
+            &compact(&Code {
+                code: "idempotency-conflict",
+            }),
+            true,
+        ),
         CreateAnswer::Forbidden => out.extend_from_slice(super::ABSENT),
-        CreateAnswer::Unavailable => {
-            super::write_text_result(out, &compact(&Code { code: "document-unavailable" }), true)
-        }
+        CreateAnswer::Unavailable => super::write_text_result(
+            out,
+            &compact(&Code {
+                code: "document-unavailable",
+            }),
+            true,
+        ),
     }
 }
 
@@ -279,9 +300,15 @@ mod tests {
         .unwrap();
         assert_eq!(json, SEED.as_bytes());
         assert_eq!(json.len(), 515);
-        assert_eq!(draft.fingerprint(), "76c4bab01ff1132bc2d596f03ef07d21cac77a9722f62482820689eb1d4a8dde");
+        assert_eq!(
+            draft.fingerprint(),
+            "76c4bab01ff1132bc2d596f03ef07d21cac77a9722f62482820689eb1d4a8dde"
+        );
         let changed = arguments(&SEED.replace("Ship MCP creation", "A changed title")).unwrap();
-        assert_eq!(changed.fingerprint(), "7018777a3f4c516d4aa764584fad7125d47eae2c30a7d58ba2bf98c5b053a459");
+        assert_eq!(
+            changed.fingerprint(),
+            "7018777a3f4c516d4aa764584fad7125d47eae2c30a7d58ba2bf98c5b053a459"
+        );
     }
 
     #[test]

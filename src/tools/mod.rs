@@ -42,7 +42,11 @@ pub(crate) enum Tool {
 
 impl Tool {
     /// Every tool, in the order `tools/list` presents them.
-    const ALL: [Tool; 3] = [Tool::ListDocuments, Tool::ReadDocument, Tool::CreateDocument];
+    const ALL: [Tool; 3] = [
+        Tool::ListDocuments,
+        Tool::ReadDocument,
+        Tool::CreateDocument,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -187,7 +191,10 @@ mod tests {
         }
         for creation in [false, true] {
             let list: serde_json::Value = serde_json::from_slice(&list_result(creation)).unwrap();
-            assert_eq!(list["tools"].as_array().unwrap().len(), 2 + usize::from(creation));
+            assert_eq!(
+                list["tools"].as_array().unwrap().len(),
+                2 + usize::from(creation)
+            );
         }
     }
 }

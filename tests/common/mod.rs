@@ -2,13 +2,14 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+pub mod oracle;
+
 use std::collections::HashMap;
 
 use bytes::Bytes;
 use chopin_mcp::{
-    CreateAnswer, CreatedDocument, NewDocument,
-    BodyChunks, Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts,
-    Response, SequentialIds,
+    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
+    NewDocument, Outcome, RequestParts, Response, SequentialIds,
 };
 use serde_json::Value;
 
@@ -183,7 +184,9 @@ impl Host {
                         Creating::Store => {
                             let key = (caller, input.idempotency_key.clone());
                             match self.created.get(&key) {
-                                Some((fingerprint, stored)) if *fingerprint == input.fingerprint => {
+                                Some((fingerprint, stored))
+                                    if *fingerprint == input.fingerprint =>
+                                {
                                     create.answer(CreateAnswer::Replayed(stored))
                                 }
                                 Some(_) => create.answer(CreateAnswer::Conflict),
@@ -192,7 +195,8 @@ impl Host {
                                         url: format!("/documents/{}", document.id),
                                         ..document
                                     };
-                                    self.created.insert(key.clone(), (input.fingerprint.clone(), document));
+                                    self.created
+                                        .insert(key.clone(), (input.fingerprint.clone(), document));
                                     create.answer(CreateAnswer::Created(&self.created[&key].1))
                                 }
                             }
