@@ -8,6 +8,9 @@ use crate::version::ProtocolVersion;
 
 /// The body budget of a read-only endpoint, in bytes.
 pub const READ_ONLY_BUDGET: usize = 65_536;
+/// The body budget of an endpoint that creates documents: room for a
+/// 256 KiB plan with JSON escaping and the brief.
+pub const CREATION_BUDGET: usize = 786_432;
 
 /// Everything an [`Endpoint`](crate::Endpoint) is built from.
 ///
@@ -32,10 +35,11 @@ pub struct Config {
     pub(crate) resource_metadata: Option<String>,
     pub(crate) versions: Vec<ProtocolVersion>,
     pub(crate) ids: Arc<dyn IdSource>,
+    pub(crate) creation: bool,
 }
 
 impl Config {
-    /// The defaults: a 65536-byte budget, server `chopin` at this crate's
+    /// The defaults: read-only with a 65536-byte budget, server `chopin` at this crate's
     /// version, no browser origin allowed, any `Host`, no resource metadata,
     /// every protocol version, and the system clock and randomness for ids.
     pub fn new() -> Self {
@@ -48,6 +52,25 @@ impl Config {
             resource_metadata: None,
             versions: ProtocolVersion::ALL.to_vec(),
             ids: Arc::new(SystemIds),
+            creation: false,
+        }
+    }
+
+    /// Offers `create_document`: the host will be asked to carry out create
+    /// effects. Unless [`body_budget`](Self::body_budget) says otherwise, the
+    /// budget becomes [`CREATION_BUDGET`].
+    pub fn enable_creation(mut self) -> Self {
+        self.creation = true;
+        self
+    }
+
+    /// The budget in force: the configured one, else the default for the
+    /// endpoint's kind.
+    pub(crate) fn budget(&self) -> usize {
+        match (self.body_budget, self.creation) {
+            (Some(budget), _) => budget,
+            (None, true) => CREATION_BUDGET,
+            (None, false) => READ_ONLY_BUDGET,
         }
     }
 
@@ -135,6 +158,7 @@ impl fmt::Debug for Config {
             .field("hosts", &self.hosts)
             .field("resource_metadata", &self.resource_metadata)
             .field("versions", &self.versions)
+            .field("creation", &self.creation)
             .finish_non_exhaustive()
     }
 }

@@ -9,9 +9,10 @@ use serde_json::value::RawValue;
 
 use crate::endpoint::{Exchange, ReplyMode};
 use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
-use crate::outcome::{ListDocuments, Outcome, ReadDocument};
+use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 use crate::response::{ContentType, Response};
-use crate::tools::{Tool, list, read};
+use crate::tools::create::NewDocument;
+use crate::tools::{Tool, create, list, read};
 use crate::version::ProtocolVersion;
 use crate::{json, sse};
 
@@ -26,8 +27,18 @@ pub(crate) struct Dispatch<C> {
 
 /// A tool call that needs the host.
 enum HostCall {
-    List { id: Bytes, repository: String },
-    Read { id: Bytes, document: String },
+    List {
+        id: Bytes,
+        repository: String,
+    },
+    Read {
+        id: Bytes,
+        document: String,
+    },
+    Create {
+        id: Bytes,
+        document: Box<NewDocument>,
+    },
 }
 
 /// Parses the complete body and dispatches it.
@@ -101,6 +112,9 @@ impl<C> Dispatch<C> {
                 Outcome::List(ListDocuments::new(self, id, repository))
             }
             HostCall::Read { id, document } => Outcome::Read(ReadDocument::new(self, id, document)),
+            HostCall::Create { id, document } => {
+                Outcome::Create(CreateDocument::new(self, id, *document))
+            }
         }
     }
 
@@ -144,27 +158,43 @@ impl<C> Dispatch<C> {
                 let endpoint = self.exchange.endpoint.clone();
                 self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
             }
-            "tools/call" => match tool_call(call.params) {
-                Ok((Tool::ListDocuments, arguments)) => match list::arguments(arguments) {
-                    Some(repository) => {
-                        return Some(HostCall::List {
-                            id: source.slice_ref(id_text),
-                            repository: repository.into_owned(),
-                        });
-                    }
-                    None => self.error(id_text, list::INVALID),
-                },
-                Ok((Tool::ReadDocument, arguments)) => match read::arguments(arguments) {
-                    Some(document) => {
-                        return Some(HostCall::Read {
-                            id: source.slice_ref(id_text),
-                            document: document.into_owned(),
-                        });
-                    }
-                    None => self.error(id_text, read::INVALID),
-                },
-                Err(error) => self.error(id_text, error),
-            },
+            "tools/call" => {
+                match tool_call(call.params, self.exchange.endpoint.inner.config.creation) {
+                    Ok((Tool::ListDocuments, arguments)) => match list::arguments(arguments) {
+                        Some(repository) => {
+                            return Some(HostCall::List {
+                                id: source.slice_ref(id_text),
+                                repository: repository.into_owned(),
+                            });
+                        }
+                        None => self.error(id_text, list::INVALID),
+                    },
+                    Ok((Tool::ReadDocument, arguments)) => match read::arguments(arguments) {
+                        Some(document) => {
+                            return Some(HostCall::Read {
+                                id: source.slice_ref(id_text),
+                                document: document.into_owned(),
+                            });
+                        }
+                        None => self.error(id_text, read::INVALID),
+                    },
+                    Ok((Tool::CreateDocument, arguments)) => match create::arguments(arguments) {
+                        Some(draft) => {
+                            let ids = &*self.exchange.endpoint.inner.config.ids;
+                            let report = crate::dialect::check(&draft.plan, ids);
+                            if report.issues.is_empty() {
+                                return Some(HostCall::Create {
+                                    id: source.slice_ref(id_text),
+                                    document: Box::new(draft.into_new_document(report.canonical)),
+                                });
+                            }
+                            self.result(id_text, |out| create::write_issues(out, &report.issues));
+                        }
+                        None => self.error(id_text, create::INVALID),
+                    },
+                    Err(error) => self.error(id_text, error),
+                }
+            }
             _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
         }
         None
@@ -238,7 +268,7 @@ impl<C> Dispatch<C> {
 
 /// Reads `tools/call` params: `{name, arguments?}` with `name` a string and
 /// `arguments` an object (absent counts as `{}`), and finds the tool.
-fn tool_call(params: Option<&RawValue>) -> Result<(Tool, &str), RpcError> {
+fn tool_call(params: Option<&RawValue>, creation: bool) -> Result<(Tool, &str), RpcError> {
     let members = params
         .and_then(|params| json::members(params.get(), ["name", "arguments"]))
         .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
@@ -251,6 +281,6 @@ fn tool_call(params: Option<&RawValue>) -> Result<(Tool, &str), RpcError> {
         Some(raw) if json::is_object(raw) => raw.get(),
         Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
     };
-    let tool = Tool::lookup(&name).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
+    let tool = Tool::lookup(&name, creation).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
     Ok((tool, arguments))
 }

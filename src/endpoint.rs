@@ -13,7 +13,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::body::{BodyChunks, BodyIntake};
-use crate::config::{Config, ConfigError, READ_ONLY_BUDGET};
+use crate::config::{Config, ConfigError};
 use crate::jsonrpc;
 use crate::negotiate::quality;
 use crate::outcome::Outcome;
@@ -44,7 +44,7 @@ impl Endpoint {
         if config.versions.is_empty() {
             return Err(ConfigError::NoVersions);
         }
-        let budget = config.body_budget.unwrap_or(READ_ONLY_BUDGET);
+        let budget = config.budget();
         if budget == 0 {
             return Err(ConfigError::ZeroBudget);
         }
@@ -59,7 +59,7 @@ impl Endpoint {
             inner: Arc::new(Inner {
                 budget,
                 challenge,
-                tools: tools::list_result(),
+                tools: tools::list_result(config.creation),
                 config,
             }),
         })
@@ -206,7 +206,7 @@ impl Screen {
             version,
             reply,
             content_type_ok,
-            declared: declared_length(parts, config.body_budget.unwrap_or(READ_ONLY_BUDGET)),
+            declared: declared_length(parts, config.budget()),
         }
     }
 }

@@ -10,8 +10,8 @@ use bytes::Bytes;
 use crate::http1::{self, BodyDecoder};
 use crate::negotiate::{media_ranges, quality};
 use crate::{
-    Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts, Response,
-    SequentialIds,
+    Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
+    NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
 };
 
 /// Reads fuzz input as a sequence of small decisions.
@@ -50,6 +50,7 @@ fn endpoint(budget: usize) -> Endpoint {
         .body_budget(budget)
         .allow_origin("https://allowed.example")
         .resource_metadata("https://auth.example/.well-known/oauth-protected-resource")
+        .enable_creation()
         .id_source(SequentialIds::new(1));
     Endpoint::new(config).unwrap_or_else(|_| unreachable!("the fuzz configuration is valid"))
 }
@@ -116,6 +117,18 @@ fn drive(
                 document_given |= found;
                 read.answer(found.then_some(&document))
             }
+            Outcome::Create(create) => {
+                effects.push("create");
+                check_new_document(create.document());
+                let created = created_document(create.document());
+                create.answer(match answers.byte() % 5 {
+                    0 => CreateAnswer::Created(&created),
+                    1 => CreateAnswer::Replayed(&created),
+                    2 => CreateAnswer::Conflict,
+                    3 => CreateAnswer::Forbidden,
+                    _ => CreateAnswer::Unavailable,
+                })
+            }
         };
     };
     check_response(&response, &effects, document_given);
@@ -124,6 +137,39 @@ fn drive(
         document_given,
         status: response.status(),
         body: response.into_body(),
+    }
+}
+
+/// What a create effect carries: a canonical plan that checks clean and is a
+/// fixed point, and a 64-digit lowercase hex fingerprint.
+fn check_new_document(document: &NewDocument) {
+    assert_eq!(document.fingerprint.len(), 64);
+    assert!(
+        document
+            .fingerprint
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    );
+    let again = dialect::check(&document.plan, &SequentialIds::new(2));
+    assert!(
+        again.issues.is_empty(),
+        "the canonical plan has issues: {:?}",
+        again.issues
+    );
+    assert_eq!(
+        again.canonical, document.plan,
+        "the canonical plan is not a fixed point"
+    );
+}
+
+fn created_document(document: &NewDocument) -> CreatedDocument {
+    CreatedDocument {
+        id: "new".into(),
+        title: document.title.clone(),
+        brief: document.brief.clone(),
+        source: document.plan.clone(),
+        revision: 0,
+        url: "/documents/new".into(),
     }
 }
 
@@ -138,7 +184,9 @@ fn check_response(response: &Response, effects: &[&str], document_given: bool) {
         response.header("x-content-type-options"),
         Some(&b"nosniff"[..])
     );
-    let store_effect = effects.iter().any(|e| *e == "list" || *e == "read");
+    let store_effect = effects
+        .iter()
+        .any(|e| matches!(*e, "list" | "read" | "create"));
     assert!(
         !store_effect || status == 200,
         "an effect was started for a failing request"
@@ -287,6 +335,7 @@ pub fn ops(data: &[u8]) {
                         let document = document();
                         read.answer((choice % 2 == 0).then_some(&document))
                     }
+                    Outcome::Create(create) => create.answer(CreateAnswer::Conflict),
                 };
                 match next {
                     Outcome::Respond(response) => {
@@ -386,4 +435,84 @@ fn decode(framing: http1::Framing, pieces: &[&[u8]]) -> Option<(Vec<u8>, bool)> 
         }
     }
     Some((body, decoder.is_done()))
+}
+
+/// `dialect`: any plan parses or fails with exactly one `parse` issue; issue
+/// offsets lie inside the plan; the canonical plan is the submitted one plus
+/// 32 bytes per minted id, re-checks with the same issues, and is a fixed
+/// point.
+pub fn dialect(data: &[u8]) {
+    let Ok(plan) = std::str::from_utf8(data) else { return };
+    let report = dialect::check(plan, &SequentialIds::new(1));
+    for issue in &report.issues {
+        assert!(issue.offset.is_none_or(|offset| offset <= plan.len()), "offset outside the plan");
+        assert_eq!(issue.offset.is_some(), issue.line.is_some());
+    }
+    if report.issues.iter().any(|issue| issue.code == "parse") {
+        assert_eq!(report.issues.len(), 1, "a parse failure is the only issue");
+        assert_eq!(report.canonical, plan);
+        return;
+    }
+    assert_eq!(report.canonical.len(), plan.len() + 32 * report.minted);
+    let again = dialect::check(&report.canonical, &SequentialIds::new(1_000));
+    assert_eq!(again.minted, 0, "the canonical plan is not a fixed point");
+    assert_eq!(again.canonical, report.canonical);
+    let codes = |issues: &[dialect::Issue]| issues.iter().map(|issue| issue.code).collect::<Vec<_>>();
+    // Same tree plus ids: the canonical plan has the same issues, except
+    // that its length alone may cross the limit.
+    if !codes(&report.issues).contains(&"source-too-large") {
+        assert_eq!(codes(&again.issues), codes(&report.issues));
+    }
+}
+
+/// `create`: structure-aware create_document calls. The arguments come from
+/// the input (fields, a plan, and a choice of what to break); every reply is
+/// well-formed, no create effect starts for an invalid draft or plan, and a
+/// create effect carries a clean, canonical plan.
+pub fn create(data: &[u8]) {
+    let mut input = Cursor { data };
+    let control = input.byte();
+    let answers = input.slice();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let key = text(input.slice());
+    let title = text(input.slice());
+    let goal = text(input.slice());
+    let item = text(input.slice());
+    let plan = text(input.rest());
+    let mut arguments = serde_json::json!({
+        "idempotencyKey": if control & 1 == 0 { "key-1".to_owned() } else { key },
+        "repository": if control & 2 == 0 { "githubnext/chopin" } else { "owner/.." },
+        "baseBranch": "main",
+        "baseCommit": "0123456789abcdef",
+        "title": if control & 4 == 0 { "A plan".to_owned() } else { title },
+        "brief": {
+            "goal": if control & 8 == 0 { "Plan it.".to_owned() } else { goal },
+            "constraints": [item],
+            "settledDecisions": [],
+            "openQuestions": [],
+            "repositoryFindings": [],
+            "extra": control,
+        },
+        "plan": plan,
+    });
+    if control & 16 != 0 {
+        arguments["brief"]["constraints"] = serde_json::json!([1]);
+    }
+    if control & 32 != 0 {
+        arguments["surplus"] = serde_json::json!(true);
+    }
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "create_document", "arguments": arguments},
+    });
+    let headers = [Header::new("authorization", b"Bearer x")];
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let body = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
+    // The first answer authenticates; the rest answer the create effect.
+    let answers = [&[1][..], answers].concat();
+    let transcript = drive(endpoint(786_432).handle(&parts, body), &mut Cursor { data: &answers }, &[], 786_432);
+    let invalid = control & (2 | 16 | 32) != 0;
+    assert!(!invalid || !transcript.effects.contains(&"create"), "a create effect for an invalid draft");
 }

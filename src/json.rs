@@ -137,6 +137,18 @@ pub(crate) trait WriteJson {
     fn write_json(&self, out: &mut Vec<u8>, level: Level);
 }
 
+/// Already-serialized compact JSON, written as it is or escaped once.
+pub(crate) struct Compact(pub Vec<u8>);
+
+impl WriteJson for Compact {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        match level {
+            Level::Plain => out.extend_from_slice(&self.0),
+            Level::InString => escape(out, &self.0, Level::Plain),
+        }
+    }
+}
+
 impl WriteJson for str {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         let quote: &[u8] = if level == Level::Plain {

@@ -22,12 +22,13 @@ mod tools;
 mod version;
 
 pub use body::{BodyChunks, BodyIntake};
-pub use config::{Config, ConfigError, READ_ONLY_BUDGET};
+pub use config::{CREATION_BUDGET, Config, ConfigError, READ_ONLY_BUDGET};
 pub use endpoint::{Authenticate, Endpoint};
 pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use jsonrpc::MAX_BATCH;
-pub use outcome::{ListDocuments, Outcome, ReadDocument};
+pub use outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 pub use request::{Header, RequestParts};
 pub use response::Response;
+pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::{Document, DocumentSummary};
 pub use version::ProtocolVersion;

@@ -8,7 +8,8 @@ use crate::body::BodyIntake;
 use crate::dispatch::Dispatch;
 use crate::endpoint::Authenticate;
 use crate::response::Response;
-use crate::tools::{Document, DocumentSummary, list, read};
+use crate::tools::create::{CreateAnswer, NewDocument};
+use crate::tools::{Document, DocumentSummary, create, list, read};
 
 /// The next thing the host must do for an exchange.
 ///
@@ -32,6 +33,9 @@ pub enum Outcome<C> {
     List(ListDocuments<C>),
     /// Read one document, if the caller may see it.
     Read(ReadDocument<C>),
+    /// Create a document from a validated draft and canonical plan (only on
+    /// endpoints with [`Config::enable_creation`](crate::Config::enable_creation)).
+    Create(CreateDocument<C>),
 }
 
 impl<C> Outcome<C> {
@@ -52,6 +56,7 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Body(intake) => f.debug_tuple("Body").field(intake).finish(),
             Outcome::List(effect) => f.debug_tuple("List").field(effect).finish(),
             Outcome::Read(effect) => f.debug_tuple("Read").field(effect).finish(),
+            Outcome::Create(effect) => f.debug_tuple("Create").field(effect).finish(),
         }
     }
 }
@@ -137,6 +142,54 @@ impl<C> fmt::Debug for ReadDocument<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReadDocument")
             .field("id", &self.document)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The create effect: store [`document`](Self::document) for
+/// [`caller`](Self::caller), atomically and idempotently.
+///
+/// The host keys creation on caller + [`NewDocument::idempotency_key`]: a key
+/// seen before with the same [`NewDocument::fingerprint`] answers
+/// [`CreateAnswer::Replayed`] with the stored document, with another
+/// fingerprint [`CreateAnswer::Conflict`].
+pub struct CreateDocument<C> {
+    dispatch: Dispatch<C>,
+    id: Bytes,
+    document: NewDocument,
+}
+
+impl<C> CreateDocument<C> {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: NewDocument) -> Self {
+        CreateDocument {
+            dispatch,
+            id,
+            document,
+        }
+    }
+
+    /// The authenticated caller.
+    pub fn caller(&self) -> &C {
+        &self.dispatch.exchange.caller
+    }
+
+    /// The validated draft, its canonical plan and its fingerprint.
+    pub fn document(&self) -> &NewDocument {
+        &self.document
+    }
+
+    /// Answers with what the host did.
+    pub fn answer(self, answer: CreateAnswer<'_>) -> Outcome<C> {
+        self.dispatch
+            .resume(&self.id, |out| create::write_result(out, answer))
+    }
+}
+
+impl<C> fmt::Debug for CreateDocument<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CreateDocument")
+            .field("repository", &self.document.repository)
+            .field("fingerprint", &self.document.fingerprint)
             .finish_non_exhaustive()
     }
 }

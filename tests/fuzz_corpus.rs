@@ -41,3 +41,13 @@ fn jsonrpc_seeds_keep_their_invariants() {
 fn http1_seeds_keep_their_invariants() {
     replay("http1", chopin_mcp::fuzz::http1);
 }
+
+#[test]
+fn dialect_seeds_keep_their_invariants() {
+    replay("dialect", chopin_mcp::fuzz::dialect);
+}
+
+#[test]
+fn create_seeds_keep_their_invariants() {
+    replay("create", chopin_mcp::fuzz::create);
+}

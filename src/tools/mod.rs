@@ -2,6 +2,7 @@
 //! argument checks and result writing. The registry below decides which tools
 //! an endpoint lists and dispatches.
 
+pub(crate) mod create;
 pub(crate) mod list;
 pub(crate) mod read;
 
@@ -36,16 +37,22 @@ pub struct Document {
 pub(crate) enum Tool {
     ListDocuments,
     ReadDocument,
+    CreateDocument,
 }
 
 impl Tool {
     /// Every tool, in the order `tools/list` presents them.
-    const ALL: [Tool; 2] = [Tool::ListDocuments, Tool::ReadDocument];
+    const ALL: [Tool; 3] = [
+        Tool::ListDocuments,
+        Tool::ReadDocument,
+        Tool::CreateDocument,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Tool::ListDocuments => "list_documents",
             Tool::ReadDocument => "read_document",
+            Tool::CreateDocument => "create_document",
         }
     }
 
@@ -53,19 +60,28 @@ impl Tool {
         match self {
             Tool::ListDocuments => list::DEFINITION,
             Tool::ReadDocument => read::DEFINITION,
+            Tool::CreateDocument => create::DEFINITION,
         }
     }
 
-    /// The enabled tool called `name`.
-    pub(crate) fn lookup(name: &str) -> Option<Tool> {
-        Tool::ALL.into_iter().find(|tool| tool.name() == name)
+    /// Whether an endpoint offers the tool: creation only when enabled.
+    fn offered(self, creation: bool) -> bool {
+        creation || self != Tool::CreateDocument
+    }
+
+    /// The offered tool called `name`.
+    pub(crate) fn lookup(name: &str, creation: bool) -> Option<Tool> {
+        Tool::ALL
+            .into_iter()
+            .find(|tool| tool.offered(creation) && tool.name() == name)
     }
 }
 
 /// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint.
-pub(crate) fn list_result() -> Vec<u8> {
+pub(crate) fn list_result(creation: bool) -> Vec<u8> {
     let mut out = b"{\"tools\":[".to_vec();
-    for (index, tool) in Tool::ALL.into_iter().enumerate() {
+    let offered = Tool::ALL.into_iter().filter(|tool| tool.offered(creation));
+    for (index, tool) in offered.enumerate() {
         if index > 0 {
             out.push(b',');
         }
@@ -173,6 +189,12 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
             assert_eq!(value["name"], tool.name());
         }
-        let _: serde_json::Value = serde_json::from_slice(&list_result()).unwrap();
+        for creation in [false, true] {
+            let list: serde_json::Value = serde_json::from_slice(&list_result(creation)).unwrap();
+            assert_eq!(
+                list["tools"].as_array().unwrap().len(),
+                2 + usize::from(creation)
+            );
+        }
     }
 }

@@ -2,12 +2,14 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+pub mod oracle;
+
 use std::collections::HashMap;
 
 use bytes::Bytes;
 use chopin_mcp::{
-    BodyChunks, Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts,
-    Response, SequentialIds,
+    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
+    NewDocument, Outcome, RequestParts, Response, SequentialIds,
 };
 use serde_json::Value;
 
@@ -28,7 +30,23 @@ pub enum Step {
     Body,
     List(String),
     Read(String),
+    Create(String),
     Respond(u16),
+}
+
+/// How the fake host answers create effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Creating {
+    /// Like a real store: keyed by caller + idempotency key, comparing
+    /// fingerprints; refuses repositories the caller is not granted.
+    Store,
+    /// Always this answer, as the seed's adapters do.
+    Conflict,
+    Forbidden,
+    Unavailable,
+    /// Created, echoing the input as the seed's first create adapter does
+    /// (`id: "created"`, `url: "/channels/created"`).
+    Echo,
 }
 
 /// The fake host.
@@ -38,6 +56,11 @@ pub struct Host {
     pub documents: Vec<(String, Document)>,
     pub grants: HashMap<String, Vec<String>>,
     pub transcript: Vec<Step>,
+    pub creating: Creating,
+    /// What the store kept: (caller, idempotency key) → (fingerprint, document).
+    pub created: HashMap<(String, String), (String, CreatedDocument)>,
+    /// Every create effect's input, in order.
+    pub create_inputs: Vec<NewDocument>,
 }
 
 impl Host {
@@ -49,6 +72,9 @@ impl Host {
             documents: vec![("githubnext/chopin".to_owned(), seed_document())],
             grants: HashMap::from([("octocat".to_owned(), vec!["githubnext/chopin".to_owned()])]),
             transcript: Vec::new(),
+            creating: Creating::Store,
+            created: HashMap::new(),
+            create_inputs: Vec::new(),
         }
     }
 
@@ -127,6 +153,56 @@ impl Host {
                         .map(|(_, doc)| doc);
                     read.answer(found)
                 }
+                Outcome::Create(create) => {
+                    let input = create.document().clone();
+                    self.transcript.push(Step::Create(input.repository.clone()));
+                    self.create_inputs.push(input.clone());
+                    let caller = create.caller().clone();
+                    let document = CreatedDocument {
+                        id: format!("doc-{}", self.created.len() + 1),
+                        title: input.title.clone(),
+                        brief: input.brief.clone(),
+                        source: input.plan.clone(),
+                        revision: 0,
+                        url: String::new(),
+                    };
+                    match self.creating {
+                        Creating::Conflict => create.answer(CreateAnswer::Conflict),
+                        Creating::Forbidden => create.answer(CreateAnswer::Forbidden),
+                        Creating::Unavailable => create.answer(CreateAnswer::Unavailable),
+                        Creating::Echo => {
+                            let document = CreatedDocument {
+                                id: "created".into(),
+                                url: "/channels/created".into(),
+                                ..document
+                            };
+                            create.answer(CreateAnswer::Created(&document))
+                        }
+                        Creating::Store if !self.may_see(&caller, &input.repository) => {
+                            create.answer(CreateAnswer::Forbidden)
+                        }
+                        Creating::Store => {
+                            let key = (caller, input.idempotency_key.clone());
+                            match self.created.get(&key) {
+                                Some((fingerprint, stored))
+                                    if *fingerprint == input.fingerprint =>
+                                {
+                                    create.answer(CreateAnswer::Replayed(stored))
+                                }
+                                Some(_) => create.answer(CreateAnswer::Conflict),
+                                None => {
+                                    let document = CreatedDocument {
+                                        url: format!("/documents/{}", document.id),
+                                        ..document
+                                    };
+                                    self.created
+                                        .insert(key.clone(), (input.fingerprint.clone(), document));
+                                    create.answer(CreateAnswer::Created(&self.created[&key].1))
+                                }
+                            }
+                        }
+                    }
+                }
             };
         }
     }
@@ -135,7 +211,7 @@ impl Host {
     pub fn consulted_store(&self) -> bool {
         self.transcript
             .iter()
-            .any(|step| matches!(step, Step::List(_) | Step::Read(_)))
+            .any(|step| matches!(step, Step::List(_) | Step::Read(_) | Step::Create(_)))
     }
 }
 

@@ -1,0 +1,1193 @@
+//! Block structure (DIALECT.md §2.1): containers, leaves and flow JSX tags.
+//!
+//! The parser follows the CommonMark two-phase design: this phase reads the
+//! plan line by line, keeping a stack of open containers (block quotes, lists,
+//! list items, footnote definitions), and records the text of every paragraph,
+//! heading and table cell for the inline phase. Indented code is off, so any
+//! indentation may precede a block start.
+//!
+//! Linear time: each line is matched against the open containers once; a
+//! container that does not consume characters (a list item on a blank line) is
+//! skipped in bulk (see [`Blocks::match_line`]), and every container is opened
+//! and closed once.
+
+use super::ParseError;
+use super::jsx::{Cross, Tag, TagSrc, parse_tag};
+use super::location::LineIndex;
+use super::tree::{Element, Kind, NodeId, Tree};
+
+/// A run of inline text to parse in the second phase.
+#[derive(Debug)]
+pub(crate) struct Leaf {
+    pub node: NodeId,
+    /// Source ranges of the lines, in order (joined by line feeds).
+    pub segs: Vec<(usize, usize)>,
+    /// The innermost open flow element when the text started (name, start, end).
+    pub flow_open: Option<(Option<String>, usize, usize)>,
+}
+
+/// A tree-construction error: `event` orders it in document order (the first
+/// one found by the reference compiler wins), `error` is what is reported.
+#[derive(Debug)]
+pub(crate) struct TreeError {
+    pub event: usize,
+    pub error: ParseError,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CKind {
+    Root,
+    Quote,
+    List { ordered: bool, marker: u8 },
+    Item { indent: usize, blank_start: bool },
+    Footnote,
+}
+
+#[derive(Debug)]
+struct Container {
+    node: NodeId,
+    kind: CKind,
+    /// Open flow elements whose opening tag sits directly in this container.
+    jsx: Vec<OpenJsx>,
+    /// Whether this container has received any block (for empty list items).
+    has_content: bool,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct OpenJsx {
+    pub node: NodeId,
+    pub name: Option<String>,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Debug)]
+enum Open {
+    None,
+    Para { start: usize, lines: Vec<(usize, usize)> },
+    Fence { node: NodeId, ch: u8, len: usize, indent: usize, lines: Vec<(usize, usize)> },
+    Table { node: NodeId },
+}
+
+/// The outcome of the block phase.
+pub(crate) struct Blocks<'a> {
+    src: &'a str,
+    lines: &'a LineIndex<'a>,
+    pub tree: Tree,
+    pub leaves: Vec<Leaf>,
+    /// Normalized labels of link definitions.
+    pub definitions: Vec<String>,
+    /// Normalized labels of footnote definitions.
+    pub footnotes: Vec<String>,
+    pub tree_error: Option<TreeError>,
+    pub steps: u64,
+    stack: Vec<Container>,
+    /// Indices into `stack` of containers a blank line cannot continue.
+    barriers: Vec<usize>,
+    open: Open,
+    /// Global stack of open flow elements: (container index, element).
+    tags: Vec<(usize, OpenJsx)>,
+    /// Per line: end of its content before trailing spaces and tabs.
+    content_end: usize,
+    /// Per line: the suffix that could be a thematic break (start, marker,
+    /// position of the third marker from the end), so that checking a break
+    /// at any position of the line is O(1) (a line of many list markers would
+    /// otherwise be rescanned once per marker).
+    tb: (usize, u8, usize),
+    /// `{` positions and their matching `}` (braces only, as in an MDX
+    /// expression without a JavaScript parser), for jumping over expressions.
+    braces: Vec<(usize, usize)>,
+    /// Bumped whenever the container stack changes.
+    stack_version: u64,
+    /// Lines starting at or before `.1` are known to continue the containers
+    /// of stack version `.0` (memo for expression jumps in flow attempts).
+    known_ok: (u64, usize),
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// End of the line starting at `start` (before its line ending) and the start
+/// of the next line.
+pub(crate) fn line_bounds(src: &[u8], start: usize) -> (usize, usize) {
+    let mut i = start;
+    while i < src.len() {
+        match src[i] {
+            b'\n' => return (i, i + 1),
+            b'\r' => {
+                let next = if src.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+                return (i, next);
+            }
+            _ => i += 1,
+        }
+    }
+    (i, i)
+}
+
+/// Skips spaces and tabs from `pos` (at virtual column `col`); returns the new
+/// position and column. Tabs advance to the next multiple of 4.
+fn skip_ws(src: &[u8], mut pos: usize, mut col: usize, end: usize) -> (usize, usize) {
+    while pos < end && is_space(src[pos]) {
+        col = if src[pos] == b'\t' { col + 4 - col % 4 } else { col + 1 };
+        pos += 1;
+    }
+    (pos, col)
+}
+
+/// Normalizes a label for matching (§9.3's whitespace collapse, then case fold).
+pub(crate) fn normalize_label(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut pending = false;
+    for c in raw.chars() {
+        if matches!(c, '\t' | '\n' | '\r' | ' ') {
+            pending = true;
+        } else {
+            if pending && !out.is_empty() {
+                out.push(' ');
+            }
+            pending = false;
+            out.push(c);
+        }
+    }
+    out.to_lowercase().to_uppercase()
+}
+
+impl<'a> Blocks<'a> {
+    /// Runs the block phase over `src`, starting after a byte-order mark at `bom`.
+    pub(crate) fn parse(src: &'a str, lines: &'a LineIndex<'a>, bom: usize) -> Result<Self, (ParseError, u64)> {
+        let mut b = Blocks {
+            src,
+            lines,
+            tree: Tree::new(),
+            leaves: Vec::new(),
+            definitions: Vec::new(),
+            footnotes: Vec::new(),
+            tree_error: None,
+            steps: 0,
+            stack: vec![Container { node: 0, kind: CKind::Root, jsx: Vec::new(), has_content: false }],
+            barriers: Vec::new(),
+            open: Open::None,
+            tags: Vec::new(),
+            content_end: 0,
+            tb: (usize::MAX, 0, 0),
+            braces: brace_pairs(src.as_bytes()),
+            stack_version: 0,
+            known_ok: (u64::MAX, 0),
+        };
+        let bytes = src.as_bytes();
+        let mut start = bom;
+        loop {
+            let (end, next) = line_bounds(bytes, start);
+            b.steps += 1 + (end - start) as u64 / 64;
+            let resume = b.line(start, end, next).map_err(|e| (e, b.steps))?;
+            if resume >= bytes.len() && end >= bytes.len() {
+                break;
+            }
+            start = resume;
+            if start > bytes.len() {
+                break;
+            }
+        }
+        b.close_leaf();
+        while b.stack.len() > 1 {
+            b.pop_container(bytes.len());
+        }
+        if let Some((_, open)) = b.tags.last().cloned() {
+            let reason = format!("Expected a closing tag for `{}` ({})", abbreviated(&open.name, false), b.span(open.start, open.end));
+            b.tree_err(bytes.len(), open.start, reason);
+        }
+        Ok(b)
+    }
+
+    fn span(&self, start: usize, end: usize) -> String {
+        let (l1, c1) = self.lines.locate(start);
+        let (l2, c2) = self.lines.locate(end);
+        format!("{l1}:{c1}-{l2}:{c2}")
+    }
+
+    fn tree_err(&mut self, event: usize, offset: usize, reason: String) {
+        if self.tree_error.as_ref().is_none_or(|e| event < e.event) {
+            self.tree_error = Some(TreeError { event, error: ParseError::new(offset, reason) });
+        }
+    }
+
+    /// Matches the open containers against the line starting at `start`.
+    /// Returns how many matched (root included), the content position and column.
+    fn match_line(&mut self, start: usize, end: usize) -> (usize, usize, usize) {
+        let mut steps = 0;
+        let r = match_containers(self.src.as_bytes(), &self.stack, &self.barriers, start, end, &mut steps);
+        self.steps += steps;
+        r
+    }
+
+    /// The node new blocks go into.
+    fn parent(&self) -> NodeId {
+        let top = self.stack.last().expect("root is never popped");
+        top.jsx.last().map_or(top.node, |j| j.node)
+    }
+
+    fn add_block(&mut self, kind: Kind, start: usize) -> NodeId {
+        // A list only holds items: any other block ends it.
+        if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
+            self.pop_container(start);
+        }
+        let parent = self.parent();
+        if let Some(top) = self.stack.last_mut() {
+            top.has_content = true;
+        }
+        self.tree.push(parent, kind, start)
+    }
+
+    fn push_container(&mut self, kind: CKind, node_kind: Kind, start: usize) {
+        self.stack_version += 1;
+        let node = if matches!(kind, CKind::Item { .. }) {
+            let parent = self.parent();
+            if let Some(top) = self.stack.last_mut() {
+                top.has_content = true;
+            }
+            self.tree.push(parent, node_kind, start)
+        } else {
+            self.add_block(node_kind, start)
+        };
+        if matches!(kind, CKind::Quote | CKind::Item { blank_start: true, .. }) {
+            self.barriers.push(self.stack.len());
+        }
+        self.stack.push(Container { node, kind, jsx: Vec::new(), has_content: false });
+    }
+
+    fn pop_container(&mut self, at: usize) {
+        let Some(c) = self.stack.pop() else { return };
+        self.stack_version += 1;
+        let index = self.stack.len();
+        if self.barriers.last() == Some(&index) {
+            self.barriers.pop();
+        }
+        if let Some(open) = c.jsx.last() {
+            let what = self.tree.node(c.node).kind.type_name().to_owned();
+            let reason = format!(
+                "Expected a closing tag for `{}` ({}) before the end of `{what}`",
+                abbreviated(&open.name, false),
+                self.span(open.start, open.end)
+            );
+            self.tree_err(at, open.start, reason);
+        }
+        while self.tags.last().is_some_and(|(i, _)| *i >= index) {
+            self.tags.pop();
+        }
+    }
+
+    fn close_leaf(&mut self) {
+        match std::mem::replace(&mut self.open, Open::None) {
+            Open::None | Open::Table { .. } => {}
+            Open::Fence { node, lines, .. } => {
+                let mut value = String::new();
+                for (i, (s, e)) in lines.iter().enumerate() {
+                    if i > 0 {
+                        value.push('\n');
+                    }
+                    value.push_str(self.src.get(*s..*e).unwrap_or(""));
+                }
+                match &mut self.tree.nodes[node].kind {
+                    Kind::Code { value: v, .. } | Kind::Math { value: v } => *v = value,
+                    _ => {}
+                }
+            }
+            Open::Para { start, lines } => self.finish_paragraph(start, lines),
+        }
+    }
+
+    /// Whether the open paragraph holds more than link definitions (a setext
+    /// underline needs text to turn into a heading).
+    fn has_non_definition_text(&self) -> bool {
+        let Open::Para { lines, .. } = &self.open else { return false };
+        let used: usize = super::inline::ParagraphText::new(self.src, lines).definitions().iter().map(|d| d.2).sum();
+        used < lines.len()
+    }
+
+    /// Turns the link reference definitions at the start of a paragraph into
+    /// `definition` nodes; returns what is left.
+    fn take_definitions(&mut self, start: usize, mut lines: Vec<(usize, usize)>) -> Option<(usize, Vec<(usize, usize)>)> {
+        if self.src.as_bytes().get(start) != Some(&b'[') {
+            return Some((start, lines));
+        }
+        let defs = super::inline::ParagraphText::new(self.src, &lines).definitions();
+        let mut used_total = 0;
+        let mut at = start;
+        for (label, url, used) in defs {
+            self.steps += 1;
+            self.add_block(Kind::Definition { url }, at);
+            self.definitions.push(label);
+            used_total += used;
+            match lines.get(used_total) {
+                Some(&(s, _)) => at = s,
+                None => return None,
+            }
+        }
+        lines.drain(..used_total);
+        Some((at, lines))
+    }
+
+    fn finish_paragraph(&mut self, start: usize, lines: Vec<(usize, usize)>) {
+        let Some((start, lines)) = self.take_definitions(start, lines) else { return };
+        let node = self.add_block(Kind::Paragraph, start);
+        let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
+        self.leaves.push(Leaf { node, segs: lines, flow_open });
+    }
+
+    /// Processes one line; returns where the next line starts.
+    fn line(&mut self, start: usize, end: usize, next: usize) -> Result<usize, ParseError> {
+        let bytes = self.src.as_bytes();
+        self.content_end = trim_end(bytes, start, end);
+        self.tb = thematic_suffix(bytes, start, self.content_end);
+        let (matched, mut pos, mut col) = self.match_line(start, end);
+        let all = matched == self.stack.len();
+
+        // Fenced code and math are concrete: no lazy lines.
+        if let Open::Fence { ch, len, indent, .. } = self.open {
+            if all {
+                let (p, _) = skip_ws(bytes, pos, col, end);
+                let run = bytes[p..end].iter().take_while(|&&c| c == ch).count();
+                if run >= len && bytes[p + run..end].iter().all(|&c| is_space(c)) {
+                    self.close_leaf();
+                    return Ok(next);
+                }
+                // Strip up to the fence's indentation.
+                let mut p = pos;
+                let mut c = col;
+                while p < end && is_space(bytes[p]) && c < col + indent {
+                    c = if bytes[p] == b'\t' { c + 4 - c % 4 } else { c + 1 };
+                    p += 1;
+                }
+                if let Open::Fence { lines, .. } = &mut self.open {
+                    lines.push((p, end));
+                }
+                return Ok(next);
+            }
+            self.close_leaf();
+        }
+
+        let rest_blank = bytes[pos..end].iter().all(|&c| is_space(c));
+
+        // Lazy paragraph continuation. A sibling item of the list whose item
+        // did not match is never lazy (micromark's `notInCurrentItem`).
+        if !all && matches!(self.open, Open::Para { .. }) && !rest_blank {
+            let (p, _) = skip_ws(bytes, pos, col, end);
+            let sibling = matches!(self.stack.get(matched).map(|c| c.kind), Some(CKind::Item { .. }))
+                && matches!(self.stack.get(matched - 1).map(|c| c.kind),
+                    Some(CKind::List { ordered, marker }) if list_marker(bytes, p, end).is_some_and(|m| m.ordered == ordered && m.marker == marker));
+            if !sibling && !self.interrupts(p, end, next, true)? {
+                if let Open::Para { lines, .. } = &mut self.open {
+                    lines.push((p, end));
+                }
+                return Ok(next);
+            }
+        }
+
+        // Close what did not match.
+        if !all {
+            self.close_leaf();
+            while self.stack.len() > matched {
+                self.pop_container(start);
+            }
+        }
+
+        // New containers. As in micromark, when the line started in an open
+        // paragraph whose containers all continued, every list item opened on
+        // this line is interrupting one: it may not be empty or start past 1.
+        let interrupting = all && matches!(self.open, Open::Para { .. });
+        let mut new_item = false;
+        loop {
+            self.steps += 1;
+            let (p, pcol) = skip_ws(bytes, pos, col, end);
+            if p >= end {
+                break;
+            }
+            let c = bytes[p];
+            if c == b'>' {
+                self.close_leaf();
+                self.push_container(CKind::Quote, Kind::Blockquote, p);
+                pos = p + 1;
+                col = pcol + 1;
+                if pos < end && is_space(bytes[pos]) {
+                    // One space (or one column of a tab) belongs to the marker.
+                    pos += 1;
+                    col += 1;
+                }
+                new_item = false;
+                continue;
+            }
+            if c == b'[' && bytes.get(p + 1) == Some(&b'^') {
+                if let Some((_, after)) = footnote_label(bytes, p, end) {
+                    self.close_leaf();
+                    self.footnotes.push(normalize_label(label_str(self.src, p + 2, after - 2)));
+                    let label = self.src.get(p + 2..after - 2).unwrap_or("").to_owned();
+                    let _ = label;
+                    self.push_container(CKind::Footnote, Kind::FootnoteDefinition { label: label_str(self.src, p + 2, after - 2).to_owned() }, p);
+                    pos = after;
+                    col = pcol + (after - p);
+                    new_item = false;
+                    continue;
+                }
+            }
+            if self.thematic_break(p) {
+                break;
+            }
+            if let Some(m) = list_marker(bytes, p, end) {
+                let blank_after = m.after >= self.content_end;
+                if interrupting && (blank_after || (m.ordered && m.number != 1)) {
+                    break;
+                }
+                self.close_leaf();
+                // Content indentation: marker width plus 1–4 spaces.
+                let marker_col = pcol + (m.after - p);
+                let (cp, ccol) = skip_ws(bytes, m.after, marker_col, end);
+                let spaces = ccol - marker_col;
+                let (content_pos, content_col) = if blank_after {
+                    (end, marker_col + 1)
+                } else if spaces == 0 {
+                    break;
+                } else if spaces > 4 {
+                    (m.after + 1, marker_col + 1)
+                } else {
+                    (cp, ccol)
+                };
+                let base = col;
+                let indent = content_col - base;
+                let same_list = matches!(self.stack.last().map(|c| c.kind),
+                    Some(CKind::List { ordered, marker }) if ordered == m.ordered && marker == m.marker);
+                if !same_list {
+                    if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
+                        self.pop_container(p);
+                    }
+                    self.push_container(CKind::List { ordered: m.ordered, marker: m.marker }, Kind::List { ordered: m.ordered }, p);
+                }
+                self.push_container(CKind::Item { indent, blank_start: blank_after }, Kind::ListItem { checked: None }, p);
+                pos = content_pos;
+                col = content_col;
+                new_item = true;
+                continue;
+            }
+            break;
+        }
+
+        let (p, pcol) = skip_ws(bytes, pos, col, end);
+        if p >= end {
+            // Blank line: ends a paragraph; a blank-started empty item stays open once.
+            self.close_leaf();
+            if let Open::Table { .. } = self.open {
+                self.open = Open::None;
+            }
+            return Ok(next);
+        }
+
+        // Table body rows.
+        if let Open::Table { node } = self.open {
+            // A body row holds a pipe (as in micromark-extension-gfm-table).
+            if all && bytes[p..end].contains(&b'|') && !self.starts_block(p, end) {
+                self.steps += 1;
+                self.table_row(node, p, end);
+                return Ok(next);
+            }
+            self.open = Open::None;
+        }
+
+        let c = bytes[p];
+        // Setext underline and table delimiter rows need an open paragraph in
+        // this container (lazy lines never get here with one open).
+        if let Open::Para { .. } = self.open {
+            if !new_item {
+                if let Some(depth) = setext_underline(bytes, p, end).filter(|_| self.has_non_definition_text()) {
+                    if let Open::Para { start: ps, lines } = std::mem::replace(&mut self.open, Open::None) {
+                        let Some((ps, lines)) = self.take_definitions(ps, lines) else { return Ok(next) };
+                        let node = self.add_block(Kind::Heading { depth }, ps);
+                        let mut lines = lines;
+                        if let Some(last) = lines.last_mut() {
+                            last.1 = trim_end(bytes, last.0, last.1);
+                        }
+                        let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
+                        self.leaves.push(Leaf { node, segs: lines, flow_open });
+                    }
+                    return Ok(next);
+                }
+                if let Some(cells) = delimiter_row(bytes, p, end) {
+                    let head = match &self.open {
+                        Open::Para { lines, .. } => lines.last().copied(),
+                        _ => None,
+                    };
+                    if let Some((hs, he)) = head {
+                        // The head row needs a pipe and some cell content.
+                        let head_cells = split_row(bytes, hs, he);
+                        let usable = head_cells.iter().any(|&(_, cs, ce)| cs < ce);
+                        if usable && head_cells.len() == cells {
+                            if let Open::Para { start, mut lines } = std::mem::replace(&mut self.open, Open::None) {
+                                lines.pop();
+                                if !lines.is_empty() {
+                                    self.finish_paragraph(start, lines);
+                                }
+                                let table = self.add_block(Kind::Table, hs);
+                                self.table_row(table, hs, he);
+                                self.open = Open::Table { node: table };
+                            }
+                            return Ok(next);
+                        }
+                    }
+                }
+            }
+        }
+
+        if c == b'#' {
+            if let Some((depth, cs, ce)) = atx_heading(bytes, p, end) {
+                self.close_leaf();
+                let node = self.add_block(Kind::Heading { depth }, p);
+                let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
+                self.leaves.push(Leaf { node, segs: vec![(cs, ce)], flow_open });
+                return Ok(next);
+            }
+        }
+        if self.thematic_break(p) {
+            self.close_leaf();
+            self.add_block(Kind::ThematicBreak, p);
+            return Ok(next);
+        }
+        if let Some((ch, len, info)) = fence_open(bytes, p, end) {
+            self.close_leaf();
+            let kind = if ch == b'$' {
+                Kind::Math { value: String::new() }
+            } else {
+                let lang = self.src.get(info..end).unwrap_or("").trim_matches([' ', '\t']);
+                let lang = lang.split([' ', '\t']).next().filter(|l| !l.is_empty()).map(|l| super::inline::decode_text(l));
+                Kind::Code { lang, value: String::new() }
+            };
+            let node = self.add_block(kind, p);
+            self.open = Open::Fence { node, ch, len, indent: pcol - col, lines: Vec::new() };
+            return Ok(next);
+        }
+        if c == b'<' {
+            if let Some(resume) = self.flow_tags(p, next)? {
+                return Ok(resume);
+            }
+        }
+
+        // Paragraph text.
+        if let Open::Para { lines, .. } = &mut self.open {
+            lines.push((p, end));
+            return Ok(next);
+        }
+        let mut text_start = p;
+        if new_item {
+            if let Some(after) = task_marker(bytes, p, end) {
+                let checked = bytes[p + 1] != b' ' && bytes[p + 1] != b'\t';
+                if let Some(item) = self.stack.last() {
+                    if let Kind::ListItem { checked: c } = &mut self.tree.nodes[item.node].kind {
+                        *c = Some(checked);
+                    }
+                }
+                text_start = after;
+            }
+        }
+        self.open = Open::Para { start: text_start, lines: vec![(text_start, end)] };
+        Ok(next)
+    }
+
+    /// Whether a thematic break starts at `p` on the current line.
+    fn thematic_break(&self, p: usize) -> bool {
+        let (start, marker, third) = self.tb;
+        p >= start && p <= third && self.src.as_bytes().get(p) == Some(&marker)
+    }
+
+    /// Whether the text at `p` starts a block other than a paragraph line
+    /// (used for table rows).
+    fn starts_block(&self, p: usize, end: usize) -> bool {
+        let bytes = self.src.as_bytes();
+        let c = bytes[p];
+        c == b'>'
+            || (c == b'#' && atx_heading(bytes, p, end).is_some())
+            || self.thematic_break(p)
+            || fence_open(bytes, p, end).is_some()
+            || list_marker(bytes, p, end).is_some_and(|m| m.after < end && is_space(bytes[m.after]))
+    }
+
+    /// Whether a line (content at `p`) would interrupt an open paragraph.
+    /// A flow tag attempt may fail fatally, as in the reference parser.
+    fn interrupts(&mut self, p: usize, end: usize, next: usize, _lazy: bool) -> Result<bool, ParseError> {
+        let bytes = self.src.as_bytes();
+        let c = bytes[p];
+        if c == b'>' || (c == b'#' && atx_heading(bytes, p, end).is_some()) || self.thematic_break(p) || fence_open(bytes, p, end).is_some() {
+            return Ok(true);
+        }
+        if c == b'[' && bytes.get(p + 1) == Some(&b'^') && footnote_label(bytes, p, end).is_some() {
+            return Ok(true);
+        }
+        // On a lazy line, the paragraph is not in the container the list
+        // item would start in, so CommonMark's interrupt limits do not apply.
+        if list_marker(bytes, p, end).is_some() {
+            return Ok(true);
+        }
+        if c == b'<' {
+            return Ok(self.read_flow_tags(p, next)?.is_some());
+        }
+        Ok(false)
+    }
+
+    /// Reads the tags of a flow tag line at `p`: `Ok(None)` when the line is
+    /// not only tags and whitespace.
+    fn read_flow_tags(&mut self, p: usize, next: usize) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
+        let attempt = self.read_flow_tags_with(p, next, false)?;
+        if attempt.is_none() {
+            return Ok(None);
+        }
+        self.read_flow_tags_with(p, next, true)
+    }
+
+    fn read_flow_tags_with(&mut self, p: usize, next: usize, capture: bool) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
+        let bytes = self.src.as_bytes();
+        let mut src = FlowSrc {
+            src: self.src,
+            pos: p,
+            eof_at: None,
+            stack: &self.stack,
+            barriers: &self.barriers,
+            steps: 0,
+            braces: &self.braces,
+            line_starts: self.lines.starts(),
+            known_ok: if self.known_ok.0 == self.stack_version { self.known_ok.1 } else { 0 },
+            capture,
+        };
+        let mut tags = Vec::new();
+        let _ = next;
+        let result = loop {
+            // A `<` followed by a space, a tab or a line ending is literal.
+            if matches!(bytes.get(src.pos + 1), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+                break None;
+            }
+            let tag = match parse_tag(&mut src) {
+                Ok(tag) => tag,
+                Err(e) => {
+                    self.steps += src.steps;
+                    return Err(e);
+                }
+            };
+            tags.push(tag);
+            while matches!(bytes.get(src.pos), Some(b' ' | b'\t')) && src.eof_at.is_none() {
+                src.pos += 1;
+                src.steps += 1;
+            }
+            match (src.eof_at, bytes.get(src.pos)) {
+                (Some(_), _) | (None, None) => break Some(bytes.len()),
+                (None, Some(b'\n' | b'\r')) => break Some(line_bounds(bytes, src.pos).1),
+                (None, Some(b'<')) => continue,
+                _ => break None,
+            }
+        };
+        self.steps += src.steps;
+        self.known_ok = (self.stack_version, src.known_ok);
+        Ok(result.map(|resume| (tags, resume)))
+    }
+
+    /// Handles a line of flow tags; returns where the next line starts.
+    fn flow_tags(&mut self, p: usize, next: usize) -> Result<Option<usize>, ParseError> {
+        let Some((tags, resume)) = self.read_flow_tags(p, next)? else { return Ok(None) };
+        self.close_leaf();
+        // A tag line is not a list item: it ends a list left open.
+        if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
+            self.pop_container(p);
+        }
+        for tag in tags {
+            self.flow_tag(tag);
+        }
+        Ok(Some(resume))
+    }
+
+    fn flow_tag(&mut self, tag: Tag) {
+        if tag.closing {
+            let Some((ci, open)) = self.tags.last().cloned() else {
+                self.tree_err(tag.slash, tag.slash, "Unexpected closing slash `/` in tag, expected an open tag first".to_owned());
+                return;
+            };
+            if let Some(a) = tag.first_attr {
+                self.tree_err(a, a, "Unexpected attribute in closing tag, expected the end of the tag".to_owned());
+                return;
+            }
+            if tag.self_closing {
+                self.tree_err(tag.self_slash, tag.self_slash, "Unexpected self-closing slash `/` in closing tag, expected the end of the tag".to_owned());
+                return;
+            }
+            if open.name != tag.name {
+                let reason = format!(
+                    "Unexpected closing tag `{}`, expected corresponding closing tag for `{}` ({})",
+                    abbreviated(&tag.name, true),
+                    abbreviated(&open.name, false),
+                    self.span(open.start, open.end)
+                );
+                self.tree_err(tag.end, tag.start, reason);
+                return;
+            }
+            if ci + 1 != self.stack.len() {
+                let what = self.tree.node(self.stack[self.stack.len() - 1].node).kind.type_name().to_owned();
+                let node_start = self.tree.node(self.stack[self.stack.len() - 1].node).start;
+                let (l, c) = self.lines.locate(node_start);
+                let reason = format!(
+                    "Expected the closing tag `{}` either after the end of `{what}` or another opening tag after the start of `{what}` ({l}:{c})",
+                    abbreviated(&tag.name, true)
+                );
+                self.tree_err(tag.end, tag.start, reason);
+                return;
+            }
+            self.tags.pop();
+            if let Some(top) = self.stack.last_mut() {
+                top.jsx.pop();
+            }
+            return;
+        }
+        let element = Element { name: tag.name.clone(), attrs: tag.attrs, name_end: tag.name_end };
+        let node = self.add_block(Kind::FlowElement(element), tag.start);
+        if !tag.self_closing {
+            let open = OpenJsx { node, name: tag.name, start: tag.start, end: tag.end };
+            let index = self.stack.len() - 1;
+            if let Some(top) = self.stack.last_mut() {
+                top.jsx.push(open.clone());
+            }
+            self.tags.push((index, open));
+        }
+    }
+
+    fn table_row(&mut self, table: NodeId, s: usize, e: usize) {
+        let bytes = self.src.as_bytes();
+        let row = self.tree.push(table, Kind::TableRow, s);
+        let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
+        for (cell_start, cs, ce) in split_row(bytes, s, e) {
+            self.steps += 1;
+            let cell = self.tree.push(row, Kind::TableCell, cell_start);
+            if cs < ce {
+                self.leaves.push(Leaf { node: cell, segs: vec![(cs, ce)], flow_open: flow_open.clone() });
+            }
+        }
+    }
+}
+
+fn label_str(src: &str, s: usize, e: usize) -> &str {
+    src.get(s..e).unwrap_or("")
+}
+
+pub(crate) fn abbreviated(name: &Option<String>, closing: bool) -> String {
+    format!("<{}{}>", if closing { "/" } else { "" }, name.as_deref().unwrap_or(""))
+}
+
+/// Matches containers (see [`Blocks::match_line`]). `steps` counts work.
+fn match_containers(
+    bytes: &[u8],
+    stack: &[Container],
+    barriers: &[usize],
+    start: usize,
+    end: usize,
+    steps: &mut u64,
+) -> (usize, usize, usize) {
+    let mut pos = start;
+    let mut col = 0usize;
+    let mut i = 1;
+    // End of the whitespace run containing `pos`: columns are absolute, so
+    // the run end is the same wherever in the run we start (no rescans when
+    // many list items each take a slice of one long indentation).
+    let mut run: (usize, usize, usize) = (usize::MAX, 0, 0);
+    while i < stack.len() {
+        *steps += 1;
+        let (p, pcol) = if pos >= run.0 && pos <= run.1 {
+            (run.1, run.2)
+        } else {
+            let (p, pcol) = skip_ws(bytes, pos, col, end);
+            run = (pos, p, pcol);
+            (p, pcol)
+        };
+        if p >= end {
+            // Blank rest: everything up to the next barrier continues without
+            // consuming anything, so jump there instead of stepping.
+            let next_barrier = barriers.partition_point(|&b| b < i);
+            let stop = barriers.get(next_barrier).copied().unwrap_or(stack.len());
+            i = stop;
+            if i >= stack.len() {
+                break;
+            }
+            match stack[i].kind {
+                CKind::Item { blank_start: true, .. } if stack[i].has_content => {
+                    i += 1;
+                    continue;
+                }
+                _ => return (i, pos, col),
+            }
+        }
+        match stack[i].kind {
+            CKind::Root | CKind::List { .. } => {}
+            CKind::Quote => {
+                if bytes[p] != b'>' {
+                    return (i, pos, col);
+                }
+                pos = p + 1;
+                col = pcol + 1;
+                if pos < end && is_space(bytes[pos]) {
+                    pos += 1;
+                    col += 1;
+                }
+            }
+            CKind::Item { .. } | CKind::Footnote => {
+                let need = match stack[i].kind {
+                    CKind::Item { indent, .. } => indent,
+                    _ => 4,
+                };
+                if pcol - col < need {
+                    return (i, pos, col);
+                }
+                let target = col + need;
+                while col < target && pos < end {
+                    col = if bytes[pos] == b'\t' { col + 4 - col % 4 } else { col + 1 };
+                    pos += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    (stack.len(), pos, col)
+}
+
+/// Pairs every `{` with its matching `}` by counting braces only.
+fn brace_pairs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut open = Vec::new();
+    let mut pairs = Vec::new();
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'{' {
+            open.push(i);
+        } else if b == b'}' {
+            if let Some(o) = open.pop() {
+                pairs.push((o, i));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
+/// Reads flow tags across lines: a line ending moves to the next line's
+/// content after its container prefixes, or fails on a lazy line.
+struct FlowSrc<'a> {
+    src: &'a str,
+    pos: usize,
+    eof_at: Option<usize>,
+    stack: &'a [Container],
+    barriers: &'a [usize],
+    steps: u64,
+    braces: &'a [(usize, usize)],
+    line_starts: &'a [usize],
+    /// Lines starting at or before this offset are known not to be lazy.
+    known_ok: usize,
+    /// Whether expression text is kept. An attempt that may turn out to be
+    /// prose jumps over expressions without copying them; the tags of a line
+    /// that is read as flow are then read once more with `capture`.
+    capture: bool,
+}
+
+impl TagSrc for FlowSrc<'_> {
+    fn jump_expression(&mut self) -> Option<Result<String, Cross>> {
+        if self.capture || self.eof_at.is_some() {
+            return None;
+        }
+        let i = self.braces.binary_search_by_key(&self.pos, |&(o, _)| o).ok()?;
+        let close = self.braces[i].1;
+        let bytes = self.src.as_bytes();
+        // Every line crossed must continue the open containers. Lines already
+        // checked for this container stack are skipped, so repeated attempts
+        // over one region stay linear.
+        if self.stack.len() > 1 {
+            let from = self.pos.max(self.known_ok);
+            let first = self.line_starts.partition_point(|&s| s <= from);
+            for &next in self.line_starts.get(first..).unwrap_or(&[]) {
+                if next > close {
+                    break;
+                }
+                self.steps += 1;
+                let (line_end, _) = line_bounds(bytes, next);
+                let (matched, _, _) = match_containers(bytes, self.stack, self.barriers, next, line_end, &mut self.steps);
+                if matched < self.stack.len() {
+                    return Some(Err(Cross::Lazy(next)));
+                }
+                self.known_ok = next;
+            }
+        }
+        self.steps += 1;
+        self.pos = close + 1;
+        Some(Ok(String::new()))
+    }
+
+    fn peek(&self) -> Option<char> {
+        if self.eof_at.is_some() {
+            return None;
+        }
+        self.src.get(self.pos..).and_then(|s| s.chars().next())
+    }
+
+    fn offset(&self) -> usize {
+        self.eof_at.unwrap_or(self.pos)
+    }
+
+    fn bump(&mut self) -> Result<(), Cross> {
+        self.steps += 1;
+        let bytes = self.src.as_bytes();
+        match bytes.get(self.pos) {
+            None => Ok(()),
+            Some(b'\n' | b'\r') => {
+                let (_, next) = line_bounds(bytes, self.pos);
+                let (end, _) = line_bounds(bytes, next);
+                let (matched, pos, _) = match_containers(bytes, self.stack, self.barriers, next, end, &mut self.steps);
+                if matched < self.stack.len() {
+                    return Err(Cross::Lazy(next));
+                }
+                self.pos = pos;
+                if pos >= end && end >= bytes.len() {
+                    self.eof_at = Some(next);
+                }
+                Ok(())
+            }
+            Some(_) => {
+                let len = self.peek().map_or(1, char::len_utf8);
+                self.pos += len;
+                Ok(())
+            }
+        }
+    }
+}
+
+struct Marker {
+    ordered: bool,
+    marker: u8,
+    number: u64,
+    after: usize,
+}
+
+fn list_marker(bytes: &[u8], p: usize, end: usize) -> Option<Marker> {
+    let c = *bytes.get(p)?;
+    if matches!(c, b'-' | b'+' | b'*') {
+        let after = p + 1;
+        if after < end && !is_space(bytes[after]) {
+            return None;
+        }
+        return Some(Marker { ordered: false, marker: c, number: 0, after });
+    }
+    let digits = bytes[p..end].iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let d = *bytes.get(p + digits)?;
+    if d != b'.' && d != b')' {
+        return None;
+    }
+    let after = p + digits + 1;
+    if after < end && !is_space(bytes[after]) {
+        return None;
+    }
+    let number = std::str::from_utf8(&bytes[p..p + digits]).ok()?.parse().ok()?;
+    Some(Marker { ordered: true, marker: d, number, after })
+}
+
+/// The longest suffix of `[start, end)` made of one thematic-break marker and
+/// spaces: (suffix start, marker, position of its third marker from the end).
+fn thematic_suffix(bytes: &[u8], start: usize, end: usize) -> (usize, u8, usize) {
+    let mut marker = 0u8;
+    let mut count = 0;
+    let mut third = 0;
+    let mut i = end;
+    while i > start {
+        let b = bytes[i - 1];
+        if is_space(b) {
+            i -= 1;
+            continue;
+        }
+        if marker == 0 && matches!(b, b'*' | b'-' | b'_') {
+            marker = b;
+        }
+        if b != marker {
+            break;
+        }
+        count += 1;
+        if count == 3 {
+            third = i - 1;
+        }
+        i -= 1;
+    }
+    if count < 3 {
+        return (usize::MAX, 0, 0);
+    }
+    (i, marker, third)
+}
+
+fn setext_underline(bytes: &[u8], p: usize, end: usize) -> Option<u8> {
+    let c = *bytes.get(p)?;
+    if c != b'=' && c != b'-' {
+        return None;
+    }
+    let run = bytes[p..end].iter().take_while(|&&b| b == c).count();
+    if !bytes[p + run..end].iter().all(|&b| is_space(b)) {
+        return None;
+    }
+    Some(if c == b'=' { 1 } else { 2 })
+}
+
+fn trim_end(bytes: &[u8], s: usize, mut e: usize) -> usize {
+    while e > s && is_space(bytes[e - 1]) {
+        e -= 1;
+    }
+    e
+}
+
+/// An ATX heading at `p`: depth and the content range.
+fn atx_heading(bytes: &[u8], p: usize, end: usize) -> Option<(u8, usize, usize)> {
+    let hashes = bytes[p..end].iter().take_while(|&&b| b == b'#').count();
+    if hashes == 0 || hashes > 6 {
+        return None;
+    }
+    let after = p + hashes;
+    if after < end && !is_space(bytes[after]) {
+        return None;
+    }
+    let (cs, _) = skip_ws(bytes, after, 0, end);
+    let mut ce = trim_end(bytes, cs, end);
+    // Closing sequence: `#`s preceded by a space or tab (or the whole content).
+    let mut k = ce;
+    while k > cs && bytes[k - 1] == b'#' {
+        k -= 1;
+    }
+    if k < ce && (k == cs || is_space(bytes[k - 1])) {
+        ce = trim_end(bytes, cs, k);
+    }
+    Some((hashes as u8, cs, ce))
+}
+
+/// A code or math fence at `p`: the character, the run length and where the info starts.
+fn fence_open(bytes: &[u8], p: usize, end: usize) -> Option<(u8, usize, usize)> {
+    let c = *bytes.get(p)?;
+    let min = match c {
+        b'`' | b'~' => 3,
+        b'$' => 2,
+        _ => return None,
+    };
+    let run = bytes[p..end].iter().take_while(|&&b| b == c).count();
+    if run < min {
+        return None;
+    }
+    let info = p + run;
+    if (c == b'`' || c == b'$') && bytes[info..end].contains(&c) {
+        return None;
+    }
+    Some((c, run, info))
+}
+
+/// `[^label]:` at `p`: the label (raw) and the position after the colon.
+fn footnote_label(bytes: &[u8], p: usize, end: usize) -> Option<(usize, usize)> {
+    let mut i = p + 2;
+    let limit = (p + 2 + 999 * 4).min(end);
+    while i < limit {
+        match bytes[i] {
+            b']' => {
+                if i == p + 2 || bytes.get(i + 1) != Some(&b':') {
+                    return None;
+                }
+                return Some((i, i + 2));
+            }
+            b'\\' if i + 1 < end && matches!(bytes[i + 1], b'[' | b']' | b'\\') => i += 2,
+            b'[' | b' ' | b'\t' => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A task marker `[ ]`, `[x]` or `[X]` followed by whitespace and more text.
+fn task_marker(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
+    if end < p + 4 || bytes[p] != b'[' || bytes[p + 2] != b']' || !matches!(bytes[p + 1], b' ' | b'\t' | b'x' | b'X') {
+        return None;
+    }
+    if !is_space(bytes[p + 3]) {
+        return None;
+    }
+    let (after, _) = skip_ws(bytes, p + 3, 0, end);
+    if after >= end {
+        return None;
+    }
+    Some(after)
+}
+
+/// A table delimiter row: the number of cells.
+fn delimiter_row(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
+    let line = &bytes[p..trim_end(bytes, p, end)];
+    if !line.contains(&b'|') && !line.contains(&b'-') {
+        return None;
+    }
+    let mut cells = 0;
+    let mut has_pipe = false;
+    let inner: &[u8] = {
+        let mut s = line;
+        if s.first() == Some(&b'|') {
+            s = &s[1..];
+            has_pipe = true;
+        }
+        if s.last() == Some(&b'|') {
+            s = &s[..s.len() - 1];
+            has_pipe = true;
+        }
+        s
+    };
+    for part in inner.split(|&b| b == b'|') {
+        if !has_pipe && cells > 0 {
+            has_pipe = true;
+        }
+        let t: &[u8] = {
+            let a = part.iter().position(|&b| !is_space(b)).unwrap_or(part.len());
+            let z = part.iter().rposition(|&b| !is_space(b)).map_or(a, |z| z + 1);
+            &part[a..z]
+        };
+        let t = t.strip_prefix(b":").unwrap_or(t);
+        let t = t.strip_suffix(b":").unwrap_or(t);
+        if t.is_empty() || !t.iter().all(|&b| b == b'-') {
+            return None;
+        }
+        cells += 1;
+    }
+    if !has_pipe {
+        return None;
+    }
+    Some(cells)
+}
+
+/// Splits a table row into cells: (cell start, content start, content end).
+/// An escaped pipe does not split; body rows keep every cell they have.
+pub(crate) fn split_row(bytes: &[u8], s: usize, e: usize) -> Vec<(usize, usize, usize)> {
+    let e = trim_end(bytes, s, e);
+    let mut cells = Vec::new();
+    let mut i = s;
+    if bytes.get(i) == Some(&b'|') {
+        i += 1;
+    }
+    let mut cell_start = s;
+    let mut content = i;
+    let mut ended_with_pipe = false;
+    loop {
+        if i >= e {
+            if content < e || !ended_with_pipe {
+                let (cs, _) = skip_ws(bytes, content.min(e), 0, e);
+                cells.push((cell_start, cs, trim_end(bytes, cs, e)));
+            }
+            break;
+        }
+        match bytes[i] {
+            b'\\' if i + 1 < e => i += 2,
+            b'|' => {
+                let (cs, _) = skip_ws(bytes, content, 0, i);
+                cells.push((cell_start, cs, trim_end(bytes, cs, i)));
+                cell_start = i;
+                content = i + 1;
+                i += 1;
+                ended_with_pipe = i >= e;
+            }
+            _ => i += 1,
+        }
+    }
+    cells
+}
