@@ -4,7 +4,8 @@
 use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
-    Config, Document, Endpoint, Header, Outcome, RequestParts, Response, SequentialIds,
+    Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, Outcome, RequestParts,
+    Response, SequentialIds,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -64,6 +65,18 @@ fn drive(
                 let found = (read.id() == document.id).then_some(document);
                 read.answer(found)
             }
+            Outcome::Create(create) => {
+                let input = create.document();
+                let created = CreatedDocument {
+                    id: "01J00000000000000000000000".into(),
+                    title: input.title.clone(),
+                    brief: input.brief.clone(),
+                    source: input.plan.clone(),
+                    revision: 0,
+                    url: "/documents/01J00000000000000000000000".into(),
+                };
+                create.answer(CreateAnswer::Created(&created))
+            }
         }
     }
 }
@@ -119,6 +132,47 @@ fn cycles(c: &mut Criterion) {
     group.finish();
 }
 
+/// A realistic plan of about `bytes` bytes: the full-catalog fixture, repeated.
+fn plan_of(bytes: usize) -> String {
+    let unit = include_str!("../tests/fixtures/dialect/plan_full.md");
+    let mut plan = String::new();
+    while plan.len() + unit.len() <= bytes {
+        plan.push_str(unit);
+        plan.push_str("\n\n");
+    }
+    plan
+}
+
+fn create(c: &mut Criterion) {
+    let endpoint = Endpoint::new(Config::new().enable_creation().id_source(SequentialIds::new(0))).unwrap();
+    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
+    let document = document();
+    let mut group = c.benchmark_group("cycle");
+    for (name, size) in [("create_document_4KiB", 4 * 1024), ("create_document_64KiB", 64 * 1024)] {
+        let plan = plan_of(size);
+        let body = serde_json::to_vec(&serde_json::json!({
+            "jsonrpc": "2.0", "id": 9, "method": "tools/call",
+            "params": {"name": "create_document", "arguments": {
+                "idempotencyKey": "bench-1", "repository": "githubnext/chopin", "baseBranch": "main",
+                "baseCommit": "0123456789abcdef0123456789abcdef01234567", "title": "Bench plan",
+                "brief": {"goal": "Measure.", "constraints": [], "settledDecisions": [], "openQuestions": [], "repositoryFindings": []},
+                "plan": plan,
+            }},
+        }))
+        .unwrap();
+        let body = Bytes::from(body);
+        // The bench measures creation, not the issues path: the plan must be clean.
+        let reply = drive(endpoint.handle(&parts, body.clone()), &document, &[]);
+        let text = std::str::from_utf8(reply.body()).unwrap();
+        assert!(!text.contains("isError"), "bench plan has issues: {}", &text[..text.len().min(400)]);
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(drive(endpoint.handle(&parts, body.clone()), &document, &[])))
+        });
+    }
+    group.finish();
+}
+
 fn intake(c: &mut Criterion) {
     let endpoint = endpoint();
     let parts = RequestParts::new("POST", "/mcp", &HEADERS);
@@ -168,5 +222,5 @@ fn accept(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, cycles, intake, accept);
+criterion_group!(benches, cycles, create, intake, accept);
 criterion_main!(benches);

@@ -1,16 +1,18 @@
 //! What both example servers share beyond the store: opening and seeding the
 //! database, the token table, the endpoint configuration, the start-up
-//! banner, and carrying out the list and read effects.
+//! banner, and carrying out the list, read and create effects.
 
 use std::collections::HashMap;
 use std::io::Read;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use chopin_mcp::{Config, Endpoint, Outcome};
+use chopin_mcp::{
+    Config, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource, Outcome, SystemIds,
+};
 
 use crate::options::{Database, Options};
-use crate::store::{ALL_REPOSITORIES, Imported, Pool, Store, StoreError};
+use crate::store::{ALL_REPOSITORIES, CreateOutcome, Created, Draft, Imported, Pool, Store, StoreError};
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
@@ -92,6 +94,9 @@ impl Host {
             }
         }
         let mut config = Config::new();
+        if !options.read_only {
+            config = config.enable_creation();
+        }
         if bound.ip().is_loopback() {
             config = config.allow_loopback_hosts();
         }
@@ -125,9 +130,9 @@ impl Host {
             println!("{note}");
         }
         let mode = if self.read_only {
-            "read-only"
+            "read-only (create_document is not offered)"
         } else {
-            "read-write (create_document is offered once the endpoint has it)"
+            "read-write (create_document is offered)"
         };
         println!("mode: {mode}");
         let mut tokens: Vec<_> = self.tokens.iter().collect();
@@ -148,10 +153,10 @@ impl Host {
     }
 }
 
-/// Carries out a list or read effect against the store; any other outcome
-/// is handed back as it is. On a store error the exchange is dropped: the
-/// caller answers 500, never a partial document.
-pub fn carry_out(store: &Store, outcome: Outcome<String>) -> Result<Outcome<String>, StoreError> {
+/// Carries out a list, read or create effect against the store; any other
+/// outcome is handed back as it is. On a store error the exchange is
+/// dropped: the caller answers 500, never a partial document.
+pub fn carry_out(store: &mut Store, outcome: Outcome<String>) -> Result<Outcome<String>, StoreError> {
     Ok(match outcome {
         Outcome::List(list) => {
             let documents = store.list(list.caller(), list.repository())?;
@@ -161,7 +166,57 @@ pub fn carry_out(store: &Store, outcome: Outcome<String>) -> Result<Outcome<Stri
             let document = store.read(read.caller(), read.id())?;
             read.answer(document.as_ref())
         }
+        Outcome::Create(create) => carry_out_create(store, create)?,
         other => other,
+    })
+}
+
+/// Stores a new document in one transaction, keyed by caller and
+/// idempotency key (see the store), and answers with what happened.
+fn carry_out_create(store: &mut Store, create: CreateDocument<String>) -> Result<Outcome<String>, StoreError> {
+    let input = create.document();
+    let draft = Draft {
+        idempotency_key: input.idempotency_key.clone(),
+        fingerprint: input.fingerprint.clone(),
+        repository: input.repository.clone(),
+        title: input.title.clone(),
+        source: input.plan.clone(),
+        brief: serde_json::to_string(&input.brief).unwrap_or_default(),
+    };
+    // Document ids are ULIDs too; the host owns its clock and randomness.
+    let id = SystemIds.mint().to_string();
+    let outcome = store.create(create.caller(), &id, &draft)?;
+    Ok(match outcome {
+        CreateOutcome::New(created) => match document(created) {
+            Some(document) => create.answer(CreateAnswer::Created(&document)),
+            None => create.answer(CreateAnswer::Unavailable),
+        },
+        CreateOutcome::Replayed(created) => match document(created) {
+            Some(document) => create.answer(CreateAnswer::Replayed(&document)),
+            None => create.answer(CreateAnswer::Unavailable),
+        },
+        CreateOutcome::Conflict => create.answer(CreateAnswer::Conflict),
+        CreateOutcome::Forbidden => create.answer(CreateAnswer::Forbidden),
+    })
+}
+
+/// The stored document as the tool returns it; `None` (logged) if its stored
+/// brief no longer parses, so no partial document is ever sent.
+fn document(created: Created) -> Option<CreatedDocument> {
+    let brief = match serde_json::from_str(&created.brief) {
+        Ok(brief) => brief,
+        Err(error) => {
+            eprintln!("stored brief of {} does not parse: {error}", created.document.id);
+            return None;
+        }
+    };
+    Some(CreatedDocument {
+        id: created.document.id,
+        title: created.document.title,
+        brief,
+        source: created.document.source,
+        revision: created.document.revision,
+        url: created.url,
     })
 }
 
