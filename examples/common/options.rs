@@ -13,10 +13,11 @@ Options:
   --token TOKEN=CALLER          accept this bearer token for CALLER (repeatable;
                                 replaces the generated token)
   --grant CALLER=OWNER/REPO[,OWNER/REPO...] | CALLER=*
-                                repositories CALLER may read (repeatable)
+                                repositories CALLER may list, read and create in
+                                (repeatable)
   --import FILE                 insert or replace the documents of a JSON array of
                                 {id, repository, title, source, revision}
-  --read-only                   never create documents
+  --read-only                   do not offer create_document
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
   --resource-metadata URL       OAuth protected-resource metadata named in 401s
   --help                        print this help

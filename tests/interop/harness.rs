@@ -84,19 +84,23 @@ impl Server {
     /// The default test server: in memory, token `allowed` for `octocat`,
     /// who may read everything, with the seed document imported.
     pub fn seeded(name: &str) -> Server {
+        Server::seeded_with(name, &[])
+    }
+
+    /// [`Server::seeded`] with more flags (e.g. `--read-only`).
+    pub fn seeded_with(name: &str, extra: &[&str]) -> Server {
         let import = import_file();
-        Server::start(
-            name,
-            &[
-                "--memory",
-                "--token",
-                "allowed=octocat",
-                "--grant",
-                "octocat=*",
-                "--import",
-                import.to_str().expect("a UTF-8 temp path"),
-            ],
-        )
+        let mut args = vec![
+            "--memory",
+            "--token",
+            "allowed=octocat",
+            "--grant",
+            "octocat=*",
+            "--import",
+            import.to_str().expect("a UTF-8 temp path"),
+        ];
+        args.extend_from_slice(extra);
+        Server::start(name, &args)
     }
 
     /// Sends SIGKILL and waits: no chance to flush or clean up.
