@@ -144,11 +144,19 @@ fn plan_of(bytes: usize) -> String {
 }
 
 fn create(c: &mut Criterion) {
-    let endpoint = Endpoint::new(Config::new().enable_creation().id_source(SequentialIds::new(0))).unwrap();
+    let endpoint = Endpoint::new(
+        Config::new()
+            .enable_creation()
+            .id_source(SequentialIds::new(0)),
+    )
+    .unwrap();
     let parts = RequestParts::new("POST", "/mcp", &HEADERS);
     let document = document();
     let mut group = c.benchmark_group("cycle");
-    for (name, size) in [("create_document_4KiB", 4 * 1024), ("create_document_64KiB", 64 * 1024)] {
+    for (name, size) in [
+        ("create_document_4KiB", 4 * 1024),
+        ("create_document_64KiB", 64 * 1024),
+    ] {
         let plan = plan_of(size);
         let body = serde_json::to_vec(&serde_json::json!({
             "jsonrpc": "2.0", "id": 9, "method": "tools/call",
@@ -164,7 +172,11 @@ fn create(c: &mut Criterion) {
         // The bench measures creation, not the issues path: the plan must be clean.
         let reply = drive(endpoint.handle(&parts, body.clone()), &document, &[]);
         let text = std::str::from_utf8(reply.body()).unwrap();
-        assert!(!text.contains("isError"), "bench plan has issues: {}", &text[..text.len().min(400)]);
+        assert!(
+            !text.contains("isError"),
+            "bench plan has issues: {}",
+            &text[..text.len().min(400)]
+        );
         group.throughput(Throughput::Bytes(body.len() as u64));
         group.bench_function(name, |b| {
             b.iter(|| black_box(drive(endpoint.handle(&parts, body.clone()), &document, &[])))

@@ -102,10 +102,12 @@ fn a_foreign_host_is_refused() {
 #[test]
 fn a_chunked_body_over_the_budget_gets_413_before_it_ends() {
     // Read-only servers budget 65536 bytes; creating ones 786432.
-    for (name, extra, budget) in SERVERS
-        .iter()
-        .flat_map(|name| [(*name, &["--read-only"][..], 65_536), (*name, &[][..], 786_432)])
-    {
+    for (name, extra, budget) in SERVERS.iter().flat_map(|name| {
+        [
+            (*name, &["--read-only"][..], 65_536),
+            (*name, &[][..], 786_432),
+        ]
+    }) {
         let server = Server::seeded_with(name, extra);
         let mut stream = server.connect();
         let head = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer allowed\r\n\
@@ -114,7 +116,9 @@ fn a_chunked_body_over_the_budget_gets_413_before_it_ends() {
         // Exactly the budget, then the one byte that crosses it, and no end:
         // the answer must come without the rest of the body.
         let filler = vec![b' '; budget];
-        stream.write_all(format!("{budget:x}\r\n").as_bytes()).unwrap();
+        stream
+            .write_all(format!("{budget:x}\r\n").as_bytes())
+            .unwrap();
         stream.write_all(&filler).unwrap();
         stream.write_all(b"\r\n1\r\n{").unwrap();
         let response = read_all(&mut stream);
@@ -298,19 +302,34 @@ fn a_created_document_survives_kill_9_right_after_the_response() {
     let draft = r##"{"idempotencyKey":"durable-1","repository":"githubnext/chopin","baseBranch":"main","baseCommit":"0123456789abcdef","title":"Durable plan","brief":{"goal":"Survive a crash.","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# Durable\n\n<Callout type=\"note\">\nStill here.\n</Callout>\n"}"##;
     for name in SERVERS {
         let db = temp_path("created", "db");
-        let args = ["--db", db.to_str().unwrap(), "--token", "allowed=octocat", "--grant", "octocat=*"];
+        let args = [
+            "--db",
+            db.to_str().unwrap(),
+            "--token",
+            "allowed=octocat",
+            "--grant",
+            "octocat=*",
+        ];
         let first = Server::start(name, &args);
         let created = first.call("create_document", draft);
         assert_eq!(status(&created), 200, "{name}: {created}");
-        let body: serde_json::Value = serde_json::from_str(created.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        let body: serde_json::Value =
+            serde_json::from_str(created.split("\r\n\r\n").nth(1).unwrap()).unwrap();
         let document = &body["result"]["structuredContent"];
-        let id = document["id"].as_str().unwrap_or_else(|| panic!("{name}: {body}")).to_owned();
+        let id = document["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: {body}"))
+            .to_owned();
         // SIGKILL as soon as the response is in: no shutdown path runs.
         first.kill();
         let second = Server::start(name, &args);
         let read = second.call("read_document", &format!(r#"{{"id":"{id}"}}"#));
-        let read: serde_json::Value = serde_json::from_str(read.split("\r\n\r\n").nth(1).unwrap()).unwrap();
-        assert_eq!(read["result"]["structuredContent"]["source"], document["source"], "{name}");
+        let read: serde_json::Value =
+            serde_json::from_str(read.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(
+            read["result"]["structuredContent"]["source"], document["source"],
+            "{name}"
+        );
         assert_eq!(read["result"]["structuredContent"]["revision"], 0, "{name}");
     }
 }

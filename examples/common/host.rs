@@ -12,7 +12,9 @@ use chopin_mcp::{
 };
 
 use crate::options::{Database, Options};
-use crate::store::{ALL_REPOSITORIES, CreateOutcome, Created, Draft, Imported, Pool, Store, StoreError};
+use crate::store::{
+    ALL_REPOSITORIES, CreateOutcome, Created, Draft, Imported, Pool, Store, StoreError,
+};
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
@@ -156,7 +158,10 @@ impl Host {
 /// Carries out a list, read or create effect against the store; any other
 /// outcome is handed back as it is. On a store error the exchange is
 /// dropped: the caller answers 500, never a partial document.
-pub fn carry_out(store: &mut Store, outcome: Outcome<String>) -> Result<Outcome<String>, StoreError> {
+pub fn carry_out(
+    store: &mut Store,
+    outcome: Outcome<String>,
+) -> Result<Outcome<String>, StoreError> {
     Ok(match outcome {
         Outcome::List(list) => {
             let documents = store.list(list.caller(), list.repository())?;
@@ -173,7 +178,10 @@ pub fn carry_out(store: &mut Store, outcome: Outcome<String>) -> Result<Outcome<
 
 /// Stores a new document in one transaction, keyed by caller and
 /// idempotency key (see the store), and answers with what happened.
-fn carry_out_create(store: &mut Store, create: CreateDocument<String>) -> Result<Outcome<String>, StoreError> {
+fn carry_out_create(
+    store: &mut Store,
+    create: CreateDocument<String>,
+) -> Result<Outcome<String>, StoreError> {
     let input = create.document();
     let draft = Draft {
         idempotency_key: input.idempotency_key.clone(),
@@ -206,7 +214,10 @@ fn document(created: Created) -> Option<CreatedDocument> {
     let brief = match serde_json::from_str(&created.brief) {
         Ok(brief) => brief,
         Err(error) => {
-            eprintln!("stored brief of {} does not parse: {error}", created.document.id);
+            eprintln!(
+                "stored brief of {} does not parse: {error}",
+                created.document.id
+            );
             return None;
         }
     };
