@@ -442,10 +442,15 @@ fn decode(framing: http1::Framing, pieces: &[&[u8]]) -> Option<(Vec<u8>, bool)> 
 /// 32 bytes per minted id, re-checks with the same issues, and is a fixed
 /// point.
 pub fn dialect(data: &[u8]) {
-    let Ok(plan) = std::str::from_utf8(data) else { return };
+    let Ok(plan) = std::str::from_utf8(data) else {
+        return;
+    };
     let report = dialect::check(plan, &SequentialIds::new(1));
     for issue in &report.issues {
-        assert!(issue.offset.is_none_or(|offset| offset <= plan.len()), "offset outside the plan");
+        assert!(
+            issue.offset.is_none_or(|offset| offset <= plan.len()),
+            "offset outside the plan"
+        );
         assert_eq!(issue.offset.is_some(), issue.line.is_some());
     }
     if report.issues.iter().any(|issue| issue.code == "parse") {
@@ -457,7 +462,8 @@ pub fn dialect(data: &[u8]) {
     let again = dialect::check(&report.canonical, &SequentialIds::new(1_000));
     assert_eq!(again.minted, 0, "the canonical plan is not a fixed point");
     assert_eq!(again.canonical, report.canonical);
-    let codes = |issues: &[dialect::Issue]| issues.iter().map(|issue| issue.code).collect::<Vec<_>>();
+    let codes =
+        |issues: &[dialect::Issue]| issues.iter().map(|issue| issue.code).collect::<Vec<_>>();
     // Same tree plus ids: the canonical plan has the same issues, except
     // that its length alone may cross the limit.
     if !codes(&report.issues).contains(&"source-too-large") {
@@ -512,7 +518,15 @@ pub fn create(data: &[u8]) {
     let body = Bytes::from(serde_json::to_vec(&body).unwrap_or_default());
     // The first answer authenticates; the rest answer the create effect.
     let answers = [&[1][..], answers].concat();
-    let transcript = drive(endpoint(786_432).handle(&parts, body), &mut Cursor { data: &answers }, &[], 786_432);
+    let transcript = drive(
+        endpoint(786_432).handle(&parts, body),
+        &mut Cursor { data: &answers },
+        &[],
+        786_432,
+    );
     let invalid = control & (2 | 16 | 32) != 0;
-    assert!(!invalid || !transcript.effects.contains(&"create"), "a create effect for an invalid draft");
+    assert!(
+        !invalid || !transcript.effects.contains(&"create"),
+        "a create effect for an invalid draft"
+    );
 }
