@@ -112,13 +112,7 @@ pub fn parse_counting(plan: &str) -> (Result<Tree, Issue>, u64) {
     let lines = LineIndex::new(plan);
     let (result, steps) = parse_tree(plan, &lines);
     let result = result.map_err(|e| {
-        Issue::at(
-            "parse",
-            format!("Unable to parse plan MDX: {}", e.reason),
-            "root".to_owned(),
-            e.offset,
-            &lines,
-        )
+        Issue::at("parse", format!("Unable to parse plan MDX: {}", e.reason), "root".to_owned(), e.offset, &lines)
     });
     (result, steps)
 }
@@ -170,20 +164,12 @@ pub fn check(plan: &str, ids: &dyn IdSource) -> Report {
                 e.offset,
                 &lines,
             );
-            return Report {
-                canonical: plan.to_owned(),
-                issues: vec![issue],
-                minted: 0,
-            };
+            return Report { canonical: plan.to_owned(), issues: vec![issue], minted: 0 };
         }
     };
     let (canonical, minted) = canonical::canonicalize(plan, &mut tree, ids);
     let issues = validate::validate(&tree, canonical.len(), &lines);
-    Report {
-        canonical,
-        issues,
-        minted,
-    }
+    Report { canonical, issues, minted }
 }
 
 /// Canonicalizes a parsed tree in place (minting ids into it) and returns the

@@ -61,57 +61,30 @@ pub struct Element {
 pub enum Kind {
     Root,
     Paragraph,
-    Heading {
-        depth: u8,
-    },
+    Heading { depth: u8 },
     ThematicBreak,
     Blockquote,
-    List {
-        ordered: bool,
-    },
-    ListItem {
-        checked: Option<bool>,
-    },
-    Code {
-        lang: Option<String>,
-        value: String,
-    },
-    Math {
-        value: String,
-    },
+    List { ordered: bool },
+    ListItem { checked: Option<bool> },
+    Code { lang: Option<String>, value: String },
+    Math { value: String },
     Table,
     TableRow,
     TableCell,
-    Text {
-        value: String,
-    },
+    Text { value: String },
     Strong,
     Emphasis,
     Delete,
-    InlineCode {
-        value: String,
-    },
+    InlineCode { value: String },
     Break,
-    Link {
-        url: String,
-    },
-    Image {
-        url: String,
-    },
-    InlineMath {
-        value: String,
-    },
+    Link { url: String },
+    Image { url: String },
+    InlineMath { value: String },
     LinkReference,
     ImageReference,
-    Definition {
-        url: String,
-    },
-    FootnoteReference {
-        label: String,
-    },
-    FootnoteDefinition {
-        label: String,
-    },
+    Definition { url: String },
+    FootnoteReference { label: String },
+    FootnoteDefinition { label: String },
     /// `mdxJsxFlowElement`.
     FlowElement(Element),
     /// `mdxJsxTextElement`.
