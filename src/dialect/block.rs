@@ -633,14 +633,17 @@ impl<'a> Blocks<'a> {
     /// Reads the tags of a flow tag line at `p`: `Ok(None)` when the line is
     /// not only tags and whitespace.
     fn read_flow_tags(&mut self, p: usize, next: usize) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
-        let attempt = self.read_flow_tags_with(p, next, false)?;
-        if attempt.is_none() {
-            return Ok(None);
+        let (attempt, jumped) = self.read_flow_tags_with(p, next, false)?;
+        if attempt.is_none() || !jumped {
+            return Ok(attempt);
         }
-        self.read_flow_tags_with(p, next, true)
+        Ok(self.read_flow_tags_with(p, next, true)?.0)
     }
 
-    fn read_flow_tags_with(&mut self, p: usize, next: usize, capture: bool) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
+    /// One reading of a flow tag line; also says whether an expression was
+    /// jumped over (its text then needs a capturing re-read).
+    #[allow(clippy::type_complexity)]
+    fn read_flow_tags_with(&mut self, p: usize, next: usize, capture: bool) -> Result<(Option<(Vec<Tag>, usize)>, bool), ParseError> {
         let bytes = self.src.as_bytes();
         let mut src = FlowSrc {
             src: self.src,
@@ -653,6 +656,7 @@ impl<'a> Blocks<'a> {
             line_starts: self.lines.starts(),
             known_ok: if self.known_ok.0 == self.stack_version { self.known_ok.1 } else { 0 },
             capture,
+            jumped: false,
         };
         let mut tags = Vec::new();
         let _ = next;
@@ -682,7 +686,7 @@ impl<'a> Blocks<'a> {
         };
         self.steps += src.steps;
         self.known_ok = (self.stack_version, src.known_ok);
-        Ok(result.map(|resume| (tags, resume)))
+        Ok((result.map(|resume| (tags, resume)), src.jumped))
     }
 
     /// Handles a line of flow tags; returns where the next line starts.
@@ -879,6 +883,8 @@ struct FlowSrc<'a> {
     line_starts: &'a [usize],
     /// Lines starting at or before this offset are known not to be lazy.
     known_ok: usize,
+    /// Whether an expression was jumped over (and its text not kept).
+    jumped: bool,
     /// Whether expression text is kept. An attempt that may turn out to be
     /// prose jumps over expressions without copying them; the tags of a line
     /// that is read as flow are then read once more with `capture`.
@@ -914,6 +920,7 @@ impl TagSrc for FlowSrc<'_> {
         }
         self.steps += 1;
         self.pos = close + 1;
+        self.jumped = true;
         Some(Ok(String::new()))
     }
 

@@ -252,6 +252,19 @@ impl Parser<'_, '_> {
         self.append(parent, IKind::Text(s.to_owned()), start);
     }
 
+    /// Appends `buf[s..e]` as text, merging with a preceding text node.
+    fn text_range(&mut self, parent: usize, s: usize, e: usize) {
+        let last = self.nodes[parent].last;
+        if last != NONE {
+            if let IKind::Text(t) = &mut self.nodes[last].kind {
+                t.push_str(&self.buf[s..e]);
+                return;
+            }
+        }
+        let text = self.buf[s..e].to_owned();
+        self.append(parent, IKind::Text(text), s);
+    }
+
     fn src_offset(&self, b: usize) -> usize {
         map_offset(&self.map, b)
     }
@@ -265,8 +278,9 @@ impl Parser<'_, '_> {
     }
 
     fn run(&mut self, root: usize) -> Result<(), ParseError> {
-        let mut backticks = RunIndex::new(self.buf.as_bytes(), b'`');
-        let mut dollars = RunIndex::new(self.buf.as_bytes(), b'$');
+        // Built on first use: most texts hold no backtick or dollar.
+        let mut backticks: Option<RunIndex> = None;
+        let mut dollars: Option<RunIndex> = None;
         let len = self.buf.len();
         // Every byte is looked at; jumps (code spans, tags) skip the per-byte
         // count below, so count them all once here.
@@ -276,8 +290,7 @@ impl Parser<'_, '_> {
         macro_rules! flush {
             ($upto:expr) => {
                 if plain < $upto {
-                    let s = self.buf[plain..$upto].to_owned();
-                    self.text(root, &s, plain);
+                    self.text_range(root, plain, $upto);
                 }
             };
         }
@@ -331,7 +344,8 @@ impl Parser<'_, '_> {
                 }
                 b'`' | b'$' => {
                     let run = self.buf.as_bytes()[i..].iter().take_while(|&&c| c == b).count();
-                    let index = if b == b'`' { &mut backticks } else { &mut dollars };
+                    let slot = if b == b'`' { &mut backticks } else { &mut dollars };
+                    let index = slot.get_or_insert_with(|| RunIndex::new(self.buf.as_bytes(), b));
                     let mut steps = 0;
                     let close = index.next(run, i + run, &mut steps);
                     self.steps += steps;
