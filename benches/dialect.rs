@@ -21,7 +21,9 @@ fn typical(size: usize) -> String {
         if plan.len() + section.len() > size && !plan.is_empty() {
             // Fill the rest with prose paragraphs.
             while plan.len() + 80 < size {
-                plan.push_str("Prose with *emphasis*, `code` and a [link](https://example.com/a).\n\n");
+                plan.push_str(
+                    "Prose with *emphasis*, `code` and a [link](https://example.com/a).\n\n",
+                );
             }
             break;
         }
@@ -41,7 +43,10 @@ fn adversarial(size: usize) -> Vec<(&'static str, String)> {
     vec![
         ("backtick pairs", fill("``a", size)),
         ("> markers", format!("{} x", ">".repeat(size - 2))),
-        ("[ brackets", format!("{}a{}", "[".repeat(half - 1), "]".repeat(half - 1))),
+        (
+            "[ brackets",
+            format!("{}a{}", "[".repeat(half - 1), "]".repeat(half - 1)),
+        ),
         ("link openers", fill("[a](", size)),
         ("* delimiters", fill("*a", size)),
         ("_ delimiters", fill("_a_b ", size)),
@@ -66,17 +71,25 @@ fn adversarial(size: usize) -> Vec<(&'static str, String)> {
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("dialect/typical");
-    for (name, size) in [("4KiB", 4 * 1024), ("64KiB", 64 * 1024), ("256KiB", 256 * 1024)] {
+    for (name, size) in [
+        ("4KiB", 4 * 1024),
+        ("64KiB", 64 * 1024),
+        ("256KiB", 256 * 1024),
+    ] {
         let plan = typical(size);
         group.throughput(Throughput::Bytes(plan.len() as u64));
-        group.bench_function(name, |b| b.iter(|| check(black_box(&plan), &SequentialIds::new(0))));
+        group.bench_function(name, |b| {
+            b.iter(|| check(black_box(&plan), &SequentialIds::new(0)))
+        });
     }
     group.finish();
 
     let mut group = c.benchmark_group("dialect/adversarial-64KiB");
     for (name, plan) in adversarial(64 * 1024) {
         group.throughput(Throughput::Bytes(plan.len() as u64));
-        group.bench_function(name, |b| b.iter(|| check(black_box(&plan), &SequentialIds::new(0))));
+        group.bench_function(name, |b| {
+            b.iter(|| check(black_box(&plan), &SequentialIds::new(0)))
+        });
     }
     group.finish();
 }

@@ -7,8 +7,10 @@ use chopin_mcp::{IdSource, SequentialIds};
 const T0: u64 = 1_750_000_000_000;
 
 fn corpus() -> Vec<String> {
-    let mut plans: Vec<String> =
-        include_str!("fixtures/dialect/corpus.txt").split("\n====\n").map(str::to_owned).collect();
+    let mut plans: Vec<String> = include_str!("fixtures/dialect/corpus.txt")
+        .split("\n====\n")
+        .map(str::to_owned)
+        .collect();
     plans.push(include_str!("fixtures/dialect/plan_full.md").to_owned());
     plans.push(include_str!("fixtures/dialect/plan_nested.md").to_owned());
     plans.extend(
@@ -36,7 +38,12 @@ fn seed_example_gets_one_id_after_the_name() {
     let report = check(plan, &ids);
     assert!(report.issues.is_empty(), "{:?}", report.issues);
     let id = SequentialIds::new(T0).mint().to_string();
-    assert_eq!(report.canonical, format!("# Draft\n\n<Callout id=\"{id}\" type=\"note\">\nCreated through MCP.\n</Callout>\n"));
+    assert_eq!(
+        report.canonical,
+        format!(
+            "# Draft\n\n<Callout id=\"{id}\" type=\"note\">\nCreated through MCP.\n</Callout>\n"
+        )
+    );
     assert_eq!(report.minted, 1);
 }
 
@@ -46,7 +53,10 @@ fn ids_are_minted_in_document_order() {
     let report = check(plan, &SequentialIds::new(T0));
     let source = SequentialIds::new(T0);
     let (a, b) = (source.mint().to_string(), source.mint().to_string());
-    assert_eq!(report.canonical, format!("<Tabs id=\"{a}\">\n<Tab id=\"{b}\" label=\"A\">\nx\n</Tab>\n</Tabs>\n"));
+    assert_eq!(
+        report.canonical,
+        format!("<Tabs id=\"{a}\">\n<Tab id=\"{b}\" label=\"A\">\nx\n</Tab>\n</Tabs>\n")
+    );
 }
 
 #[test]
@@ -63,12 +73,18 @@ fn only_identified_components_and_research_without_id_are_minted() {
         ("<Previous by=\"u\" at=\"t\" value=\"v\" />", 0),
         ("<Note by=\"u\" text=\"t\" />", 0),
         ("a <Underline>b</Underline>", 0),
-        ("<Image src=\"https://x.y/a.png\" alt=\"\" width=\"1\" />", 0),
+        (
+            "<Image src=\"https://x.y/a.png\" alt=\"\" width=\"1\" />",
+            0,
+        ),
         ("<Chart />", 0),
         ("<>\nx\n</>", 0),
         ("<callout type=\"note\" />", 0),
         // Inside unknown components, paragraphs and list items.
-        ("<Chart>\n<Callout type=\"note\">\n</Callout>\n</Chart>\n", 1),
+        (
+            "<Chart>\n<Callout type=\"note\">\n</Callout>\n</Chart>\n",
+            1,
+        ),
         ("x <Callout type=\"note\">y</Callout>", 1),
         ("- <Research />", 1),
     ] {
@@ -83,7 +99,10 @@ fn minting_reaches_below_too_deep_nodes() {
     let plan = format!("{}<Research />\n", "> ".repeat(30));
     let report = check(&plan, &SequentialIds::new(T0));
     assert_eq!(report.minted, 1);
-    assert_eq!(report.issues.iter().map(|i| i.code).collect::<Vec<_>>(), ["too-deep"]);
+    assert_eq!(
+        report.issues.iter().map(|i| i.code).collect::<Vec<_>>(),
+        ["too-deep"]
+    );
 }
 
 #[test]
@@ -94,7 +113,11 @@ fn length_property() {
             assert_eq!(report.canonical, plan);
             continue;
         }
-        assert_eq!(report.canonical.len(), plan.len() + 32 * report.minted, "{plan:?}");
+        assert_eq!(
+            report.canonical.len(),
+            plan.len() + 32 * report.minted,
+            "{plan:?}"
+        );
     }
 }
 
@@ -138,9 +161,15 @@ fn source_too_large_is_counted_after_minting() {
     let report = check(&under, &SequentialIds::new(T0));
     assert_eq!(report.minted, 1);
     assert_eq!(report.canonical.len(), under.len() + 32);
-    assert_eq!(report.issues.iter().map(|i| i.code).collect::<Vec<_>>(), ["source-too-large"]);
+    assert_eq!(
+        report.issues.iter().map(|i| i.code).collect::<Vec<_>>(),
+        ["source-too-large"]
+    );
     // Without the id it fits.
-    let fits = format!("<Research id=\"r\" />\n{}", "a".repeat(MAX_SOURCE_BYTES - 30));
+    let fits = format!(
+        "<Research id=\"r\" />\n{}",
+        "a".repeat(MAX_SOURCE_BYTES - 30)
+    );
     assert!(fits.len() <= MAX_SOURCE_BYTES);
     assert!(check(&fits, &SequentialIds::new(T0)).issues.is_empty());
 }
@@ -151,7 +180,10 @@ fn nothing_else_changes() {
     let report = check(plan, &SequentialIds::new(T0));
     assert!(report.issues.is_empty(), "{:?}", report.issues);
     let id = SequentialIds::new(T0).mint().to_string();
-    assert_eq!(report.canonical, plan.replacen("<Callout", &format!("<Callout id=\"{id}\""), 1));
+    assert_eq!(
+        report.canonical,
+        plan.replacen("<Callout", &format!("<Callout id=\"{id}\""), 1)
+    );
 }
 
 /// Deterministic xorshift generator for property inputs.
@@ -208,7 +240,11 @@ fn properties_hold_on_generated_plans() {
         let reparsed = parse(&canonical).expect("the canonical plan parses");
         assert_eq!(reparsed.shape(false), tree.shape(false), "{plan:?}");
         let again = check(&canonical, &SequentialIds::new(T0));
-        assert_eq!((again.canonical.as_str(), again.minted), (canonical.as_str(), 0), "{plan:?}");
+        assert_eq!(
+            (again.canonical.as_str(), again.minted),
+            (canonical.as_str(), 0),
+            "{plan:?}"
+        );
     }
     assert!(parsed > 1000, "only {parsed} generated plans parsed");
 }

@@ -10,19 +10,28 @@ type Expect = (&'static str, &'static str, Option<(usize, usize, usize)>);
 fn run(row: u32, plan: &str, expected: &[Expect], minted: Option<usize>) {
     let ids = SequentialIds::new(1_750_000_000_000);
     let report = check(plan, &ids);
-    let got: Vec<(&str, &str, Option<(usize, usize, usize)>)> = report
+    let got: Vec<Expect> = report
         .issues
         .iter()
         .map(|i: &Issue| {
-            let loc = i.offset.map(|o| (o, i.line.unwrap_or(0), i.column.unwrap_or(0)));
-            (i.code, i.path.as_str(), loc)
+            let loc = i
+                .offset
+                .map(|o| (o, i.line.unwrap_or(0), i.column.unwrap_or(0)));
+            (i.code, leak(i.path.clone()), loc)
         })
         .collect();
-    let want: Vec<(&str, &str, Option<(usize, usize, usize)>)> = expected.to_vec();
-    assert_eq!(got, want, "row {row}: {plan:?}\nissues: {:#?}", report.issues);
+    assert_eq!(
+        got, expected,
+        "row {row}: {plan:?}\nissues: {:#?}",
+        report.issues
+    );
     if let Some(n) = minted {
         assert_eq!(report.minted, n, "row {row}: minted");
-        assert_eq!(report.canonical.len(), plan.len() + 32 * n, "row {row}: canonical length");
+        assert_eq!(
+            report.canonical.len(),
+            plan.len() + 32 * n,
+            "row {row}: canonical length"
+        );
     }
 }
 
@@ -197,20 +206,104 @@ rows! {
 
 /// §2.4's must-fail list: offset, line, column and the exact reason.
 const MUST_FAIL: &[(&str, usize, usize, usize, &str)] = &[
-    ("<Callout", 8, 1, 9, "Unexpected end of file in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag"),
-    ("<Callout type=\"note\">\nunclosed\n", 0, 1, 1, "Expected a closing tag for `<Callout>` (1:1-1:22)"),
-    ("<Callout type=\"note\">\n</Tabs>\n", 22, 2, 1, "Unexpected closing tag `</Tabs>`, expected corresponding closing tag for `<Callout>` (1:1-1:22)"),
-    ("</Callout>", 1, 1, 2, "Unexpected closing slash `/` in tag, expected an open tag first"),
-    ("<!-- c -->", 1, 1, 2, "Unexpected character `!` (U+0021) before name, expected a character that can start a name, such as a letter, `$`, or `_` (note: to create a comment in MDX, use `{/* text */}`)"),
-    ("<https://x.y>", 7, 1, 8, "Unexpected character `/` (U+002F) before local name, expected a character that can start a name, such as a letter, `$`, or `_` (note: to create a link in MDX, use `[text](url)`)"),
-    ("x <= y", 3, 1, 4, "Unexpected character `=` (U+003D) before name, expected a character that can start a name, such as a letter, `$`, or `_`"),
-    ("and <3", 5, 1, 6, "Unexpected character `3` (U+0033) before name, expected a character that can start a name, such as a letter, `$`, or `_`"),
-    ("a <Underline>b\n", 2, 1, 3, "Expected a closing tag for `<Underline>` (1:3-1:14) before the end of `paragraph`"),
-    ("> <Callout\ntype=\"note\">\nx\n</Callout>", 11, 2, 1, "Unexpected lazy line in container, expected line to be prefixed with `>` when in a block quote, whitespace when in a list, etc"),
-    ("a <B\n", 4, 1, 5, "Unexpected end of file in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag"),
-    ("x <\n", 3, 1, 4, "Unexpected end of file before name, expected a character that can start a name, such as a letter, `$`, or `_`"),
-    ("<a𝔘 />", 2, 1, 3, "Unexpected character `𝔘` (U+1D518) in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag"),
-    ("<Callout /* c */ type=\"note\">\nx\n</Callout>", 10, 1, 11, "Unexpected character `*` (U+002A) after self-closing slash, expected `>` to end the tag (note: JS comments in JSX tags are not supported in MDX)"),
+    (
+        "<Callout",
+        8,
+        1,
+        9,
+        "Unexpected end of file in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag",
+    ),
+    (
+        "<Callout type=\"note\">\nunclosed\n",
+        0,
+        1,
+        1,
+        "Expected a closing tag for `<Callout>` (1:1-1:22)",
+    ),
+    (
+        "<Callout type=\"note\">\n</Tabs>\n",
+        22,
+        2,
+        1,
+        "Unexpected closing tag `</Tabs>`, expected corresponding closing tag for `<Callout>` (1:1-1:22)",
+    ),
+    (
+        "</Callout>",
+        1,
+        1,
+        2,
+        "Unexpected closing slash `/` in tag, expected an open tag first",
+    ),
+    (
+        "<!-- c -->",
+        1,
+        1,
+        2,
+        "Unexpected character `!` (U+0021) before name, expected a character that can start a name, such as a letter, `$`, or `_` (note: to create a comment in MDX, use `{/* text */}`)",
+    ),
+    (
+        "<https://x.y>",
+        7,
+        1,
+        8,
+        "Unexpected character `/` (U+002F) before local name, expected a character that can start a name, such as a letter, `$`, or `_` (note: to create a link in MDX, use `[text](url)`)",
+    ),
+    (
+        "x <= y",
+        3,
+        1,
+        4,
+        "Unexpected character `=` (U+003D) before name, expected a character that can start a name, such as a letter, `$`, or `_`",
+    ),
+    (
+        "and <3",
+        5,
+        1,
+        6,
+        "Unexpected character `3` (U+0033) before name, expected a character that can start a name, such as a letter, `$`, or `_`",
+    ),
+    (
+        "a <Underline>b\n",
+        2,
+        1,
+        3,
+        "Expected a closing tag for `<Underline>` (1:3-1:14) before the end of `paragraph`",
+    ),
+    (
+        "> <Callout\ntype=\"note\">\nx\n</Callout>",
+        11,
+        2,
+        1,
+        "Unexpected lazy line in container, expected line to be prefixed with `>` when in a block quote, whitespace when in a list, etc",
+    ),
+    (
+        "a <B\n",
+        4,
+        1,
+        5,
+        "Unexpected end of file in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag",
+    ),
+    (
+        "x <\n",
+        3,
+        1,
+        4,
+        "Unexpected end of file before name, expected a character that can start a name, such as a letter, `$`, or `_`",
+    ),
+    (
+        "<a𝔘 />",
+        2,
+        1,
+        3,
+        "Unexpected character `𝔘` (U+1D518) in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag",
+    ),
+    (
+        "<Callout /* c */ type=\"note\">\nx\n</Callout>",
+        10,
+        1,
+        11,
+        "Unexpected character `*` (U+002A) after self-closing slash, expected `>` to end the tag (note: JS comments in JSX tags are not supported in MDX)",
+    ),
 ];
 
 #[test]
@@ -226,7 +319,10 @@ fn must_fail_with_exact_reasons() {
             column: Some(column),
         };
         assert_eq!(report.issues, vec![want], "{plan:?}");
-        assert_eq!(report.canonical, plan, "canonical is the submitted plan on failure");
+        assert_eq!(
+            report.canonical, plan,
+            "canonical is the submitted plan on failure"
+        );
     }
 }
 
@@ -258,20 +354,43 @@ fn failure_points() {
     for &(plan, offset) in FAIL_POINTS {
         let report = check(plan, &SequentialIds::new(0));
         assert_eq!(report.issues.len(), 1, "{plan:?}: {:?}", report.issues);
-        assert_eq!(report.issues[0].code, "parse", "{plan:?}: {:?}", report.issues);
-        assert_eq!(report.issues[0].offset, Some(offset), "{plan:?}: {:?}", report.issues);
+        assert_eq!(
+            report.issues[0].code, "parse",
+            "{plan:?}: {:?}",
+            report.issues
+        );
+        assert_eq!(
+            report.issues[0].offset,
+            Some(offset),
+            "{plan:?}: {:?}",
+            report.issues
+        );
     }
 }
 
 #[test]
 fn astral_characters_are_quoted_whole() {
     let report = check("<😀 />", &SequentialIds::new(0));
-    assert!(report.issues[0].message.contains("Unexpected character `😀` (U+1F600) before name"), "{:?}", report.issues);
+    assert!(
+        report.issues[0]
+            .message
+            .contains("Unexpected character `😀` (U+1F600) before name"),
+        "{:?}",
+        report.issues
+    );
 }
 
 #[test]
 fn must_parse() {
-    for plan in ["a < b", "5 > 3", "\\<Callout>", "{1+1}", "text {x} more", "import x from './y'", "<Callout type=\"note\"></Callout>"] {
+    for plan in [
+        "a < b",
+        "5 > 3",
+        "\\<Callout>",
+        "{1+1}",
+        "text {x} more",
+        "import x from './y'",
+        "<Callout type=\"note\"></Callout>",
+    ] {
         let report = check(plan, &SequentialIds::new(0));
         assert!(report.issues.is_empty(), "{plan:?}: {:?}", report.issues);
     }
@@ -288,7 +407,13 @@ fn issue_json_key_order() {
         json,
         r#"{"code":"unknown-component","message":"`Chart` is not a plan component","path":"root > Chart[0]","offset":0,"line":1,"column":1}"#
     );
-    let report = check(&format!("# {}\n", "😀".repeat(65536)), &SequentialIds::new(0));
+    let report = check(
+        &format!("# {}\n", "😀".repeat(65536)),
+        &SequentialIds::new(0),
+    );
     let json = serde_json::to_string(&report.issues).expect("serializes");
-    assert_eq!(json, r#"[{"code":"source-too-large","message":"Plan exceeds the 256 KiB limit","path":"root"}]"#);
+    assert_eq!(
+        json,
+        r#"[{"code":"source-too-large","message":"Plan exceeds the 256 KiB limit","path":"root"}]"#
+    );
 }

@@ -42,7 +42,11 @@ fn lines(shape: &str) -> Vec<Line> {
         .map(|l| {
             let depth = (l.len() - l.trim_start().len()) / 2;
             let (label, start) = l.trim_start().rsplit_once(" @").expect("shape line");
-            Line { depth, label: label.to_owned(), start: start.parse().expect("offset") }
+            Line {
+                depth,
+                label: label.to_owned(),
+                start: start.parse().expect("offset"),
+            }
         })
         .collect()
 }
@@ -58,12 +62,19 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
             return Err(format!("node differs: {} vs {}", x.label, y.label));
         }
         let indentation = y.start <= x.start
-            && plan.get(y.start..x.start).is_some_and(|s| s.bytes().all(|c| c == b' ' || c == b'\t'));
+            && plan
+                .get(y.start..x.start)
+                .is_some_and(|s| s.bytes().all(|c| c == b' ' || c == b'\t'));
         let eol = x.label == "text"
             && x.start < y.start
-            && plan.get(x.start..y.start).is_some_and(|s| s == "\n" || s == "\r\n" || s == "\r");
+            && plan
+                .get(x.start..y.start)
+                .is_some_and(|s| s == "\n" || s == "\r\n" || s == "\r");
         if !indentation && !eol {
-            return Err(format!("start of {} differs: {} vs {}", x.label, x.start, y.start));
+            return Err(format!(
+                "start of {} differs: {} vs {}",
+                x.label, x.start, y.start
+            ));
         }
     }
     Ok(())
@@ -74,7 +85,9 @@ fn heading_starts_with_hash(plan: &str) -> bool {
     plan.lines().any(|l| {
         let t = l.trim_start_matches([' ', '\t', '>']);
         let hashes = t.bytes().take_while(|&b| b == b'#').count();
-        (1..=6).contains(&hashes) && t[hashes..].starts_with([' ', '\t']) && t[hashes..].trim_start().starts_with('#')
+        (1..=6).contains(&hashes)
+            && t[hashes..].starts_with([' ', '\t'])
+            && t[hashes..].trim_start().starts_with('#')
     })
 }
 
@@ -84,18 +97,26 @@ fn table_head_quirk(plan: &str) -> bool {
     let lines: Vec<&str> = plan.lines().collect();
     lines.windows(2).any(|w| {
         let head = w[0].trim_start_matches([' ', '\t', '>']);
-        head.starts_with(['#', '$', '`', '~', '*', '_', '<', 'e', 'i', '{']) && w[1].contains('-') && w[1].contains('|')
+        head.starts_with(['#', '$', '`', '~', '*', '_', '<', 'e', 'i', '{'])
+            && w[1].contains('-')
+            && w[1].contains('|')
     })
 }
 
 fn compare(plan: &str) -> Result<(), String> {
     let star_next_to_underscore = plan.contains("*_") || plan.contains("_*");
     let two_backticks_line = plan.lines().any(|l| l.trim_matches([' ', '\t']) == "``");
-    if heading_starts_with_hash(plan) || table_head_quirk(plan) || star_next_to_underscore || two_backticks_line {
+    if heading_starts_with_hash(plan)
+        || table_head_quirk(plan)
+        || star_next_to_underscore
+        || two_backticks_line
+    {
         return Ok(());
     }
     let ours = chopin_mcp::dialect::parse(plan);
-    let Some(theirs) = oracle::shape(plan) else { return Ok(()) };
+    let Some(theirs) = oracle::shape(plan) else {
+        return Ok(());
+    };
     match (ours, theirs) {
         (Ok(tree), Ok(shape)) => same(plan, &tree.shape(true), &shape)
             .map_err(|e| format!("{e}\nours:\n{}\ntheirs:\n{shape}", tree.shape(true))),
@@ -108,8 +129,13 @@ fn compare(plan: &str) -> Result<(), String> {
         {
             Ok(())
         }
-        (Err(issue), Ok(shape)) => Err(format!("we fail ({}), they parse:\n{shape}", issue.message)),
-        (Ok(tree), Err(at)) => Err(format!("we parse, they fail at {at:?}:\n{}", tree.shape(true))),
+        (Err(issue), Ok(shape)) => {
+            Err(format!("we fail ({}), they parse:\n{shape}", issue.message))
+        }
+        (Ok(tree), Err(at)) => Err(format!(
+            "we parse, they fail at {at:?}:\n{}",
+            tree.shape(true)
+        )),
     }
 }
 
@@ -123,7 +149,12 @@ fn check_all(inputs: impl IntoIterator<Item = String>) {
         }
     }
     assert!(count > 0);
-    assert!(failures.is_empty(), "{} of {count} differ:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {count} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -158,10 +189,63 @@ impl Gen {
 }
 
 const FRAGMENTS: &[&str] = &[
-    "a", "b c", " ", "  ", "\n", "\n\n", "*", "**", "_", "__", "~~", "`", "``", "$", "[", "]", "](x)", "![", "(",
-    ")", "# ", "> ", "- ", "1. ", "* ", "+ ", "| ", " |", "|---|", "\\", "\\*", "&amp;", "&#x41;", "<Callout type=\"note\">",
-    "</Callout>", "<Underline>", "</Underline>", "<Chart />", "<B x=\"1\" />", "```", "~~~", "$$", "[^1]", "[^1]: ",
-    "---", "===", "    ", "\t", "[x]", "[ ] ", "😀", "é", "x_y", "a*b", "<>", "</>", "[a]: /u\n",
+    "a",
+    "b c",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "*",
+    "**",
+    "_",
+    "__",
+    "~~",
+    "`",
+    "``",
+    "$",
+    "[",
+    "]",
+    "](x)",
+    "![",
+    "(",
+    ")",
+    "# ",
+    "> ",
+    "- ",
+    "1. ",
+    "* ",
+    "+ ",
+    "| ",
+    " |",
+    "|---|",
+    "\\",
+    "\\*",
+    "&amp;",
+    "&#x41;",
+    "<Callout type=\"note\">",
+    "</Callout>",
+    "<Underline>",
+    "</Underline>",
+    "<Chart />",
+    "<B x=\"1\" />",
+    "```",
+    "~~~",
+    "$$",
+    "[^1]",
+    "[^1]: ",
+    "---",
+    "===",
+    "    ",
+    "\t",
+    "[x]",
+    "[ ] ",
+    "😀",
+    "é",
+    "x_y",
+    "a*b",
+    "<>",
+    "</>",
+    "[a]: /u\n",
 ];
 
 fn generated(seed: u64, n: usize) -> Vec<String> {

@@ -52,18 +52,26 @@ fn dollar_runs() {
 #[test]
 fn block_quote_markers() {
     assert_linear("> on one line", |n| format!("{} x", ">".repeat(n)));
-    assert_linear("> per line, lazy", |n| format!("{} x\n{}", ">".repeat(n), "y\n".repeat(n)));
-    assert_linear("> then blank lines", |n| format!("{} x\n{}", "> ".repeat(n), "\n".repeat(n)));
+    assert_linear("> per line, lazy", |n| {
+        format!("{} x\n{}", ">".repeat(n), "y\n".repeat(n))
+    });
+    assert_linear("> then blank lines", |n| {
+        format!("{} x\n{}", "> ".repeat(n), "\n".repeat(n))
+    });
 }
 
 #[test]
 fn brackets() {
-    assert_linear("[ ... ]", |n| format!("{}a{}", "[".repeat(n), "]".repeat(n)));
+    assert_linear("[ ... ]", |n| {
+        format!("{}a{}", "[".repeat(n), "]".repeat(n))
+    });
     assert_linear("[a](", |n| "[a](".repeat(n));
     assert_linear("[a]", |n| "[a]".repeat(n));
     assert_linear("![", |n| "![".repeat(n));
     assert_linear("[a](b \"", |n| "[a](b \"".repeat(n));
-    assert_linear("nested links", |n| format!("{}a{}", "[".repeat(n), "](b)".repeat(n)));
+    assert_linear("nested links", |n| {
+        format!("{}a{}", "[".repeat(n), "](b)".repeat(n))
+    });
     assert_linear("[^", |n| "x[^".repeat(n));
 }
 
@@ -71,11 +79,15 @@ fn brackets() {
 fn emphasis_delimiters() {
     assert_linear("*a", |n| "*a".repeat(n));
     assert_linear("a*", |n| "a*".repeat(n));
-    assert_linear("*** then _", |n| format!("{}a{}", "*".repeat(n), "_".repeat(n)));
+    assert_linear("*** then _", |n| {
+        format!("{}a{}", "*".repeat(n), "_".repeat(n))
+    });
     assert_linear("**a*", |n| "**a*".repeat(n));
     assert_linear("_a_b", |n| "_a_b ".repeat(n));
     assert_linear("*_", |n| "*_".repeat(n));
-    assert_linear("openers then closers", |n| format!("{}{}", "*a ".repeat(n), " b*".repeat(n)));
+    assert_linear("openers then closers", |n| {
+        format!("{}{}", "*a ".repeat(n), " b*".repeat(n))
+    });
 }
 
 #[test]
@@ -107,20 +119,30 @@ fn nested_lists() {
     assert_linear("- on one line", |n| format!("{}x", "- ".repeat(n)));
     assert_linear("* on one line", |n| format!("{}x", "* ".repeat(n)));
     assert_linear("1. on one line", |n| format!("{}x", "1. ".repeat(n)));
-    assert_linear("deep list then blank lines", |n| format!("{}x\n{}y", "- ".repeat(n), "\n".repeat(n)));
-    assert_linear("deep list, long indentation", |n| format!("{}x\n{}y\n", "- ".repeat(n), " ".repeat(2 * n)));
+    assert_linear("deep list then blank lines", |n| {
+        format!("{}x\n{}y", "- ".repeat(n), "\n".repeat(n))
+    });
+    assert_linear("deep list, long indentation", |n| {
+        format!("{}x\n{}y\n", "- ".repeat(n), " ".repeat(2 * n))
+    });
 }
 
 #[test]
 fn nested_block_quotes() {
     assert_linear("> > >", |n| format!("{}x", "> ".repeat(n)));
-    assert_linear("alternating quote and list", |n| format!("{}x\n\n", "> - ".repeat(n)));
+    assert_linear("alternating quote and list", |n| {
+        format!("{}x\n\n", "> - ".repeat(n))
+    });
 }
 
 #[test]
 fn nested_jsx() {
     assert_linear("nested flow elements", |n| {
-        format!("{}x\n{}", "<Callout type=\"note\">\n".repeat(n), "</Callout>\n".repeat(n))
+        format!(
+            "{}x\n{}",
+            "<Callout type=\"note\">\n".repeat(n),
+            "</Callout>\n".repeat(n)
+        )
     });
     assert_linear("nested text elements", |n| {
         format!("{}x{}", "<Underline>".repeat(n), "</Underline>".repeat(n))
@@ -130,9 +152,13 @@ fn nested_jsx() {
 #[test]
 fn long_lines_and_many_blocks() {
     assert_linear("long line", |n| "word ".repeat(n));
-    assert_linear("many blocks", |n| "# h\n\npara *x* [l](https://x.y)\n\n- item\n\n| a |\n| - |\n| b |\n\n".repeat(n / 8));
+    assert_linear("many blocks", |n| {
+        "# h\n\npara *x* [l](https://x.y)\n\n- item\n\n| a |\n| - |\n| b |\n\n".repeat(n / 8)
+    });
     assert_linear("definitions", |n| "[a]: /u\n".repeat(n));
-    assert_linear("table rows", |n| format!("| a | b |\n| - | - |\n{}", "| x | y |\n".repeat(n)));
+    assert_linear("table rows", |n| {
+        format!("| a | b |\n| - | - |\n{}", "| x | y |\n".repeat(n))
+    });
 }
 
 #[test]
@@ -142,8 +168,14 @@ fn node_counts_scale_linearly() {
         |n: usize| "> x\n\n".repeat(n),
         |n: usize| "- a\n".repeat(n),
     ] {
-        let small = chopin_mcp::dialect::parse(&make(1000)).expect("parses").nodes.len();
-        let large = chopin_mcp::dialect::parse(&make(2000)).expect("parses").nodes.len();
+        let small = chopin_mcp::dialect::parse(&make(1000))
+            .expect("parses")
+            .nodes
+            .len();
+        let large = chopin_mcp::dialect::parse(&make(2000))
+            .expect("parses")
+            .nodes
+            .len();
         assert!(large <= 2 * small + 2, "{small} -> {large}");
     }
 }

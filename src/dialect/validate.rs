@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use super::catalog::{self, Component, Content, Ty, Use};
 use super::issue::Issue;
 use super::location::LineIndex;
-use super::patterns::{has_scheme, is_blank, is_hidden, is_hosted_image, is_integer, is_reference, is_ulid};
+use super::patterns::{
+    has_scheme, is_blank, is_hidden, is_hosted_image, is_integer, is_reference, is_ulid,
+};
 use super::tree::{Attr, AttrValue, Element, Kind, NodeId, Tree};
 use super::{MAX_SOURCE_BYTES, is_js_whitespace};
 
@@ -21,14 +23,43 @@ pub const MAX_IMAGES: usize = 100;
 pub const MAX_OPTIONS: usize = 20;
 
 const FORBIDDEN: &[&str] = &[
-    "html", "mdxjsEsm", "mdxFlowExpression", "mdxTextExpression", "yaml", "toml", "linkReference", "imageReference",
+    "html",
+    "mdxjsEsm",
+    "mdxFlowExpression",
+    "mdxTextExpression",
+    "yaml",
+    "toml",
+    "linkReference",
+    "imageReference",
     "definition",
 ];
 
 const ALLOWED: &[&str] = &[
-    "root", "paragraph", "heading", "thematicBreak", "blockquote", "list", "listItem", "code", "table", "tableRow",
-    "tableCell", "text", "strong", "emphasis", "delete", "inlineCode", "break", "link", "image", "math", "inlineMath",
-    "footnoteReference", "footnoteDefinition", "mdxJsxFlowElement", "mdxJsxTextElement",
+    "root",
+    "paragraph",
+    "heading",
+    "thematicBreak",
+    "blockquote",
+    "list",
+    "listItem",
+    "code",
+    "table",
+    "tableRow",
+    "tableCell",
+    "text",
+    "strong",
+    "emphasis",
+    "delete",
+    "inlineCode",
+    "break",
+    "link",
+    "image",
+    "math",
+    "inlineMath",
+    "footnoteReference",
+    "footnoteDefinition",
+    "mdxJsxFlowElement",
+    "mdxJsxTextElement",
 ];
 
 struct Walk<'t> {
@@ -95,21 +126,38 @@ fn label(tree: &Tree, id: NodeId) -> &str {
 
 /// The value of the first attribute named `name`, if it is a string (§4.5).
 pub(crate) fn attr<'e>(el: &'e Element, name: &str) -> Option<&'e str> {
-    el.attrs.iter().find(|a| a.name() == Some(name)).and_then(|a| match a {
-        Attr::Named { value: AttrValue::String(v), .. } => Some(v.as_str()),
-        _ => None,
-    })
+    el.attrs
+        .iter()
+        .find(|a| a.name() == Some(name))
+        .and_then(|a| match a {
+            Attr::Named {
+                value: AttrValue::String(v),
+                ..
+            } => Some(v.as_str()),
+            _ => None,
+        })
 }
 
 /// Validates `tree`, given the canonical plan's byte length.
 pub(crate) fn validate(tree: &Tree, canonical_len: usize, lines: &LineIndex<'_>) -> Vec<Issue> {
-    let mut w = Walk { tree, lines, issues: Vec::new(), images: 0, frames: Vec::new(), ancestors: Vec::new() };
+    let mut w = Walk {
+        tree,
+        lines,
+        issues: Vec::new(),
+        images: 0,
+        frames: Vec::with_capacity(tree.nodes.len()),
+        ancestors: Vec::new(),
+    };
     if canonical_len > MAX_SOURCE_BYTES {
-        w.issues.push(Issue::whole("source-too-large", "Plan exceeds the 256 KiB limit"));
+        w.issues.push(Issue::whole(
+            "source-too-large",
+            "Plan exceeds the 256 KiB limit",
+        ));
     }
     w.walk(true);
     if w.images > MAX_IMAGES {
-        w.issues.push(Issue::whole("too-many-images", "Plan exceeds 100 images"));
+        w.issues
+            .push(Issue::whole("too-many-images", "Plan exceeds 100 images"));
     }
     if w.issues.is_empty() {
         w.walk(false);
@@ -123,13 +171,24 @@ impl<'t> Walk<'t> {
     fn walk(&mut self, checks: bool) {
         self.frames.clear();
         self.ancestors.clear();
-        self.frames.push(Frame { node: 0, parent: NONE, label: "root", index: 0, depth: 0, component: NONE });
+        self.frames.push(Frame {
+            node: 0,
+            parent: NONE,
+            label: "root",
+            index: 0,
+            depth: 0,
+            component: NONE,
+        });
         let mut stack = vec![0usize];
         let mut counter = LabelCounter::default();
         let tree = self.tree;
         while let Some(f) = stack.pop() {
             let frame = self.frames[f];
-            let descend = if checks { self.visit(f) } else { self.introduced_url(f) };
+            let descend = if checks {
+                self.visit(f)
+            } else {
+                self.introduced_url(f)
+            };
             let Some(component) = descend else { continue };
             counter.clear();
             let children = &tree.node(frame.node).children;
@@ -137,7 +196,14 @@ impl<'t> Walk<'t> {
             for &c in children {
                 let label = label(tree, c);
                 let index = counter.next(label);
-                self.frames.push(Frame { node: c, parent: f, label, index, depth: frame.depth + 1, component });
+                self.frames.push(Frame {
+                    node: c,
+                    parent: f,
+                    label,
+                    index,
+                    depth: frame.depth + 1,
+                    component,
+                });
             }
             stack.extend((first..self.frames.len()).rev());
         }
@@ -165,7 +231,8 @@ impl<'t> Walk<'t> {
     fn issue(&mut self, code: &'static str, message: String, f: usize, at: NodeId) {
         let offset = self.tree.node(at).start;
         let path = self.path(f);
-        self.issues.push(Issue::at(code, message, path, offset, self.lines));
+        self.issues
+            .push(Issue::at(code, message, path, offset, self.lines));
     }
 
     /// Enclosing component names, outermost first.
@@ -187,16 +254,31 @@ impl<'t> Walk<'t> {
         let node = tree.node(v.node);
         let path = f;
         if v.depth > MAX_DEPTH {
-            self.issue("too-deep", "Content nests deeper than 20 levels".to_owned(), path, v.node);
+            self.issue(
+                "too-deep",
+                "Content nests deeper than 20 levels".to_owned(),
+                path,
+                v.node,
+            );
             return None;
         }
         let ty = node.kind.type_name();
         if FORBIDDEN.contains(&ty) {
-            self.issue("forbidden-node", format!("`{ty}` is not allowed in plans"), path, v.node);
+            self.issue(
+                "forbidden-node",
+                format!("`{ty}` is not allowed in plans"),
+                path,
+                v.node,
+            );
             return None;
         }
         if !ALLOWED.contains(&ty) {
-            self.issue("unknown-node", format!("`{ty}` is not part of the plan dialect"), path, v.node);
+            self.issue(
+                "unknown-node",
+                format!("`{ty}` is not part of the plan dialect"),
+                path,
+                v.node,
+            );
             return None;
         }
         match &node.kind {
@@ -212,16 +294,34 @@ impl<'t> Walk<'t> {
             Kind::Table => {
                 let rows = &node.children;
                 if rows.len() > MAX_TABLE_ROWS {
-                    self.issue("table-too-tall", "Tables are limited to 100 rows".to_owned(), path, v.node);
+                    self.issue(
+                        "table-too-tall",
+                        "Tables are limited to 100 rows".to_owned(),
+                        path,
+                        v.node,
+                    );
                 }
-                if rows.iter().any(|&r| tree.node(r).children.len() > MAX_TABLE_COLUMNS) {
-                    self.issue("table-too-wide", "Tables are limited to 20 columns".to_owned(), path, v.node);
+                if rows
+                    .iter()
+                    .any(|&r| tree.node(r).children.len() > MAX_TABLE_COLUMNS)
+                {
+                    self.issue(
+                        "table-too-wide",
+                        "Tables are limited to 20 columns".to_owned(),
+                        path,
+                        v.node,
+                    );
                 }
             }
-            Kind::FootnoteReference { label } | Kind::FootnoteDefinition { label } => {
-                if !is_ulid(&footnote_identifier(label)) {
-                    self.issue("bad-footnote-id", "Footnote identifiers must be ULIDs".to_owned(), path, v.node);
-                }
+            Kind::FootnoteReference { label } | Kind::FootnoteDefinition { label }
+                if !is_ulid(&footnote_identifier(label)) =>
+            {
+                self.issue(
+                    "bad-footnote-id",
+                    "Footnote identifiers must be ULIDs".to_owned(),
+                    path,
+                    v.node,
+                );
             }
             _ => {}
         }
@@ -232,15 +332,30 @@ impl<'t> Walk<'t> {
         let v = self.frames[f];
         let path = f;
         let Some(name) = el.name.as_deref() else {
-            self.issue("fragment", "JSX fragments are not allowed in plans".to_owned(), path, v.node);
+            self.issue(
+                "fragment",
+                "JSX fragments are not allowed in plans".to_owned(),
+                path,
+                v.node,
+            );
             return None;
         };
         let Some(c) = catalog::lookup(name) else {
-            self.issue("unknown-component", format!("`{name}` is not a plan component"), path, v.node);
+            self.issue(
+                "unknown-component",
+                format!("`{name}` is not a plan component"),
+                path,
+                v.node,
+            );
             return None;
         };
         if c.name == "Columns" && v.depth != 1 {
-            self.issue("bad-layout-placement", "`Columns` must be a top-level block".to_owned(), path, v.node);
+            self.issue(
+                "bad-layout-placement",
+                "`Columns` must be a top-level block".to_owned(),
+                path,
+                v.node,
+            );
         }
         let wrong = match c.kind {
             Use::Both => None,
@@ -249,15 +364,36 @@ impl<'t> Walk<'t> {
             _ => None,
         };
         if let Some((kind, used)) = wrong {
-            self.issue("wrong-kind", format!("`{name}` is a {kind} component but was used as {used}"), path, v.node);
+            self.issue(
+                "wrong-kind",
+                format!("`{name}` is a {kind} component but was used as {used}"),
+                path,
+                v.node,
+            );
         }
         let nearest = (v.component != NONE).then(|| self.ancestors[v.component].0);
         if !c.parent.is_empty() && !nearest.is_some_and(|a| c.parent.contains(&a)) {
-            self.issue("bad-parent", format!("`{name}` must be a direct child of {}", c.parent.join(" or ")), path, v.node);
+            self.issue(
+                "bad-parent",
+                format!(
+                    "`{name}` must be a direct child of {}",
+                    c.parent.join(" or ")
+                ),
+                path,
+                v.node,
+            );
         }
         let outer = self.ancestor_names(v.component);
-        if let Some(a) = outer.iter().find(|a| catalog::lookup(a).is_some_and(|ac| ac.forbids.contains(&c.name))) {
-            self.issue("bad-nesting", format!("`{name}` cannot appear inside `{a}`"), path, v.node);
+        if let Some(a) = outer
+            .iter()
+            .find(|a| catalog::lookup(a).is_some_and(|ac| ac.forbids.contains(&c.name)))
+        {
+            self.issue(
+                "bad-nesting",
+                format!("`{name}` cannot appear inside `{a}`"),
+                path,
+                v.node,
+            );
         }
         self.attributes(c, el, path, v.node);
         self.content(c, f, path);
@@ -279,17 +415,37 @@ impl<'t> Walk<'t> {
         for a in &el.attrs {
             match a {
                 Attr::Expression(_) => {
-                    self.issue("spread-attribute", "Spread attributes are not allowed".to_owned(), path, at);
+                    self.issue(
+                        "spread-attribute",
+                        "Spread attributes are not allowed".to_owned(),
+                        path,
+                        at,
+                    );
                 }
                 Attr::Named { name: an, value } => {
                     let AttrValue::String(value) = value else {
-                        self.issue("expression-attribute", format!("`{an}` must be a quoted string, not an expression"), path, at);
+                        self.issue(
+                            "expression-attribute",
+                            format!("`{an}` must be a quoted string, not an expression"),
+                            path,
+                            at,
+                        );
                         continue;
                     };
                     if !c.declared().any(|d| d.name == an) {
-                        self.issue("unknown-attribute", format!("`{name}` has no `{an}` attribute"), path, at);
+                        self.issue(
+                            "unknown-attribute",
+                            format!("`{name}` has no `{an}` attribute"),
+                            path,
+                            at,
+                        );
                     } else if kept.iter().any(|(k, _)| k == an) {
-                        self.issue("duplicate-attribute", format!("`{an}` is set more than once"), path, at);
+                        self.issue(
+                            "duplicate-attribute",
+                            format!("`{an}` is set more than once"),
+                            path,
+                            at,
+                        );
                     } else {
                         kept.push((an, value));
                     }
@@ -299,7 +455,12 @@ impl<'t> Walk<'t> {
         for d in c.declared() {
             let Some(&(_, value)) = kept.iter().find(|(k, _)| *k == d.name) else {
                 if d.required {
-                    self.issue("missing-attribute", format!("`{name}` requires `{}`", d.name), path, at);
+                    self.issue(
+                        "missing-attribute",
+                        format!("`{name}` requires `{}`", d.name),
+                        path,
+                        at,
+                    );
                 }
                 continue;
             };
@@ -312,26 +473,52 @@ impl<'t> Walk<'t> {
                 }
                 Ty::Reference(max) => {
                     if value.chars().count() > max || !is_reference(value) {
-                        self.issue("bad-reference", format!("`{name}.{a}` must be a safe external reference"), path, at);
+                        self.issue(
+                            "bad-reference",
+                            format!("`{name}.{a}` must be a safe external reference"),
+                            path,
+                            at,
+                        );
                     }
                 }
                 Ty::Text(max) => {
                     let exempt = c.blank_ok || (name == "Image" && a == "alt");
                     if is_blank(value) && !exempt {
-                        self.issue("empty-attribute", format!("`{name}.{a}` cannot be empty"), path, at);
+                        self.issue(
+                            "empty-attribute",
+                            format!("`{name}.{a}` cannot be empty"),
+                            path,
+                            at,
+                        );
                     } else if value.chars().count() > max {
-                        self.issue("attribute-too-long", format!("`{name}.{a}` exceeds {max} characters"), path, at);
+                        self.issue(
+                            "attribute-too-long",
+                            format!("`{name}.{a}` exceeds {max} characters"),
+                            path,
+                            at,
+                        );
                     }
                 }
                 Ty::Integer(min, max) => {
-                    let ok = is_integer(value) && value.parse::<u64>().is_ok_and(|n| (min..=max).contains(&n));
+                    let ok = is_integer(value)
+                        && value.parse::<u64>().is_ok_and(|n| (min..=max).contains(&n));
                     if !ok {
-                        self.issue("bad-attribute-value", format!("`{name}.{a}` must be an integer from {min} to {max}"), path, at);
+                        self.issue(
+                            "bad-attribute-value",
+                            format!("`{name}.{a}` must be an integer from {min} to {max}"),
+                            path,
+                            at,
+                        );
                     }
                 }
                 Ty::Enum(values) => {
                     if !values.contains(&value) {
-                        self.issue("bad-attribute-value", format!("`{name}.{a}` must be one of {}", values.join(", ")), path, at);
+                        self.issue(
+                            "bad-attribute-value",
+                            format!("`{name}.{a}` must be one of {}", values.join(", ")),
+                            path,
+                            at,
+                        );
                     }
                 }
             }
@@ -346,7 +533,12 @@ impl<'t> Walk<'t> {
             Content::Blocks | Content::Phrasing => {}
             Content::Empty => {
                 if !node.children.is_empty() {
-                    self.issue("unexpected-children", format!("`{}` cannot have children", c.name), path, v.node);
+                    self.issue(
+                        "unexpected-children",
+                        format!("`{}` cannot have children", c.name),
+                        path,
+                        v.node,
+                    );
                 }
             }
             Content::Components(allowed) => {
@@ -368,16 +560,26 @@ impl<'t> Walk<'t> {
                             }
                         }
                         None => {
-                            let msg = format!("`{}` may only contain {}", c.name, allowed.join(", "));
+                            let msg =
+                                format!("`{}` may only contain {}", c.name, allowed.join(", "));
                             self.issue("unexpected-child", msg, path, child);
                         }
                     }
                 }
                 if c.name == "Columns" && columns != 2 {
-                    self.issue("bad-column-count", "`Columns` requires exactly two columns".to_owned(), path, v.node);
+                    self.issue(
+                        "bad-column-count",
+                        "`Columns` requires exactly two columns".to_owned(),
+                        path,
+                        v.node,
+                    );
                 }
                 if found == 0 && !self.exempt(c, f) {
-                    let msg = format!("`{}` requires at least one {}", c.name, allowed.join(" or "));
+                    let msg = format!(
+                        "`{}` requires at least one {}",
+                        c.name,
+                        allowed.join(" or ")
+                    );
                     self.issue("missing-children", msg, path, v.node);
                 }
             }
@@ -390,11 +592,21 @@ impl<'t> Walk<'t> {
             return false;
         }
         let v = self.frames[f];
-        let Some(parent) = (v.parent != NONE).then(|| self.frames[v.parent].node) else { return false };
-        let Some(qn) = self.tree.node(parent).kind.element().filter(|e| e.name.as_deref() == Some("Questionnaire")) else {
+        let Some(parent) = (v.parent != NONE).then(|| self.frames[v.parent].node) else {
             return false;
         };
-        let Some(q) = self.tree.node(v.node).kind.element() else { return false };
+        let Some(qn) = self
+            .tree
+            .node(parent)
+            .kind
+            .element()
+            .filter(|e| e.name.as_deref() == Some("Questionnaire"))
+        else {
+            return false;
+        };
+        let Some(q) = self.tree.node(v.node).kind.element() else {
+            return false;
+        };
         let thread = attr(qn, "thread");
         let status = attr(qn, "status");
         let questions = self
@@ -402,7 +614,13 @@ impl<'t> Walk<'t> {
             .node(parent)
             .children
             .iter()
-            .filter(|&&ch| self.tree.node(ch).kind.element().is_some_and(|e| e.name.as_deref() == Some("Question")))
+            .filter(|&&ch| {
+                self.tree
+                    .node(ch)
+                    .kind
+                    .element()
+                    .is_some_and(|e| e.name.as_deref() == Some("Question"))
+            })
             .count();
         let pending = thread.is_some_and(|t| !t.is_empty())
             && questions == 1
@@ -434,15 +652,28 @@ impl<'t> Walk<'t> {
                 }
             }
         }
-        let previous: Vec<(NodeId, &Element)> =
-            children.iter().copied().filter(|(_, e)| e.name.as_deref() == Some("Previous")).collect();
+        let previous: Vec<(NodeId, &Element)> = children
+            .iter()
+            .copied()
+            .filter(|(_, e)| e.name.as_deref() == Some("Previous"))
+            .collect();
         if previous.len() > 1 {
-            self.issue("duplicate-previous", "Question accepts at most one Previous".to_owned(), path, v.node);
+            self.issue(
+                "duplicate-previous",
+                "Question accepts at most one Previous".to_owned(),
+                path,
+                v.node,
+            );
         }
         for (id, e) in previous {
             let choices = attr(e, "choices");
             if choices.is_some() == attr(e, "value").is_some() {
-                self.issue("invalid-previous-answer", "Previous requires choices or value, but not both".to_owned(), path, id);
+                self.issue(
+                    "invalid-previous-answer",
+                    "Previous requires choices or value, but not both".to_owned(),
+                    path,
+                    id,
+                );
             }
             if let Some(choices) = choices {
                 self.choice_list(choices, &options, single, path, id, false);
@@ -450,19 +681,48 @@ impl<'t> Walk<'t> {
         }
     }
 
-    fn choice_list(&mut self, value: &str, options: &[&str], single: bool, path: usize, at: NodeId, answer: bool) {
-        let ids: Vec<&str> = value.split(is_js_whitespace).filter(|s| !s.is_empty()).collect();
+    fn choice_list(
+        &mut self,
+        value: &str,
+        options: &[&str],
+        single: bool,
+        path: usize,
+        at: NodeId,
+        answer: bool,
+    ) {
+        let ids: Vec<&str> = value
+            .split(is_js_whitespace)
+            .filter(|s| !s.is_empty())
+            .collect();
         let (many, unknown, dup) = if answer {
             (
-                ("too-many-answer-choices", "Answer accepts at most 20 choices"),
-                ("unknown-answer-choice", "Answer choices must name options in this question"),
-                ("duplicate-answer-choice", "Answer choices cannot repeat an option"),
+                (
+                    "too-many-answer-choices",
+                    "Answer accepts at most 20 choices",
+                ),
+                (
+                    "unknown-answer-choice",
+                    "Answer choices must name options in this question",
+                ),
+                (
+                    "duplicate-answer-choice",
+                    "Answer choices cannot repeat an option",
+                ),
             )
         } else {
             (
-                ("too-many-previous-choices", "Previous accepts at most 20 choices"),
-                ("unknown-previous-choice", "Previous choices must name options in this question"),
-                ("duplicate-previous-choice", "Previous choices cannot repeat an option"),
+                (
+                    "too-many-previous-choices",
+                    "Previous accepts at most 20 choices",
+                ),
+                (
+                    "unknown-previous-choice",
+                    "Previous choices must name options in this question",
+                ),
+                (
+                    "duplicate-previous-choice",
+                    "Previous choices cannot repeat an option",
+                ),
             )
         };
         if ids.len() > MAX_OPTIONS {
@@ -476,7 +736,12 @@ impl<'t> Walk<'t> {
             self.issue(dup.0, dup.1.to_owned(), path, at);
         }
         if single && ids.len() > 1 {
-            self.issue(many.0, "This question accepts one choice".to_owned(), path, at);
+            self.issue(
+                many.0,
+                "This question accepts one choice".to_owned(),
+                path,
+                at,
+            );
         }
     }
 
@@ -489,7 +754,12 @@ impl<'t> Walk<'t> {
             Ok(u) => {
                 let scheme = u.scheme();
                 if scheme != "https" && scheme != "mailto" {
-                    self.issue("bad-link-protocol", format!("`{scheme}:` links are not allowed"), path, at);
+                    self.issue(
+                        "bad-link-protocol",
+                        format!("`{scheme}:` links are not allowed"),
+                        path,
+                        at,
+                    );
                 }
             }
         }
@@ -508,7 +778,12 @@ impl<'t> Walk<'t> {
             ),
             Ok(u) => {
                 if u.scheme() != "https" {
-                    self.issue("bad-image-protocol", format!("`{}:` images are not allowed", u.scheme()), path, at);
+                    self.issue(
+                        "bad-image-protocol",
+                        format!("`{}:` images are not allowed", u.scheme()),
+                        path,
+                        at,
+                    );
                 }
             }
         }
@@ -521,14 +796,21 @@ impl<'t> Walk<'t> {
         let found = match &tree.node(id).kind {
             Kind::Link { url } => Some((url.as_str(), true)),
             Kind::Image { url } => Some((url.as_str(), false)),
-            Kind::FlowElement(el) | Kind::TextElement(el) if el.name.as_deref() == Some("Image") => {
+            Kind::FlowElement(el) | Kind::TextElement(el)
+                if el.name.as_deref() == Some("Image") =>
+            {
                 attr(el, "src").map(|s| (s, false))
             }
             _ => None,
         };
         if let Some((url, link)) = found {
             if let Some(message) = introduced_url(url, link) {
-                self.issue(if link { "bad-link" } else { "bad-image" }, message.to_owned(), f, id);
+                self.issue(
+                    if link { "bad-link" } else { "bad-image" },
+                    message.to_owned(),
+                    f,
+                    id,
+                );
             }
         }
         Some(NONE)
@@ -537,15 +819,27 @@ impl<'t> Walk<'t> {
 
 fn introduced_url(url: &str, link: bool) -> Option<&'static str> {
     if url.chars().any(is_hidden) {
-        return Some(if link { "Link contains hidden or control characters" } else { "Image URL contains hidden or control characters" });
+        return Some(if link {
+            "Link contains hidden or control characters"
+        } else {
+            "Image URL contains hidden or control characters"
+        });
     }
     if url.starts_with(is_js_whitespace) || url.ends_with(is_js_whitespace) {
-        return Some(if link { "Link cannot start or end with whitespace" } else { "Image URL cannot start or end with whitespace" });
+        return Some(if link {
+            "Link cannot start or end with whitespace"
+        } else {
+            "Image URL cannot start or end with whitespace"
+        });
     }
     if !has_scheme(url) {
         let squeezed: String = url.chars().filter(|&c| !is_js_whitespace(c)).collect();
         if has_scheme(&squeezed) {
-            return Some(if link { "Link hides a protocol behind whitespace" } else { "Image URL hides a protocol behind whitespace" });
+            return Some(if link {
+                "Link hides a protocol behind whitespace"
+            } else {
+                "Image URL hides a protocol behind whitespace"
+            });
         }
         if link && (url.starts_with("//") || url.contains('\\')) {
             return Some("Link without a protocol must stay in the repository");

@@ -101,8 +101,12 @@ fn shape_inner(plan: &str) -> Result<String, Option<usize>> {
                 match a {
                     AttributeContent::Expression(e) => out.push_str(&format!(" {{{}}}", e.value)),
                     AttributeContent::Property(p) => match &p.value {
-                        Some(AttributeValue::Literal(v)) => out.push_str(&format!(" {}={v:?}", p.name)),
-                        Some(AttributeValue::Expression(e)) => out.push_str(&format!(" {}={{{}}}", p.name, e.value)),
+                        Some(AttributeValue::Literal(v)) => {
+                            out.push_str(&format!(" {}={v:?}", p.name))
+                        }
+                        Some(AttributeValue::Expression(e)) => {
+                            out.push_str(&format!(" {}={{{}}}", p.name, e.value))
+                        }
                         None => out.push_str(&format!(" {}", p.name)),
                     },
                 }
