@@ -10,19 +10,18 @@ type Expect = (&'static str, &'static str, Option<(usize, usize, usize)>);
 fn run(row: u32, plan: &str, expected: &[Expect], minted: Option<usize>) {
     let ids = SequentialIds::new(1_750_000_000_000);
     let report = check(plan, &ids);
-    let got: Vec<(&str, &str, Option<(usize, usize, usize)>)> = report
+    let got: Vec<Expect> = report
         .issues
         .iter()
         .map(|i: &Issue| {
             let loc = i
                 .offset
                 .map(|o| (o, i.line.unwrap_or(0), i.column.unwrap_or(0)));
-            (i.code, i.path.as_str(), loc)
+            (i.code, leak(i.path.clone()), loc)
         })
         .collect();
-    let want: Vec<(&str, &str, Option<(usize, usize, usize)>)> = expected.to_vec();
     assert_eq!(
-        got, want,
+        got, expected,
         "row {row}: {plan:?}\nissues: {:#?}",
         report.issues
     );

@@ -47,8 +47,6 @@ enum CKind {
 struct Container {
     node: NodeId,
     kind: CKind,
-    /// Open flow elements whose opening tag sits directly in this container.
-    jsx: Vec<OpenJsx>,
     /// Whether this container has received any block (for empty list items).
     has_content: bool,
 }
@@ -64,9 +62,20 @@ pub(crate) struct OpenJsx {
 #[derive(Debug)]
 enum Open {
     None,
-    Para { start: usize, lines: Vec<(usize, usize)> },
-    Fence { node: NodeId, ch: u8, len: usize, indent: usize, lines: Vec<(usize, usize)> },
-    Table { node: NodeId },
+    Para {
+        start: usize,
+        lines: Vec<(usize, usize)>,
+    },
+    Fence {
+        node: NodeId,
+        ch: u8,
+        len: usize,
+        indent: usize,
+        lines: Vec<(usize, usize)>,
+    },
+    Table {
+        node: NodeId,
+    },
 }
 
 /// The outcome of the block phase.
@@ -116,7 +125,11 @@ pub(crate) fn line_bounds(src: &[u8], start: usize) -> (usize, usize) {
         match src[i] {
             b'\n' => return (i, i + 1),
             b'\r' => {
-                let next = if src.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+                let next = if src.get(i + 1) == Some(&b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
                 return (i, next);
             }
             _ => i += 1,
@@ -129,7 +142,11 @@ pub(crate) fn line_bounds(src: &[u8], start: usize) -> (usize, usize) {
 /// position and column. Tabs advance to the next multiple of 4.
 fn skip_ws(src: &[u8], mut pos: usize, mut col: usize, end: usize) -> (usize, usize) {
     while pos < end && is_space(src[pos]) {
-        col = if src[pos] == b'\t' { col + 4 - col % 4 } else { col + 1 };
+        col = if src[pos] == b'\t' {
+            col + 4 - col % 4
+        } else {
+            col + 1
+        };
         pos += 1;
     }
     (pos, col)
@@ -155,17 +172,26 @@ pub(crate) fn normalize_label(raw: &str) -> String {
 
 impl<'a> Blocks<'a> {
     /// Runs the block phase over `src`, starting after a byte-order mark at `bom`.
-    pub(crate) fn parse(src: &'a str, lines: &'a LineIndex<'a>, bom: usize) -> Result<Self, (ParseError, u64)> {
+    pub(crate) fn parse(
+        src: &'a str,
+        lines: &'a LineIndex<'a>,
+        bom: usize,
+    ) -> Result<Self, (ParseError, u64)> {
         let mut b = Blocks {
             src,
             lines,
-            tree: Tree::new(),
+            // About one node per 12 bytes in typical plans.
+            tree: Tree::with_capacity(src.len() / 12 + 16),
             leaves: Vec::new(),
             definitions: Vec::new(),
             footnotes: Vec::new(),
             tree_error: None,
             steps: 0,
-            stack: vec![Container { node: 0, kind: CKind::Root, jsx: Vec::new(), has_content: false }],
+            stack: vec![Container {
+                node: 0,
+                kind: CKind::Root,
+                has_content: false,
+            }],
             barriers: Vec::new(),
             open: Open::None,
             tags: Vec::new(),
@@ -194,7 +220,11 @@ impl<'a> Blocks<'a> {
             b.pop_container(bytes.len());
         }
         if let Some((_, open)) = b.tags.last().cloned() {
-            let reason = format!("Expected a closing tag for `{}` ({})", abbreviated(&open.name, false), b.span(open.start, open.end));
+            let reason = format!(
+                "Expected a closing tag for `{}` ({})",
+                abbreviated(&open.name, false),
+                b.span(open.start, open.end)
+            );
             b.tree_err(bytes.len(), open.start, reason);
         }
         Ok(b)
@@ -208,7 +238,10 @@ impl<'a> Blocks<'a> {
 
     fn tree_err(&mut self, event: usize, offset: usize, reason: String) {
         if self.tree_error.as_ref().is_none_or(|e| event < e.event) {
-            self.tree_error = Some(TreeError { event, error: ParseError::new(offset, reason) });
+            self.tree_error = Some(TreeError {
+                event,
+                error: ParseError::new(offset, reason),
+            });
         }
     }
 
@@ -216,7 +249,14 @@ impl<'a> Blocks<'a> {
     /// Returns how many matched (root included), the content position and column.
     fn match_line(&mut self, start: usize, end: usize) -> (usize, usize, usize) {
         let mut steps = 0;
-        let r = match_containers(self.src.as_bytes(), &self.stack, &self.barriers, start, end, &mut steps);
+        let r = match_containers(
+            self.src.as_bytes(),
+            &self.stack,
+            &self.barriers,
+            start,
+            end,
+            &mut steps,
+        );
         self.steps += steps;
         r
     }
@@ -224,7 +264,11 @@ impl<'a> Blocks<'a> {
     /// The node new blocks go into.
     fn parent(&self) -> NodeId {
         let top = self.stack.last().expect("root is never popped");
-        top.jsx.last().map_or(top.node, |j| j.node)
+        // The innermost open flow element, if it sits in this container.
+        match self.tags.last() {
+            Some((i, j)) if *i + 1 == self.stack.len() => j.node,
+            _ => top.node,
+        }
     }
 
     fn add_block(&mut self, kind: Kind, start: usize) -> NodeId {
@@ -250,10 +294,21 @@ impl<'a> Blocks<'a> {
         } else {
             self.add_block(node_kind, start)
         };
-        if matches!(kind, CKind::Quote | CKind::Item { blank_start: true, .. }) {
+        if matches!(
+            kind,
+            CKind::Quote
+                | CKind::Item {
+                    blank_start: true,
+                    ..
+                }
+        ) {
             self.barriers.push(self.stack.len());
         }
-        self.stack.push(Container { node, kind, jsx: Vec::new(), has_content: false });
+        self.stack.push(Container {
+            node,
+            kind,
+            has_content: false,
+        });
     }
 
     fn pop_container(&mut self, at: usize) {
@@ -263,7 +318,12 @@ impl<'a> Blocks<'a> {
         if self.barriers.last() == Some(&index) {
             self.barriers.pop();
         }
-        if let Some(open) = c.jsx.last() {
+        if let Some(open) = self
+            .tags
+            .last()
+            .filter(|(i, _)| *i == index)
+            .map(|(_, j)| j.clone())
+        {
             let what = self.tree.node(c.node).kind.type_name().to_owned();
             let reason = format!(
                 "Expected a closing tag for `{}` ({}) before the end of `{what}`",
@@ -289,7 +349,8 @@ impl<'a> Blocks<'a> {
                     value.push_str(self.src.get(*s..*e).unwrap_or(""));
                 }
                 match &mut self.tree.nodes[node].kind {
-                    Kind::Code { value: v, .. } | Kind::Math { value: v } => *v = value,
+                    Kind::Code { value: v, .. } => *v = value.into_boxed_str(),
+                    Kind::Math { value: v } => *v = value,
                     _ => {}
                 }
             }
@@ -300,14 +361,24 @@ impl<'a> Blocks<'a> {
     /// Whether the open paragraph holds more than link definitions (a setext
     /// underline needs text to turn into a heading).
     fn has_non_definition_text(&self) -> bool {
-        let Open::Para { lines, .. } = &self.open else { return false };
-        let used: usize = super::inline::ParagraphText::new(self.src, lines).definitions().iter().map(|d| d.2).sum();
+        let Open::Para { lines, .. } = &self.open else {
+            return false;
+        };
+        let used: usize = super::inline::ParagraphText::new(self.src, lines)
+            .definitions()
+            .iter()
+            .map(|d| d.2)
+            .sum();
         used < lines.len()
     }
 
     /// Turns the link reference definitions at the start of a paragraph into
     /// `definition` nodes; returns what is left.
-    fn take_definitions(&mut self, start: usize, mut lines: Vec<(usize, usize)>) -> Option<(usize, Vec<(usize, usize)>)> {
+    fn take_definitions(
+        &mut self,
+        start: usize,
+        mut lines: Vec<(usize, usize)>,
+    ) -> Option<(usize, Vec<(usize, usize)>)> {
         if self.src.as_bytes().get(start) != Some(&b'[') {
             return Some((start, lines));
         }
@@ -329,10 +400,19 @@ impl<'a> Blocks<'a> {
     }
 
     fn finish_paragraph(&mut self, start: usize, lines: Vec<(usize, usize)>) {
-        let Some((start, lines)) = self.take_definitions(start, lines) else { return };
+        let Some((start, lines)) = self.take_definitions(start, lines) else {
+            return;
+        };
         let node = self.add_block(Kind::Paragraph, start);
-        let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
-        self.leaves.push(Leaf { node, segs: lines, flow_open });
+        let flow_open = self
+            .tags
+            .last()
+            .map(|(_, j)| (j.name.clone(), j.start, j.end));
+        self.leaves.push(Leaf {
+            node,
+            segs: lines,
+            flow_open,
+        });
     }
 
     /// Processes one line; returns where the next line starts.
@@ -344,7 +424,10 @@ impl<'a> Blocks<'a> {
         let all = matched == self.stack.len();
 
         // Fenced code and math are concrete: no lazy lines.
-        if let Open::Fence { ch, len, indent, .. } = self.open {
+        if let Open::Fence {
+            ch, len, indent, ..
+        } = self.open
+        {
             if all {
                 let (p, _) = skip_ws(bytes, pos, col, end);
                 let run = bytes[p..end].iter().take_while(|&&c| c == ch).count();
@@ -356,7 +439,11 @@ impl<'a> Blocks<'a> {
                 let mut p = pos;
                 let mut c = col;
                 while p < end && is_space(bytes[p]) && c < col + indent {
-                    c = if bytes[p] == b'\t' { c + 4 - c % 4 } else { c + 1 };
+                    c = if bytes[p] == b'\t' {
+                        c + 4 - c % 4
+                    } else {
+                        c + 1
+                    };
                     p += 1;
                 }
                 if let Open::Fence { lines, .. } = &mut self.open {
@@ -373,8 +460,10 @@ impl<'a> Blocks<'a> {
         // did not match is never lazy (micromark's `notInCurrentItem`).
         if !all && matches!(self.open, Open::Para { .. }) && !rest_blank {
             let (p, _) = skip_ws(bytes, pos, col, end);
-            let sibling = matches!(self.stack.get(matched).map(|c| c.kind), Some(CKind::Item { .. }))
-                && matches!(self.stack.get(matched - 1).map(|c| c.kind),
+            let sibling = matches!(
+                self.stack.get(matched).map(|c| c.kind),
+                Some(CKind::Item { .. })
+            ) && matches!(self.stack.get(matched - 1).map(|c| c.kind),
                     Some(CKind::List { ordered, marker }) if list_marker(bytes, p, end).is_some_and(|m| m.ordered == ordered && m.marker == marker));
             if !sibling && !self.interrupts(p, end, next, true)? {
                 if let Open::Para { lines, .. } = &mut self.open {
@@ -420,10 +509,17 @@ impl<'a> Blocks<'a> {
             if c == b'[' && bytes.get(p + 1) == Some(&b'^') {
                 if let Some((_, after)) = footnote_label(bytes, p, end) {
                     self.close_leaf();
-                    self.footnotes.push(normalize_label(label_str(self.src, p + 2, after - 2)));
+                    self.footnotes
+                        .push(normalize_label(label_str(self.src, p + 2, after - 2)));
                     let label = self.src.get(p + 2..after - 2).unwrap_or("").to_owned();
                     let _ = label;
-                    self.push_container(CKind::Footnote, Kind::FootnoteDefinition { label: label_str(self.src, p + 2, after - 2).to_owned() }, p);
+                    self.push_container(
+                        CKind::Footnote,
+                        Kind::FootnoteDefinition {
+                            label: label_str(self.src, p + 2, after - 2).to_owned(),
+                        },
+                        p,
+                    );
                     pos = after;
                     col = pcol + (after - p);
                     new_item = false;
@@ -460,9 +556,23 @@ impl<'a> Blocks<'a> {
                     if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
                         self.pop_container(p);
                     }
-                    self.push_container(CKind::List { ordered: m.ordered, marker: m.marker }, Kind::List { ordered: m.ordered }, p);
+                    self.push_container(
+                        CKind::List {
+                            ordered: m.ordered,
+                            marker: m.marker,
+                        },
+                        Kind::List { ordered: m.ordered },
+                        p,
+                    );
                 }
-                self.push_container(CKind::Item { indent, blank_start: blank_after }, Kind::ListItem { checked: None }, p);
+                self.push_container(
+                    CKind::Item {
+                        indent,
+                        blank_start: blank_after,
+                    },
+                    Kind::ListItem { checked: None },
+                    p,
+                );
                 pos = content_pos;
                 col = content_col;
                 new_item = true;
@@ -497,16 +607,29 @@ impl<'a> Blocks<'a> {
         // this container (lazy lines never get here with one open).
         if let Open::Para { .. } = self.open {
             if !new_item {
-                if let Some(depth) = setext_underline(bytes, p, end).filter(|_| self.has_non_definition_text()) {
-                    if let Open::Para { start: ps, lines } = std::mem::replace(&mut self.open, Open::None) {
-                        let Some((ps, lines)) = self.take_definitions(ps, lines) else { return Ok(next) };
+                if let Some(depth) =
+                    setext_underline(bytes, p, end).filter(|_| self.has_non_definition_text())
+                {
+                    if let Open::Para { start: ps, lines } =
+                        std::mem::replace(&mut self.open, Open::None)
+                    {
+                        let Some((ps, lines)) = self.take_definitions(ps, lines) else {
+                            return Ok(next);
+                        };
                         let node = self.add_block(Kind::Heading { depth }, ps);
                         let mut lines = lines;
                         if let Some(last) = lines.last_mut() {
                             last.1 = trim_end(bytes, last.0, last.1);
                         }
-                        let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
-                        self.leaves.push(Leaf { node, segs: lines, flow_open });
+                        let flow_open = self
+                            .tags
+                            .last()
+                            .map(|(_, j)| (j.name.clone(), j.start, j.end));
+                        self.leaves.push(Leaf {
+                            node,
+                            segs: lines,
+                            flow_open,
+                        });
                     }
                     return Ok(next);
                 }
@@ -520,7 +643,9 @@ impl<'a> Blocks<'a> {
                         let head_cells = split_row(bytes, hs, he);
                         let usable = head_cells.iter().any(|&(_, cs, ce)| cs < ce);
                         if usable && head_cells.len() == cells {
-                            if let Open::Para { start, mut lines } = std::mem::replace(&mut self.open, Open::None) {
+                            if let Open::Para { start, mut lines } =
+                                std::mem::replace(&mut self.open, Open::None)
+                            {
                                 lines.pop();
                                 if !lines.is_empty() {
                                     self.finish_paragraph(start, lines);
@@ -540,8 +665,15 @@ impl<'a> Blocks<'a> {
             if let Some((depth, cs, ce)) = atx_heading(bytes, p, end) {
                 self.close_leaf();
                 let node = self.add_block(Kind::Heading { depth }, p);
-                let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
-                self.leaves.push(Leaf { node, segs: vec![(cs, ce)], flow_open });
+                let flow_open = self
+                    .tags
+                    .last()
+                    .map(|(_, j)| (j.name.clone(), j.start, j.end));
+                self.leaves.push(Leaf {
+                    node,
+                    segs: vec![(cs, ce)],
+                    flow_open,
+                });
                 return Ok(next);
             }
         }
@@ -553,14 +685,33 @@ impl<'a> Blocks<'a> {
         if let Some((ch, len, info)) = fence_open(bytes, p, end) {
             self.close_leaf();
             let kind = if ch == b'$' {
-                Kind::Math { value: String::new() }
+                Kind::Math {
+                    value: String::new(),
+                }
             } else {
-                let lang = self.src.get(info..end).unwrap_or("").trim_matches([' ', '\t']);
-                let lang = lang.split([' ', '\t']).next().filter(|l| !l.is_empty()).map(|l| super::inline::decode_text(l));
-                Kind::Code { lang, value: String::new() }
+                let lang = self
+                    .src
+                    .get(info..end)
+                    .unwrap_or("")
+                    .trim_matches([' ', '\t']);
+                let lang = lang
+                    .split([' ', '\t'])
+                    .next()
+                    .filter(|l| !l.is_empty())
+                    .map(super::inline::decode_text);
+                Kind::Code {
+                    lang: lang.map(String::into_boxed_str),
+                    value: Box::default(),
+                }
             };
             let node = self.add_block(kind, p);
-            self.open = Open::Fence { node, ch, len, indent: pcol - col, lines: Vec::new() };
+            self.open = Open::Fence {
+                node,
+                ch,
+                len,
+                indent: pcol - col,
+                lines: Vec::new(),
+            };
             return Ok(next);
         }
         if c == b'<' {
@@ -586,7 +737,10 @@ impl<'a> Blocks<'a> {
                 text_start = after;
             }
         }
-        self.open = Open::Para { start: text_start, lines: vec![(text_start, end)] };
+        self.open = Open::Para {
+            start: text_start,
+            lines: vec![(text_start, end)],
+        };
         Ok(next)
     }
 
@@ -610,10 +764,20 @@ impl<'a> Blocks<'a> {
 
     /// Whether a line (content at `p`) would interrupt an open paragraph.
     /// A flow tag attempt may fail fatally, as in the reference parser.
-    fn interrupts(&mut self, p: usize, end: usize, next: usize, _lazy: bool) -> Result<bool, ParseError> {
+    fn interrupts(
+        &mut self,
+        p: usize,
+        end: usize,
+        next: usize,
+        _lazy: bool,
+    ) -> Result<bool, ParseError> {
         let bytes = self.src.as_bytes();
         let c = bytes[p];
-        if c == b'>' || (c == b'#' && atx_heading(bytes, p, end).is_some()) || self.thematic_break(p) || fence_open(bytes, p, end).is_some() {
+        if c == b'>'
+            || (c == b'#' && atx_heading(bytes, p, end).is_some())
+            || self.thematic_break(p)
+            || fence_open(bytes, p, end).is_some()
+        {
             return Ok(true);
         }
         if c == b'[' && bytes.get(p + 1) == Some(&b'^') && footnote_label(bytes, p, end).is_some() {
@@ -632,15 +796,27 @@ impl<'a> Blocks<'a> {
 
     /// Reads the tags of a flow tag line at `p`: `Ok(None)` when the line is
     /// not only tags and whitespace.
-    fn read_flow_tags(&mut self, p: usize, next: usize) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
-        let attempt = self.read_flow_tags_with(p, next, false)?;
-        if attempt.is_none() {
-            return Ok(None);
+    fn read_flow_tags(
+        &mut self,
+        p: usize,
+        next: usize,
+    ) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
+        let (attempt, jumped) = self.read_flow_tags_with(p, next, false)?;
+        if attempt.is_none() || !jumped {
+            return Ok(attempt);
         }
-        self.read_flow_tags_with(p, next, true)
+        Ok(self.read_flow_tags_with(p, next, true)?.0)
     }
 
-    fn read_flow_tags_with(&mut self, p: usize, next: usize, capture: bool) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
+    /// One reading of a flow tag line; also says whether an expression was
+    /// jumped over (its text then needs a capturing re-read).
+    #[allow(clippy::type_complexity)]
+    fn read_flow_tags_with(
+        &mut self,
+        p: usize,
+        next: usize,
+        capture: bool,
+    ) -> Result<(Option<(Vec<Tag>, usize)>, bool), ParseError> {
         let bytes = self.src.as_bytes();
         let mut src = FlowSrc {
             src: self.src,
@@ -651,8 +827,13 @@ impl<'a> Blocks<'a> {
             steps: 0,
             braces: &self.braces,
             line_starts: self.lines.starts(),
-            known_ok: if self.known_ok.0 == self.stack_version { self.known_ok.1 } else { 0 },
+            known_ok: if self.known_ok.0 == self.stack_version {
+                self.known_ok.1
+            } else {
+                0
+            },
             capture,
+            jumped: false,
         };
         let mut tags = Vec::new();
         let _ = next;
@@ -682,12 +863,14 @@ impl<'a> Blocks<'a> {
         };
         self.steps += src.steps;
         self.known_ok = (self.stack_version, src.known_ok);
-        Ok(result.map(|resume| (tags, resume)))
+        Ok((result.map(|resume| (tags, resume)), src.jumped))
     }
 
     /// Handles a line of flow tags; returns where the next line starts.
     fn flow_tags(&mut self, p: usize, next: usize) -> Result<Option<usize>, ParseError> {
-        let Some((tags, resume)) = self.read_flow_tags(p, next)? else { return Ok(None) };
+        let Some((tags, resume)) = self.read_flow_tags(p, next)? else {
+            return Ok(None);
+        };
         self.close_leaf();
         // A tag line is not a list item: it ends a list left open.
         if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
@@ -702,15 +885,28 @@ impl<'a> Blocks<'a> {
     fn flow_tag(&mut self, tag: Tag) {
         if tag.closing {
             let Some((ci, open)) = self.tags.last().cloned() else {
-                self.tree_err(tag.slash, tag.slash, "Unexpected closing slash `/` in tag, expected an open tag first".to_owned());
+                self.tree_err(
+                    tag.slash,
+                    tag.slash,
+                    "Unexpected closing slash `/` in tag, expected an open tag first".to_owned(),
+                );
                 return;
             };
             if let Some(a) = tag.first_attr {
-                self.tree_err(a, a, "Unexpected attribute in closing tag, expected the end of the tag".to_owned());
+                self.tree_err(
+                    a,
+                    a,
+                    "Unexpected attribute in closing tag, expected the end of the tag".to_owned(),
+                );
                 return;
             }
             if tag.self_closing {
-                self.tree_err(tag.self_slash, tag.self_slash, "Unexpected self-closing slash `/` in closing tag, expected the end of the tag".to_owned());
+                self.tree_err(
+                    tag.self_slash,
+                    tag.self_slash,
+                    "Unexpected self-closing slash `/` in closing tag, expected the end of the tag"
+                        .to_owned(),
+                );
                 return;
             }
             if open.name != tag.name {
@@ -724,7 +920,12 @@ impl<'a> Blocks<'a> {
                 return;
             }
             if ci + 1 != self.stack.len() {
-                let what = self.tree.node(self.stack[self.stack.len() - 1].node).kind.type_name().to_owned();
+                let what = self
+                    .tree
+                    .node(self.stack[self.stack.len() - 1].node)
+                    .kind
+                    .type_name()
+                    .to_owned();
                 let node_start = self.tree.node(self.stack[self.stack.len() - 1].node).start;
                 let (l, c) = self.lines.locate(node_start);
                 let reason = format!(
@@ -735,19 +936,22 @@ impl<'a> Blocks<'a> {
                 return;
             }
             self.tags.pop();
-            if let Some(top) = self.stack.last_mut() {
-                top.jsx.pop();
-            }
             return;
         }
-        let element = Element { name: tag.name.clone(), attrs: tag.attrs, name_end: tag.name_end };
-        let node = self.add_block(Kind::FlowElement(element), tag.start);
+        let element = Element {
+            name: tag.name.clone(),
+            attrs: tag.attrs,
+            name_end: tag.name_end,
+        };
+        let node = self.add_block(Kind::FlowElement(Box::new(element)), tag.start);
         if !tag.self_closing {
-            let open = OpenJsx { node, name: tag.name, start: tag.start, end: tag.end };
+            let open = OpenJsx {
+                node,
+                name: tag.name,
+                start: tag.start,
+                end: tag.end,
+            };
             let index = self.stack.len() - 1;
-            if let Some(top) = self.stack.last_mut() {
-                top.jsx.push(open.clone());
-            }
             self.tags.push((index, open));
         }
     }
@@ -755,12 +959,19 @@ impl<'a> Blocks<'a> {
     fn table_row(&mut self, table: NodeId, s: usize, e: usize) {
         let bytes = self.src.as_bytes();
         let row = self.tree.push(table, Kind::TableRow, s);
-        let flow_open = self.tags.last().map(|(_, j)| (j.name.clone(), j.start, j.end));
+        let flow_open = self
+            .tags
+            .last()
+            .map(|(_, j)| (j.name.clone(), j.start, j.end));
         for (cell_start, cs, ce) in split_row(bytes, s, e) {
             self.steps += 1;
             let cell = self.tree.push(row, Kind::TableCell, cell_start);
             if cs < ce {
-                self.leaves.push(Leaf { node: cell, segs: vec![(cs, ce)], flow_open: flow_open.clone() });
+                self.leaves.push(Leaf {
+                    node: cell,
+                    segs: vec![(cs, ce)],
+                    flow_open: flow_open.clone(),
+                });
             }
         }
     }
@@ -771,7 +982,11 @@ fn label_str(src: &str, s: usize, e: usize) -> &str {
 }
 
 pub(crate) fn abbreviated(name: &Option<String>, closing: bool) -> String {
-    format!("<{}{}>", if closing { "/" } else { "" }, name.as_deref().unwrap_or(""))
+    format!(
+        "<{}{}>",
+        if closing { "/" } else { "" },
+        name.as_deref().unwrap_or("")
+    )
 }
 
 /// Matches containers (see [`Blocks::match_line`]). `steps` counts work.
@@ -809,7 +1024,9 @@ fn match_containers(
                 break;
             }
             match stack[i].kind {
-                CKind::Item { blank_start: true, .. } if stack[i].has_content => {
+                CKind::Item {
+                    blank_start: true, ..
+                } if stack[i].has_content => {
                     i += 1;
                     continue;
                 }
@@ -839,7 +1056,11 @@ fn match_containers(
                 }
                 let target = col + need;
                 while col < target && pos < end {
-                    col = if bytes[pos] == b'\t' { col + 4 - col % 4 } else { col + 1 };
+                    col = if bytes[pos] == b'\t' {
+                        col + 4 - col % 4
+                    } else {
+                        col + 1
+                    };
                     pos += 1;
                 }
             }
@@ -879,6 +1100,8 @@ struct FlowSrc<'a> {
     line_starts: &'a [usize],
     /// Lines starting at or before this offset are known not to be lazy.
     known_ok: usize,
+    /// Whether an expression was jumped over (and its text not kept).
+    jumped: bool,
     /// Whether expression text is kept. An attempt that may turn out to be
     /// prose jumps over expressions without copying them; the tags of a line
     /// that is read as flow are then read once more with `capture`.
@@ -890,7 +1113,10 @@ impl TagSrc for FlowSrc<'_> {
         if self.capture || self.eof_at.is_some() {
             return None;
         }
-        let i = self.braces.binary_search_by_key(&self.pos, |&(o, _)| o).ok()?;
+        let i = self
+            .braces
+            .binary_search_by_key(&self.pos, |&(o, _)| o)
+            .ok()?;
         let close = self.braces[i].1;
         let bytes = self.src.as_bytes();
         // Every line crossed must continue the open containers. Lines already
@@ -905,7 +1131,14 @@ impl TagSrc for FlowSrc<'_> {
                 }
                 self.steps += 1;
                 let (line_end, _) = line_bounds(bytes, next);
-                let (matched, _, _) = match_containers(bytes, self.stack, self.barriers, next, line_end, &mut self.steps);
+                let (matched, _, _) = match_containers(
+                    bytes,
+                    self.stack,
+                    self.barriers,
+                    next,
+                    line_end,
+                    &mut self.steps,
+                );
                 if matched < self.stack.len() {
                     return Some(Err(Cross::Lazy(next)));
                 }
@@ -914,6 +1147,7 @@ impl TagSrc for FlowSrc<'_> {
         }
         self.steps += 1;
         self.pos = close + 1;
+        self.jumped = true;
         Some(Ok(String::new()))
     }
 
@@ -936,7 +1170,8 @@ impl TagSrc for FlowSrc<'_> {
             Some(b'\n' | b'\r') => {
                 let (_, next) = line_bounds(bytes, self.pos);
                 let (end, _) = line_bounds(bytes, next);
-                let (matched, pos, _) = match_containers(bytes, self.stack, self.barriers, next, end, &mut self.steps);
+                let (matched, pos, _) =
+                    match_containers(bytes, self.stack, self.barriers, next, end, &mut self.steps);
                 if matched < self.stack.len() {
                     return Err(Cross::Lazy(next));
                 }
@@ -969,9 +1204,17 @@ fn list_marker(bytes: &[u8], p: usize, end: usize) -> Option<Marker> {
         if after < end && !is_space(bytes[after]) {
             return None;
         }
-        return Some(Marker { ordered: false, marker: c, number: 0, after });
+        return Some(Marker {
+            ordered: false,
+            marker: c,
+            number: 0,
+            after,
+        });
     }
-    let digits = bytes[p..end].iter().take_while(|b| b.is_ascii_digit()).count();
+    let digits = bytes[p..end]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
     if digits == 0 || digits > 9 {
         return None;
     }
@@ -983,8 +1226,16 @@ fn list_marker(bytes: &[u8], p: usize, end: usize) -> Option<Marker> {
     if after < end && !is_space(bytes[after]) {
         return None;
     }
-    let number = std::str::from_utf8(&bytes[p..p + digits]).ok()?.parse().ok()?;
-    Some(Marker { ordered: true, marker: d, number, after })
+    let number = std::str::from_utf8(&bytes[p..p + digits])
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Marker {
+        ordered: true,
+        marker: d,
+        number,
+        after,
+    })
 }
 
 /// The longest suffix of `[start, end)` made of one thematic-break marker and
@@ -1101,7 +1352,11 @@ fn footnote_label(bytes: &[u8], p: usize, end: usize) -> Option<(usize, usize)> 
 
 /// A task marker `[ ]`, `[x]` or `[X]` followed by whitespace and more text.
 fn task_marker(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
-    if end < p + 4 || bytes[p] != b'[' || bytes[p + 2] != b']' || !matches!(bytes[p + 1], b' ' | b'\t' | b'x' | b'X') {
+    if end < p + 4
+        || bytes[p] != b'['
+        || bytes[p + 2] != b']'
+        || !matches!(bytes[p + 1], b' ' | b'\t' | b'x' | b'X')
+    {
         return None;
     }
     if !is_space(bytes[p + 3]) {
@@ -1139,8 +1394,14 @@ fn delimiter_row(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
             has_pipe = true;
         }
         let t: &[u8] = {
-            let a = part.iter().position(|&b| !is_space(b)).unwrap_or(part.len());
-            let z = part.iter().rposition(|&b| !is_space(b)).map_or(a, |z| z + 1);
+            let a = part
+                .iter()
+                .position(|&b| !is_space(b))
+                .unwrap_or(part.len());
+            let z = part
+                .iter()
+                .rposition(|&b| !is_space(b))
+                .map_or(a, |z| z + 1);
             &part[a..z]
         };
         let t = t.strip_prefix(b":").unwrap_or(t);

@@ -32,7 +32,13 @@ pub(crate) fn canonicalize(plan: &str, tree: &mut Tree, ids: &dyn IdSource) -> (
         out.push('"');
         copied = at;
         if let Kind::FlowElement(el) | Kind::TextElement(el) = &mut tree.nodes[node].kind {
-            el.attrs.insert(0, Attr::Named { name: "id".to_owned(), value: AttrValue::String(id) });
+            el.attrs.insert(
+                0,
+                Attr::Named {
+                    name: "id".to_owned(),
+                    value: AttrValue::String(id),
+                },
+            );
         }
     }
     out.push_str(plan.get(copied..).unwrap_or(""));

@@ -54,14 +54,26 @@ pub(crate) struct Component {
 }
 
 /// The implicit `id` of identified components.
-pub(crate) const ID: AttrSpec = AttrSpec { name: "id", ty: Ty::Id, required: true };
+pub(crate) const ID: AttrSpec = AttrSpec {
+    name: "id",
+    ty: Ty::Id,
+    required: true,
+};
 
 const fn req(name: &'static str, ty: Ty) -> AttrSpec {
-    AttrSpec { name, ty, required: true }
+    AttrSpec {
+        name,
+        ty,
+        required: true,
+    }
 }
 
 const fn opt(name: &'static str, ty: Ty) -> AttrSpec {
-    AttrSpec { name, ty, required: false }
+    AttrSpec {
+        name,
+        ty,
+        required: false,
+    }
 }
 
 /// `CALLOUT_TYPES`, in declared order.
@@ -77,7 +89,11 @@ pub(crate) static CATALOG: &[Component] = &[
         kind: Use::Both,
         identified: false,
         content: Content::Empty,
-        attrs: &[req("src", Ty::Text(BIG)), req("alt", Ty::Text(BIG)), req("width", Ty::Integer(1, 4096))],
+        attrs: &[
+            req("src", Ty::Text(BIG)),
+            req("alt", Ty::Text(BIG)),
+            req("width", Ty::Integer(1, 4096)),
+        ],
         parent: &[],
         forbids: &[],
         blank_ok: false,
@@ -87,7 +103,11 @@ pub(crate) static CATALOG: &[Component] = &[
         kind: Use::Flow,
         identified: true,
         content: Content::Empty,
-        attrs: &[req("experiment", Ty::Reference(96)), req("view", Ty::Text(64)), opt("decision", Ty::Text(96))],
+        attrs: &[
+            req("experiment", Ty::Reference(96)),
+            req("view", Ty::Text(64)),
+            opt("decision", Ty::Text(96)),
+        ],
         parent: &[],
         forbids: &[],
         blank_ok: false,
@@ -112,7 +132,11 @@ pub(crate) static CATALOG: &[Component] = &[
         kind: Use::Flow,
         identified: true,
         content: Content::Components(&["Option", "Answer", "Previous"]),
-        attrs: &[req("header", Ty::Text(BIG)), req("prompt", Ty::Text(BIG)), req("multiple", Ty::Enum(BOOLS))],
+        attrs: &[
+            req("header", Ty::Text(BIG)),
+            req("prompt", Ty::Text(BIG)),
+            req("multiple", Ty::Enum(BOOLS)),
+        ],
         parent: &["Questionnaire"],
         forbids: &[],
         blank_ok: true,
@@ -122,7 +146,10 @@ pub(crate) static CATALOG: &[Component] = &[
         kind: Use::Flow,
         identified: true,
         content: Content::Empty,
-        attrs: &[req("label", Ty::Text(BIG)), opt("description", Ty::Text(BIG))],
+        attrs: &[
+            req("label", Ty::Text(BIG)),
+            opt("description", Ty::Text(BIG)),
+        ],
         parent: &["Question"],
         forbids: &[],
         blank_ok: true,
@@ -157,7 +184,11 @@ pub(crate) static CATALOG: &[Component] = &[
         kind: Use::Flow,
         identified: true,
         content: Content::Components(&["Note"]),
-        attrs: &[req("quote", Ty::Text(500)), req("by", Ty::Text(80)), req("at", Ty::Text(40))],
+        attrs: &[
+            req("quote", Ty::Text(500)),
+            req("by", Ty::Text(80)),
+            req("at", Ty::Text(40)),
+        ],
         parent: &[],
         forbids: &["Questionnaire", "Decision", "Tabs", "Callout"],
         blank_ok: false,
@@ -190,8 +221,20 @@ pub(crate) static CATALOG: &[Component] = &[
         attrs: &[],
         parent: &["Columns"],
         forbids: &[
-            "Experiment", "Questionnaire", "Question", "Option", "Answer", "Previous", "Decision", "Note", "Tabs",
-            "Tab", "Callout", "Research", "Columns", "Column",
+            "Experiment",
+            "Questionnaire",
+            "Question",
+            "Option",
+            "Answer",
+            "Previous",
+            "Decision",
+            "Note",
+            "Tabs",
+            "Tab",
+            "Callout",
+            "Research",
+            "Columns",
+            "Column",
         ],
         blank_ok: false,
     },
@@ -220,7 +263,10 @@ pub(crate) static CATALOG: &[Component] = &[
         kind: Use::Flow,
         identified: true,
         content: Content::Blocks,
-        attrs: &[req("type", Ty::Enum(CALLOUT_TYPES)), opt("title", Ty::Text(100))],
+        attrs: &[
+            req("type", Ty::Enum(CALLOUT_TYPES)),
+            opt("title", Ty::Text(100)),
+        ],
         parent: &[],
         forbids: &["Callout"],
         blank_ok: false,
@@ -260,6 +306,9 @@ pub(crate) fn mints_id(name: &str) -> bool {
 impl Component {
     /// Declared attributes in declared order, the implicit `id` first.
     pub(crate) fn declared(&self) -> impl Iterator<Item = &AttrSpec> {
-        self.identified.then_some(&ID).into_iter().chain(self.attrs.iter())
+        self.identified
+            .then_some(&ID)
+            .into_iter()
+            .chain(self.attrs.iter())
     }
 }

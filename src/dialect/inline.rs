@@ -27,7 +27,10 @@ enum IKind {
     Text(String),
     /// A `[` or `![` that may open a link; text unless a link forms.
     Bracket(&'static str),
-    Delim { ch: u8, count: usize },
+    Delim {
+        ch: u8,
+        count: usize,
+    },
     Leaf(Kind),
     Container(Kind),
     Open(Tag),
@@ -123,7 +126,13 @@ struct Parser<'a, 'c> {
 }
 
 pub(crate) fn is_punct(c: char) -> bool {
-    matches!(c.general_category_group(), GeneralCategoryGroup::Punctuation | GeneralCategoryGroup::Symbol)
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    matches!(
+        c.general_category_group(),
+        GeneralCategoryGroup::Punctuation | GeneralCategoryGroup::Symbol
+    )
 }
 
 /// Decodes backslash escapes and character references (link destinations,
@@ -187,14 +196,28 @@ impl TagSrc for TextSrc<'_> {
 
 /// Parses the inline content of one leaf into `tree`. Tokenizer failures are
 /// fatal (`Err`); a tree-construction failure is returned for ordering.
+/// Buffers reused from one leaf to the next (most leaves are short, so
+/// allocating them per leaf would dominate).
+#[derive(Default)]
+pub(crate) struct Scratch {
+    buf: String,
+    map: Vec<(usize, usize)>,
+    nodes: Vec<INode>,
+    delims: Vec<Delim>,
+    brackets: Vec<Bracket>,
+}
+
 pub(crate) fn parse_leaf(
     ctx: &Context<'_>,
     leaf: &Leaf,
     tree: &mut Tree,
     steps: &mut u64,
+    scratch: &mut Scratch,
 ) -> Result<Option<TreeError>, ParseError> {
-    let mut buf = String::new();
-    let mut map = Vec::with_capacity(leaf.segs.len());
+    let mut buf = std::mem::take(&mut scratch.buf);
+    buf.clear();
+    let mut map = std::mem::take(&mut scratch.map);
+    map.clear();
     for (i, &(s, e)) in leaf.segs.iter().enumerate() {
         if i > 0 {
             buf.push('\n');
@@ -206,25 +229,42 @@ pub(crate) fn parse_leaf(
         ctx,
         buf,
         map,
-        nodes: Vec::new(),
-        delims: Vec::new(),
+        nodes: std::mem::take(&mut scratch.nodes),
+        delims: std::mem::take(&mut scratch.delims),
         delim_top: NONE,
-        brackets: Vec::new(),
+        brackets: std::mem::take(&mut scratch.brackets),
         link_barrier: 0,
         title_fail: [usize::MAX; 3],
         steps: 0,
     };
+    p.nodes.clear();
+    p.delims.clear();
+    p.brackets.clear();
     let root = p.new_node(IKind::Container(Kind::Root), 0);
     let result = p.run(root);
     *steps += p.steps;
-    result?;
-    p.process_emphasis(0);
-    Ok(p.convert(root, leaf, tree))
+    let result = result.map(|()| {
+        p.process_emphasis(0);
+        p.convert(root, leaf, tree)
+    });
+    scratch.buf = p.buf;
+    scratch.map = p.map;
+    scratch.nodes = p.nodes;
+    scratch.delims = p.delims;
+    scratch.brackets = p.brackets;
+    result
 }
 
 impl Parser<'_, '_> {
     fn new_node(&mut self, kind: IKind, start: usize) -> usize {
-        self.nodes.push(INode { kind, start, prev: NONE, next: NONE, first: NONE, last: NONE });
+        self.nodes.push(INode {
+            kind,
+            start,
+            prev: NONE,
+            next: NONE,
+            first: NONE,
+            last: NONE,
+        });
         self.nodes.len() - 1
     }
 
@@ -252,6 +292,19 @@ impl Parser<'_, '_> {
         self.append(parent, IKind::Text(s.to_owned()), start);
     }
 
+    /// Appends `buf[s..e]` as text, merging with a preceding text node.
+    fn text_range(&mut self, parent: usize, s: usize, e: usize) {
+        let last = self.nodes[parent].last;
+        if last != NONE {
+            if let IKind::Text(t) = &mut self.nodes[last].kind {
+                t.push_str(&self.buf[s..e]);
+                return;
+            }
+        }
+        let text = self.buf[s..e].to_owned();
+        self.append(parent, IKind::Text(text), s);
+    }
+
     fn src_offset(&self, b: usize) -> usize {
         map_offset(&self.map, b)
     }
@@ -265,8 +318,9 @@ impl Parser<'_, '_> {
     }
 
     fn run(&mut self, root: usize) -> Result<(), ParseError> {
-        let mut backticks = RunIndex::new(self.buf.as_bytes(), b'`');
-        let mut dollars = RunIndex::new(self.buf.as_bytes(), b'$');
+        // Built on first use: most texts hold no backtick or dollar.
+        let mut backticks: Option<RunIndex> = None;
+        let mut dollars: Option<RunIndex> = None;
         let len = self.buf.len();
         // Every byte is looked at; jumps (code spans, tags) skip the per-byte
         // count below, so count them all once here.
@@ -276,8 +330,7 @@ impl Parser<'_, '_> {
         macro_rules! flush {
             ($upto:expr) => {
                 if plain < $upto {
-                    let s = self.buf[plain..$upto].to_owned();
-                    self.text(root, &s, plain);
+                    self.text_range(root, plain, $upto);
                 }
             };
         }
@@ -319,7 +372,10 @@ impl Parser<'_, '_> {
                     while s > plain && matches!(self.buf.as_bytes()[s - 1], b' ' | b'\t') {
                         s -= 1;
                     }
-                    let spaces = self.buf.as_bytes()[s..i].iter().filter(|&&c| c == b' ').count();
+                    let spaces = self.buf.as_bytes()[s..i]
+                        .iter()
+                        .filter(|&&c| c == b' ')
+                        .count();
                     flush!(s);
                     if spaces >= 2 && self.buf.as_bytes()[s..i].iter().all(|&c| c == b' ') {
                         self.append(root, IKind::Leaf(Kind::Break), s);
@@ -330,8 +386,16 @@ impl Parser<'_, '_> {
                     plain = i;
                 }
                 b'`' | b'$' => {
-                    let run = self.buf.as_bytes()[i..].iter().take_while(|&&c| c == b).count();
-                    let index = if b == b'`' { &mut backticks } else { &mut dollars };
+                    let run = self.buf.as_bytes()[i..]
+                        .iter()
+                        .take_while(|&&c| c == b)
+                        .count();
+                    let slot = if b == b'`' {
+                        &mut backticks
+                    } else {
+                        &mut dollars
+                    };
+                    let index = slot.get_or_insert_with(|| RunIndex::new(self.buf.as_bytes(), b));
                     let mut steps = 0;
                     let close = index.next(run, i + run, &mut steps);
                     self.steps += steps;
@@ -340,10 +404,18 @@ impl Parser<'_, '_> {
                             flush!(i);
                             let raw = &self.buf[i + run..c];
                             let mut value: String = raw.replace('\n', " ");
-                            if value.len() >= 2 && value.starts_with(' ') && value.ends_with(' ') && !value.bytes().all(|c| c == b' ') {
+                            if value.len() >= 2
+                                && value.starts_with(' ')
+                                && value.ends_with(' ')
+                                && !value.bytes().all(|c| c == b' ')
+                            {
                                 value = value[1..value.len() - 1].to_owned();
                             }
-                            let kind = if b == b'`' { Kind::InlineCode { value } } else { Kind::InlineMath { value } };
+                            let kind = if b == b'`' {
+                                Kind::InlineCode { value }
+                            } else {
+                                Kind::InlineMath { value }
+                            };
                             self.append(root, IKind::Leaf(kind), i);
                             i = c + run;
                             plain = i;
@@ -352,7 +424,10 @@ impl Parser<'_, '_> {
                     }
                 }
                 b'*' | b'_' | b'~' => {
-                    let run = self.buf.as_bytes()[i..].iter().take_while(|&&c| c == b).count();
+                    let run = self.buf.as_bytes()[i..]
+                        .iter()
+                        .take_while(|&&c| c == b)
+                        .count();
                     if b == b'~' && run != 2 {
                         i += run;
                         continue;
@@ -375,14 +450,24 @@ impl Parser<'_, '_> {
                     }
                     flush!(i);
                     let node = self.append(root, IKind::Bracket("["), i);
-                    self.brackets.push(Bracket { node, image: false, delim_bottom: self.delims.len(), after: i + 1 });
+                    self.brackets.push(Bracket {
+                        node,
+                        image: false,
+                        delim_bottom: self.delims.len(),
+                        after: i + 1,
+                    });
                     i += 1;
                     plain = i;
                 }
                 b'!' if self.buf.as_bytes().get(i + 1) == Some(&b'[') => {
                     flush!(i);
                     let node = self.append(root, IKind::Bracket("!["), i);
-                    self.brackets.push(Bracket { node, image: true, delim_bottom: self.delims.len(), after: i + 2 });
+                    self.brackets.push(Bracket {
+                        node,
+                        image: true,
+                        delim_bottom: self.delims.len(),
+                        after: i + 2,
+                    });
                     i += 2;
                     plain = i;
                 }
@@ -398,7 +483,12 @@ impl Parser<'_, '_> {
                         continue;
                     }
                     flush!(i);
-                    let mut src = TextSrc { buf: &self.buf, map: &self.map, pos: i, steps: 0 };
+                    let mut src = TextSrc {
+                        buf: &self.buf,
+                        map: &self.map,
+                        pos: i,
+                        steps: 0,
+                    };
                     let tag = parse_tag(&mut src)?;
                     let after = src.pos;
                     self.steps += src.steps;
@@ -439,7 +529,9 @@ impl Parser<'_, '_> {
                     let label = normalize_label(&self.buf[i + 2..j]);
                     return self.ctx.footnotes.contains(&label).then_some(j + 1);
                 }
-                b'\\' if j + 1 < bytes.len() && matches!(bytes[j + 1], b'[' | b']' | b'\\') => j += 2,
+                b'\\' if j + 1 < bytes.len() && matches!(bytes[j + 1], b'[' | b']' | b'\\') => {
+                    j += 2
+                }
                 b'[' | b' ' | b'\t' | b'\n' | b'\r' => return None,
                 _ => j += 1,
             }
@@ -455,7 +547,10 @@ impl Parser<'_, '_> {
         let left = !ws(after) && (!punct(after) || ws(before) || punct(before));
         let right = !ws(before) && (!punct(before) || ws(after) || punct(after));
         let (can_open, can_close) = if ch == b'_' {
-            (left && (!right || punct(before)), right && (!left || punct(after)))
+            (
+                left && (!right || punct(before)),
+                right && (!left || punct(after)),
+            )
         } else {
             (left, right)
         };
@@ -464,7 +559,14 @@ impl Parser<'_, '_> {
             return;
         }
         let id = self.delims.len();
-        self.delims.push(Delim { node, ch, can_open, can_close, prev: self.delim_top, next: NONE });
+        self.delims.push(Delim {
+            node,
+            ch,
+            can_open,
+            can_close,
+            prev: self.delim_top,
+            next: NONE,
+        });
         if self.delim_top != NONE {
             self.delims[self.delim_top].next = id;
         }
@@ -570,7 +672,10 @@ impl Parser<'_, '_> {
                 let o = self.delims[opener];
                 if o.can_open && o.ch == c.ch {
                     let oc = self.count(opener);
-                    let odd = c.ch != b'~' && (o.can_close || c.can_open) && cc % 3 != 0 && (oc + cc) % 3 == 0;
+                    let odd = c.ch != b'~'
+                        && (o.can_close || c.can_open)
+                        && cc % 3 != 0
+                        && (oc + cc) % 3 == 0;
                     if !odd {
                         found = opener;
                         break;
@@ -590,7 +695,12 @@ impl Parser<'_, '_> {
             let o = self.delims[found];
             let oc = self.count(found);
             let cc = self.count(closer);
-            let used = if c.ch == b'~' { 2 } else if oc >= 2 && cc >= 2 { 2 } else { 1 };
+            // `~~` runs are always 2; `*`/`_` use 2 when both sides have 2.
+            let used = if c.ch == b'~' || (oc >= 2 && cc >= 2) {
+                2
+            } else {
+                1
+            };
             let kind = match (c.ch, used) {
                 (b'~', _) => Kind::Delete,
                 (_, 2) => Kind::Strong,
@@ -640,7 +750,7 @@ impl Parser<'_, '_> {
             self.text(root, "]", i);
             return i + 1;
         };
-        let active = br.image || self.brackets.len() - 1 >= self.link_barrier;
+        let active = br.image || self.brackets.len() > self.link_barrier;
         if !active {
             self.brackets.pop();
             self.link_barrier = self.link_barrier.min(self.brackets.len());
@@ -651,18 +761,35 @@ impl Parser<'_, '_> {
         let mut result: Option<(Kind, usize)> = None;
         if self.buf.as_bytes().get(after) == Some(&b'(') {
             if let Some((url, end)) = self.resource(after + 1) {
-                result = Some((if br.image { Kind::Image { url } } else { Kind::Link { url } }, end));
+                result = Some((
+                    if br.image {
+                        Kind::Image { url }
+                    } else {
+                        Kind::Link { url }
+                    },
+                    end,
+                ));
             }
         }
         if result.is_none() {
             let text_label = &self.buf[br.after..i];
             let reference = |s: &Self, label: &str| -> bool {
-                label.chars().count() <= 999 && !label.trim().is_empty() && s.ctx.definitions.contains(&normalize_label(label))
+                label.chars().count() <= 999
+                    && !label.trim().is_empty()
+                    && s.ctx.definitions.contains(&normalize_label(label))
             };
-            let kind = if br.image { Kind::ImageReference } else { Kind::LinkReference };
+            let kind = if br.image {
+                Kind::ImageReference
+            } else {
+                Kind::LinkReference
+            };
             if self.buf.as_bytes().get(after) == Some(&b'[') {
-                let close = self.buf[after + 1..].find(|c| c == ']' || c == '[').map(|k| after + 1 + k);
-                if let Some(close) = close.filter(|&k| self.buf.as_bytes()[k] == b']' && k - after <= 4000) {
+                let close = self.buf[after + 1..]
+                    .find([']', '['])
+                    .map(|k| after + 1 + k);
+                if let Some(close) =
+                    close.filter(|&k| self.buf.as_bytes()[k] == b']' && k - after <= 4000)
+                {
                     let label = &self.buf[after + 1..close];
                     if label.is_empty() {
                         if reference(self, text_label) {
@@ -806,11 +933,15 @@ impl Parser<'_, '_> {
     /// Turns the inline list into tree nodes, pairing text tags. Iterative.
     fn convert(&mut self, root: usize, leaf: &Leaf, tree: &mut Tree) -> Option<TreeError> {
         let mut error: Option<TreeError> = None;
-        let report = |error: &mut Option<TreeError>, event: usize, offset: usize, reason: String| {
-            if error.as_ref().is_none_or(|e| event < e.event) {
-                *error = Some(TreeError { event, error: ParseError::new(offset, reason) });
-            }
-        };
+        let report =
+            |error: &mut Option<TreeError>, event: usize, offset: usize, reason: String| {
+                if error.as_ref().is_none_or(|e| event < e.event) {
+                    *error = Some(TreeError {
+                        event,
+                        error: ParseError::new(offset, reason),
+                    });
+                }
+            };
         struct Frame {
             cursor: usize,
             target: NodeId,
@@ -821,21 +952,34 @@ impl Parser<'_, '_> {
             detached: bool,
         }
         let leaf_end = leaf.segs.last().map_or(0, |s| s.1);
-        let mut frames = vec![Frame { cursor: self.nodes[root].first, target: leaf.node, end: leaf_end, tags: Vec::new(), detached: false }];
+        let mut frames = vec![Frame {
+            cursor: self.nodes[root].first,
+            target: leaf.node,
+            end: leaf_end,
+            tags: Vec::new(),
+            detached: false,
+        }];
         while let Some(frame) = frames.last_mut() {
             let id = frame.cursor;
             if id == NONE {
                 let frame = frames.pop().expect("non-empty");
                 if let Some((_, tag)) = frame.tags.last() {
-                    let container = frames.last().map_or(leaf.node, |f| f.tags.last().map_or(f.target, |t| t.0));
+                    let container = frames
+                        .last()
+                        .map_or(leaf.node, |f| f.tags.last().map_or(f.target, |t| t.0));
                     let _ = container;
                     let (l1, c1) = self.ctx.lines.locate(tag.start);
                     let (l2, c2) = self.ctx.lines.locate(tag.end);
                     let what = tree.node(frame.target).kind.type_name().to_owned();
-                    report(&mut error, frame.end, tag.start, format!(
-                        "Expected a closing tag for `{}` ({l1}:{c1}-{l2}:{c2}) before the end of `{what}`",
-                        abbreviated(&tag.name, false)
-                    ));
+                    report(
+                        &mut error,
+                        frame.end,
+                        tag.start,
+                        format!(
+                            "Expected a closing tag for `{}` ({l1}:{c1}-{l2}:{c2}) before the end of `{what}`",
+                            abbreviated(&tag.name, false)
+                        ),
+                    );
                 }
                 continue;
             }
@@ -844,7 +988,7 @@ impl Parser<'_, '_> {
             let start = self.src_offset(self.nodes[id].start);
             let kind = std::mem::replace(&mut self.nodes[id].kind, IKind::Text(String::new()));
             match kind {
-                IKind::Text(s) => push_text(tree, parent, &s, start),
+                IKind::Text(s) => push_text_owned(tree, parent, s, start),
                 IKind::Bracket(s) => push_text(tree, parent, s, start),
                 IKind::Delim { ch, count } => {
                     let s: String = std::iter::repeat_n(ch as char, count).collect();
@@ -855,30 +999,64 @@ impl Parser<'_, '_> {
                 }
                 IKind::Container(k) => {
                     // An image's content is its `alt` string, not children.
-                    let detached = frame.detached || matches!(k, Kind::Image { .. } | Kind::ImageReference);
-                    let node = if frame.detached { tree.add(k, start) } else { tree.push(parent, k, start) };
-                    let target = if detached && !frame.detached { tree.add(tree.node(node).kind.clone(), start) } else { node };
+                    let detached =
+                        frame.detached || matches!(k, Kind::Image { .. } | Kind::ImageReference);
+                    let node = if frame.detached {
+                        tree.add(k, start)
+                    } else {
+                        tree.push(parent, k, start)
+                    };
+                    let target = if detached && !frame.detached {
+                        tree.add(tree.node(node).kind.clone(), start)
+                    } else {
+                        node
+                    };
                     let first = self.nodes[id].first;
-                    frames.push(Frame { cursor: first, target, end: leaf_end, tags: Vec::new(), detached });
+                    frames.push(Frame {
+                        cursor: first,
+                        target,
+                        end: leaf_end,
+                        tags: Vec::new(),
+                        detached,
+                    });
                 }
                 IKind::SelfClosing(tag) => {
                     if !frame.detached {
-                        let el = Element { name: tag.name, attrs: tag.attrs, name_end: tag.name_end };
-                        tree.push(parent, Kind::TextElement(el), start);
+                        let el = Element {
+                            name: tag.name,
+                            attrs: tag.attrs,
+                            name_end: tag.name_end,
+                        };
+                        tree.push(parent, Kind::TextElement(Box::new(el)), start);
                     }
                 }
                 IKind::Open(tag) => {
                     let node = if frame.detached {
-                        tree.add(Kind::Text { value: String::new() }, start)
+                        tree.add(
+                            Kind::Text {
+                                value: String::new(),
+                            },
+                            start,
+                        )
                     } else {
-                        let el = Element { name: tag.name.clone(), attrs: tag.attrs.clone(), name_end: tag.name_end };
-                        tree.push(parent, Kind::TextElement(el), start)
+                        let el = Element {
+                            name: tag.name.clone(),
+                            attrs: tag.attrs.clone(),
+                            name_end: tag.name_end,
+                        };
+                        tree.push(parent, Kind::TextElement(Box::new(el)), start)
                     };
                     frame.tags.push((node, tag));
                 }
                 IKind::Close(tag) => {
                     if let Some(a) = tag.first_attr {
-                        report(&mut error, a, a, "Unexpected attribute in closing tag, expected the end of the tag".to_owned());
+                        report(
+                            &mut error,
+                            a,
+                            a,
+                            "Unexpected attribute in closing tag, expected the end of the tag"
+                                .to_owned(),
+                        );
                     } else if tag.self_closing {
                         report(&mut error, tag.self_slash, tag.self_slash, "Unexpected self-closing slash `/` in closing tag, expected the end of the tag".to_owned());
                     }
@@ -887,16 +1065,27 @@ impl Parser<'_, '_> {
                             if open.name != tag.name {
                                 let (l1, c1) = self.ctx.lines.locate(open.start);
                                 let (l2, c2) = self.ctx.lines.locate(open.end);
-                                report(&mut error, tag.end, tag.start, format!(
-                                    "Unexpected closing tag `{}`, expected corresponding closing tag for `{}` ({l1}:{c1}-{l2}:{c2})",
-                                    abbreviated(&tag.name, true),
-                                    abbreviated(&open.name, false)
-                                ));
+                                report(
+                                    &mut error,
+                                    tag.end,
+                                    tag.start,
+                                    format!(
+                                        "Unexpected closing tag `{}`, expected corresponding closing tag for `{}` ({l1}:{c1}-{l2}:{c2})",
+                                        abbreviated(&tag.name, true),
+                                        abbreviated(&open.name, false)
+                                    ),
+                                );
                             }
                             frame.tags.pop();
                         }
                         None => match &leaf.flow_open {
-                            None => report(&mut error, tag.slash, tag.slash, "Unexpected closing slash `/` in tag, expected an open tag first".to_owned()),
+                            None => report(
+                                &mut error,
+                                tag.slash,
+                                tag.slash,
+                                "Unexpected closing slash `/` in tag, expected an open tag first"
+                                    .to_owned(),
+                            ),
                             Some((name, os, oe)) => {
                                 let (l1, c1) = self.ctx.lines.locate(*os);
                                 let (l2, c2) = self.ctx.lines.locate(*oe);
@@ -908,7 +1097,8 @@ impl Parser<'_, '_> {
                                     )
                                 } else {
                                     let what = tree.node(frame.target).kind.type_name().to_owned();
-                                    let (l, c) = self.ctx.lines.locate(tree.node(frame.target).start);
+                                    let (l, c) =
+                                        self.ctx.lines.locate(tree.node(frame.target).start);
                                     format!(
                                         "Expected the closing tag `{}` either after the end of `{what}` or another opening tag after the start of `{what}` ({l}:{c})",
                                         abbreviated(&tag.name, true)
@@ -925,6 +1115,19 @@ impl Parser<'_, '_> {
     }
 }
 
+fn push_text_owned(tree: &mut Tree, parent: NodeId, s: String, start: usize) {
+    if s.is_empty() {
+        return;
+    }
+    if let Some(&last) = tree.nodes[parent].children.last() {
+        if let Kind::Text { value } = &mut tree.nodes[last].kind {
+            value.push_str(&s);
+            return;
+        }
+    }
+    tree.push(parent, Kind::Text { value: s }, start);
+}
+
 fn push_text(tree: &mut Tree, parent: NodeId, s: &str, start: usize) {
     if s.is_empty() {
         return;
@@ -935,7 +1138,13 @@ fn push_text(tree: &mut Tree, parent: NodeId, s: &str, start: usize) {
             return;
         }
     }
-    tree.push(parent, Kind::Text { value: s.to_owned() }, start);
+    tree.push(
+        parent,
+        Kind::Text {
+            value: s.to_owned(),
+        },
+        start,
+    );
 }
 
 /// A paragraph's lines joined by line feeds, for reading link reference

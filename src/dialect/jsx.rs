@@ -307,7 +307,10 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
                     } else {
                         ""
                     };
-                    return Err(r.crash("after self-closing slash", &format!("`>` to end the tag{note}")));
+                    return Err(r.crash(
+                        "after self-closing slash",
+                        &format!("`>` to end the tag{note}"),
+                    ));
                 }
                 tag.self_closing = true;
                 r.bump(LAZY)?;
@@ -327,7 +330,8 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
             }
             Some(c) if id_start(c) => {
                 tag.first_attr.get_or_insert(r.src.offset());
-                let mut attr_name = r.ident(&['/', ':', '=', '>', '{'], "in attribute name", ATTR_CONT)?;
+                let mut attr_name =
+                    r.ident(&['/', ':', '=', '>', '{'], "in attribute name", ATTR_CONT)?;
                 r.ws()?;
                 if r.src.peek() == Some(':') {
                     r.bump(LAZY)?;
@@ -336,7 +340,8 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
                         Some(c) if id_start(c) => {}
                         _ => return Err(r.crash("before local attribute name", ATTR_START_EQ)),
                     }
-                    let local = r.ident(&['/', '=', '>', '{'], "in local attribute name", ATTR_CONT)?;
+                    let local =
+                        r.ident(&['/', '=', '>', '{'], "in local attribute name", ATTR_CONT)?;
                     attr_name.push(':');
                     attr_name.push_str(&local);
                     r.ws()?;

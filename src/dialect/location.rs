@@ -33,7 +33,11 @@ impl<'a> LineIndex<'a> {
             }
             i += 1;
         }
-        LineIndex { text, starts, last: std::cell::Cell::new((0, 1)) }
+        LineIndex {
+            text,
+            starts,
+            last: std::cell::Cell::new((0, 1)),
+        }
     }
 
     /// Byte offsets where lines start (the first is 0).

@@ -112,7 +112,13 @@ pub fn parse_counting(plan: &str) -> (Result<Tree, Issue>, u64) {
     let lines = LineIndex::new(plan);
     let (result, steps) = parse_tree(plan, &lines);
     let result = result.map_err(|e| {
-        Issue::at("parse", format!("Unable to parse plan MDX: {}", e.reason), "root".to_owned(), e.offset, &lines)
+        Issue::at(
+            "parse",
+            format!("Unable to parse plan MDX: {}", e.reason),
+            "root".to_owned(),
+            e.offset,
+            &lines,
+        )
     });
     (result, steps)
 }
@@ -132,8 +138,9 @@ fn parse_tree(plan: &str, lines: &LineIndex<'_>) -> (Result<Tree, ParseError>, u
         definitions: blocks.definitions.into_iter().collect::<HashSet<_>>(),
         footnotes: blocks.footnotes.into_iter().collect::<HashSet<_>>(),
     };
+    let mut scratch = inline::Scratch::default();
     for leaf in &blocks.leaves {
-        match inline::parse_leaf(&ctx, leaf, &mut tree, &mut steps) {
+        match inline::parse_leaf(&ctx, leaf, &mut tree, &mut steps, &mut scratch) {
             Err(e) => return (Err(e), steps),
             Ok(Some(e)) => {
                 if tree_error.as_ref().is_none_or(|t| e.event < t.event) {
@@ -164,12 +171,20 @@ pub fn check(plan: &str, ids: &dyn IdSource) -> Report {
                 e.offset,
                 &lines,
             );
-            return Report { canonical: plan.to_owned(), issues: vec![issue], minted: 0 };
+            return Report {
+                canonical: plan.to_owned(),
+                issues: vec![issue],
+                minted: 0,
+            };
         }
     };
     let (canonical, minted) = canonical::canonicalize(plan, &mut tree, ids);
     let issues = validate::validate(&tree, canonical.len(), &lines);
-    Report { canonical, issues, minted }
+    Report {
+        canonical,
+        issues,
+        minted,
+    }
 }
 
 /// Canonicalizes a parsed tree in place (minting ids into it) and returns the

@@ -10,7 +10,8 @@ pub(crate) fn is_ulid(s: &str) -> bool {
     b.len() == 26
         && matches!(b[0], b'0'..=b'7')
         && b[1..].iter().all(|&c| {
-            c.is_ascii_digit() || (c.is_ascii_uppercase() && !matches!(c, b'I' | b'L' | b'O' | b'U'))
+            c.is_ascii_digit()
+                || (c.is_ascii_uppercase() && !matches!(c, b'I' | b'L' | b'O' | b'U'))
         })
 }
 
@@ -19,7 +20,9 @@ pub(crate) fn is_reference(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b[0].is_ascii_alphanumeric()
-        && b[1..].iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-'))
+        && b[1..]
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'-'))
 }
 
 /// `^(0|[1-9][0-9]*)$`
@@ -51,9 +54,16 @@ pub(crate) fn has_scheme(s: &str) -> bool {
 
 /// `^\/images\/[0-9a-f]{64}\.(?:png|jpg|jpeg|webp|gif)$`
 pub(crate) fn is_hosted_image(s: &str) -> bool {
-    let Some(rest) = s.strip_prefix("/images/") else { return false };
+    let Some(rest) = s.strip_prefix("/images/") else {
+        return false;
+    };
     let b = rest.as_bytes();
-    if b.len() < 65 || !b[..64].iter().all(|&c| matches!(c, b'0'..=b'9' | b'a'..=b'f')) || b[64] != b'.' {
+    if b.len() < 65
+        || !b[..64]
+            .iter()
+            .all(|&c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        || b[64] != b'.'
+    {
         return false;
     }
     matches!(&rest[65..], "png" | "jpg" | "jpeg" | "webp" | "gif")
@@ -63,7 +73,10 @@ pub(crate) fn is_hosted_image(s: &str) -> bool {
 pub(crate) fn is_hidden(c: char) -> bool {
     matches!(
         c.general_category(),
-        GeneralCategory::Control | GeneralCategory::Format | GeneralCategory::LineSeparator | GeneralCategory::ParagraphSeparator
+        GeneralCategory::Control
+            | GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
     )
 }
 

@@ -61,34 +61,61 @@ pub struct Element {
 pub enum Kind {
     Root,
     Paragraph,
-    Heading { depth: u8 },
+    Heading {
+        depth: u8,
+    },
     ThematicBreak,
     Blockquote,
-    List { ordered: bool },
-    ListItem { checked: Option<bool> },
-    Code { lang: Option<String>, value: String },
-    Math { value: String },
+    List {
+        ordered: bool,
+    },
+    ListItem {
+        checked: Option<bool>,
+    },
+    Code {
+        lang: Option<Box<str>>,
+        value: Box<str>,
+    },
+    Math {
+        value: String,
+    },
     Table,
     TableRow,
     TableCell,
-    Text { value: String },
+    Text {
+        value: String,
+    },
     Strong,
     Emphasis,
     Delete,
-    InlineCode { value: String },
+    InlineCode {
+        value: String,
+    },
     Break,
-    Link { url: String },
-    Image { url: String },
-    InlineMath { value: String },
+    Link {
+        url: String,
+    },
+    Image {
+        url: String,
+    },
+    InlineMath {
+        value: String,
+    },
     LinkReference,
     ImageReference,
-    Definition { url: String },
-    FootnoteReference { label: String },
-    FootnoteDefinition { label: String },
-    /// `mdxJsxFlowElement`.
-    FlowElement(Element),
+    Definition {
+        url: String,
+    },
+    FootnoteReference {
+        label: String,
+    },
+    FootnoteDefinition {
+        label: String,
+    },
+    /// `mdxJsxFlowElement` (boxed: keeps every node small).
+    FlowElement(Box<Element>),
     /// `mdxJsxTextElement`.
-    TextElement(Element),
+    TextElement(Box<Element>),
     /// Any other mdast type (only built by tests: the parser never produces it).
     Other(String),
 }
@@ -160,13 +187,18 @@ pub struct Tree {
 impl Tree {
     /// A tree holding only a root.
     pub fn new() -> Self {
-        Tree {
-            nodes: vec![Node {
-                kind: Kind::Root,
-                start: 0,
-                children: Vec::new(),
-            }],
-        }
+        Self::with_capacity(1)
+    }
+
+    /// A tree holding only a root, with room for `n` nodes.
+    pub fn with_capacity(n: usize) -> Self {
+        let mut nodes = Vec::with_capacity(n.max(1));
+        nodes.push(Node {
+            kind: Kind::Root,
+            start: 0,
+            children: Vec::new(),
+        });
+        Tree { nodes }
     }
 
     /// Adds a detached node and returns its id.
