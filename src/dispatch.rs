@@ -113,7 +113,7 @@ impl<C> Dispatch<C> {
             }
             HostCall::Read { id, document } => Outcome::Read(ReadDocument::new(self, id, document)),
             HostCall::Create { id, document } => {
-                Outcome::Create(CreateDocument::new(self, id, *document))
+                Outcome::Create(CreateDocument::new(self, id, document))
             }
         }
     }

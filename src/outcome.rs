@@ -156,11 +156,11 @@ impl<C> fmt::Debug for ReadDocument<C> {
 pub struct CreateDocument<C> {
     dispatch: Dispatch<C>,
     id: Bytes,
-    document: NewDocument,
+    document: Box<NewDocument>,
 }
 
 impl<C> CreateDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: NewDocument) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: Box<NewDocument>) -> Self {
         CreateDocument {
             dispatch,
             id,

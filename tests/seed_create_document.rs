@@ -50,7 +50,7 @@ fn has_minted_callout(source: &str) -> bool {
         let tag = &source[at..];
         let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
         let minted = tag.match_indices("id=\"").any(|(i, _)| {
-            let id = tag[i + 4..].as_bytes();
+            let id = &tag.as_bytes()[i + 4..];
             id.len() >= 27
                 && (b'0'..=b'7').contains(&id[0])
                 && id[1..26]
