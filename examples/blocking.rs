@@ -31,7 +31,6 @@ use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
 use host::{Host, INTERNAL_ERROR};
-use options::Command;
 
 /// Open connections (threads) at most; more get a 503.
 const MAX_CONNECTIONS: usize = 512;
@@ -47,16 +46,9 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 
 fn main() -> ExitCode {
-    let options = match options::parse(std::env::args().skip(1)) {
-        Ok(Command::Serve(options)) => options,
-        Ok(Command::Help) => {
-            print!("{}", options::USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
+    let options = match options::from_command_line() {
+        Ok(options) => options,
+        Err(code) => return code,
     };
     match serve(&options) {
         Ok(()) => ExitCode::SUCCESS,

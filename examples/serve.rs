@@ -36,7 +36,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 
 use host::{Host, INTERNAL_ERROR};
-use options::Command;
 
 /// How long a client may take to send a request head before the connection
 /// is closed: a slow or stalled client holds a task, never a thread.
@@ -45,16 +44,9 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 
 fn main() -> ExitCode {
-    let options = match options::parse(std::env::args().skip(1)) {
-        Ok(Command::Serve(options)) => options,
-        Ok(Command::Help) => {
-            print!("{}", options::USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
-        }
+    let options = match options::from_command_line() {
+        Ok(options) => options,
+        Err(code) => return code,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

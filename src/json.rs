@@ -149,6 +149,12 @@ impl WriteJson for Compact {
     }
 }
 
+impl WriteJson for String {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        self.as_str().write_json(out, level);
+    }
+}
+
 impl WriteJson for str {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         let quote: &[u8] = if level == Level::Plain {
@@ -168,6 +174,38 @@ impl WriteJson for u64 {
         // Writing into a Vec cannot fail.
         let _ = write!(out, "{self}");
     }
+}
+
+impl<T: WriteJson> WriteJson for [T] {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        out.push(b'[');
+        for (index, item) in self.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            item.write_json(out, level);
+        }
+        out.push(b']');
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for &T {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        (**self).write_json(out, level);
+    }
+}
+
+/// Writes an object of `members` (plain ASCII names, in order) at `level`.
+pub(crate) fn object(out: &mut Vec<u8>, level: Level, members: &[(&str, &dyn WriteJson)]) {
+    out.push(b'{');
+    for (index, (name, value)) in members.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        key(out, name, level);
+        value.write_json(out, level);
+    }
+    out.push(b'}');
 }
 
 /// Writes `"key":` at `level`; `name` is a plain ASCII name (no escapes).

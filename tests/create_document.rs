@@ -4,26 +4,8 @@
 mod common;
 
 use chopin_mcp::Config;
-use common::{Creating, Host, Request, call, endpoint_with};
+use common::{Creating, Host, Request, call, creation, endpoint_with};
 use serde_json::{Value, json};
-
-fn creation() -> Value {
-    json!({
-        "idempotencyKey": "create-plan-1",
-        "repository": "githubnext/chopin",
-        "baseBranch": "main",
-        "baseCommit": "0123456789abcdef0123456789abcdef01234567",
-        "title": "Ship MCP creation",
-        "brief": {
-            "goal": "Create a collaborative plan.",
-            "constraints": ["Keep plans immutable through MCP."],
-            "settledDecisions": ["Use the documented dialect."],
-            "openQuestions": ["Which reviewer owns the rollout?"],
-            "repositoryFindings": ["The plan becomes a hosted channel."],
-        },
-        "plan": "# Draft\n\n<Callout type=\"note\">\nCreated through MCP.\n</Callout>\n",
-    })
-}
 
 fn send(host: &mut Host, arguments: Value) -> Value {
     let endpoint = endpoint_with(Config::new().enable_creation());

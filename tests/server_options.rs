@@ -1,6 +1,7 @@
 //! The example servers' command line (`examples/common/options.rs`).
 
 #[path = "../examples/common/options.rs"]
+#[allow(dead_code)] // the servers' entry point is not under test here
 mod options;
 
 use std::path::PathBuf;

@@ -114,3 +114,19 @@ fn is_repository(text: &str) -> bool {
     text.split_once('/')
         .is_some_and(|(owner, name)| !owner.is_empty() && !name.is_empty() && !name.contains('/'))
 }
+
+/// The options of this process's command line; exits (0 after `--help`, 2
+/// on a usage error) when there is nothing to serve.
+pub fn from_command_line() -> Result<Options, std::process::ExitCode> {
+    match parse(std::env::args().skip(1)) {
+        Ok(Command::Serve(options)) => Ok(options),
+        Ok(Command::Help) => {
+            print!("{USAGE}");
+            Err(std::process::ExitCode::SUCCESS)
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            Err(std::process::ExitCode::from(2))
+        }
+    }
+}

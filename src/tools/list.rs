@@ -47,16 +47,7 @@ struct Listing<'a>(&'a [DocumentSummary]);
 
 impl WriteJson for Listing<'_> {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        out.push(b'{');
-        json::key(out, "documents", level);
-        out.push(b'[');
-        for (index, document) in self.0.iter().enumerate() {
-            if index > 0 {
-                out.push(b',');
-            }
-            document.write_json(out, level);
-        }
-        out.extend_from_slice(b"]}");
+        json::object(out, level, &[("documents", &self.0)]);
     }
 }
 

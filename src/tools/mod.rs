@@ -111,31 +111,19 @@ pub(crate) fn write_text_result(
 
 impl WriteJson for DocumentSummary {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        out.push(b'{');
-        json::key(out, "id", level);
-        self.id.write_json(out, level);
-        out.push(b',');
-        json::key(out, "title", level);
-        self.title.write_json(out, level);
-        out.push(b'}');
+        json::object(out, level, &[("id", &self.id), ("title", &self.title)]);
     }
 }
 
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        out.push(b'{');
-        json::key(out, "id", level);
-        self.id.write_json(out, level);
-        out.push(b',');
-        json::key(out, "title", level);
-        self.title.write_json(out, level);
-        out.push(b',');
-        json::key(out, "source", level);
-        self.source.write_json(out, level);
-        out.push(b',');
-        json::key(out, "revision", level);
-        self.revision.write_json(out, level);
-        out.push(b'}');
+        let members: [(&str, &dyn WriteJson); 4] = [
+            ("id", &self.id),
+            ("title", &self.title),
+            ("source", &self.source),
+            ("revision", &self.revision),
+        ];
+        json::object(out, level, &members);
     }
 }
 

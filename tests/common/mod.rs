@@ -412,3 +412,23 @@ impl Reply {
 pub fn ping(id: Value) -> Value {
     serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
 }
+
+/// The seed's `creation` draft (seed-mcp.test.ts, with its plan restored by
+/// SPEC.md §1).
+pub fn creation() -> Value {
+    serde_json::json!({
+        "idempotencyKey": "create-plan-1",
+        "repository": "githubnext/chopin",
+        "baseBranch": "main",
+        "baseCommit": "0123456789abcdef0123456789abcdef01234567",
+        "title": "Ship MCP creation",
+        "brief": {
+            "goal": "Create a collaborative plan.",
+            "constraints": ["Keep plans immutable through MCP."],
+            "settledDecisions": ["Use the documented dialect."],
+            "openQuestions": ["Which reviewer owns the rollout?"],
+            "repositoryFindings": ["The plan becomes a hosted channel."],
+        },
+        "plan": "# Draft\n\n<Callout type=\"note\">\nCreated through MCP.\n</Callout>\n",
+    })
+}
