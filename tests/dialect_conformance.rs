@@ -417,3 +417,39 @@ fn issue_json_key_order() {
         r#"[{"code":"source-too-large","message":"Plan exceeds the 256 KiB limit","path":"root"}]"#
     );
 }
+
+#[test]
+fn closing_tag_inside_a_paragraph_names_the_paragraph() {
+    let plan = "<Callout type=\"note\">\nSome text </Callout>";
+    let report = check(plan, &SequentialIds::new(0));
+    let issue = &report.issues[0];
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected the closing tag `</Callout>` either after the end of `paragraph` (2:21) or another opening tag after the start of `paragraph` (2:1)"
+    );
+    assert_eq!(issue.offset, Some(32));
+}
+
+#[test]
+fn closing_tag_inside_a_block_quote_names_the_block_quote() {
+    let plan = "<Callout type=\"note\">\n> </Callout>\n";
+    let report = check(plan, &SequentialIds::new(0));
+    let issue = &report.issues[0];
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected the closing tag `</Callout>` either after the end of `blockquote` (2:13) or another opening tag after the start of `blockquote` (2:1)"
+    );
+    assert_eq!(issue.offset, Some(24));
+}
+
+#[test]
+fn container_ending_with_an_open_element() {
+    let plan = "> <Callout type=\"note\">\n> x\n\ny";
+    let report = check(plan, &SequentialIds::new(0));
+    let issue = &report.issues[0];
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected a closing tag for `<Callout>` (1:3-1:24) before the end of `blockquote`"
+    );
+    assert_eq!(issue.offset, Some(2));
+}

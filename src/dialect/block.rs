@@ -51,6 +51,14 @@ struct Container {
     has_content: bool,
 }
 
+#[derive(Debug)]
+struct PendingClose {
+    container: usize,
+    event: usize,
+    offset: usize,
+    closing: String,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct OpenJsx {
     pub node: NodeId,
@@ -108,6 +116,9 @@ pub(crate) struct Blocks<'a> {
     braces: Vec<(usize, usize)>,
     /// Bumped whenever the container stack changes.
     stack_version: u64,
+    /// Closing flow tags met inside a container nested deeper than their
+    /// element; reported when that container closes.
+    pending: Vec<PendingClose>,
     /// Lines starting at or before `.1` are known to continue the containers
     /// of stack version `.0` (memo for expression jumps in flow attempts).
     known_ok: (u64, usize),
@@ -199,6 +210,7 @@ impl<'a> Blocks<'a> {
             tb: (usize::MAX, 0, 0),
             braces: brace_pairs(src.as_bytes()),
             stack_version: 0,
+            pending: Vec::new(),
             known_ok: (u64::MAX, 0),
         };
         let bytes = src.as_bytes();
@@ -225,7 +237,8 @@ impl<'a> Blocks<'a> {
                 abbreviated(&open.name, false),
                 b.span(open.start, open.end)
             );
-            b.tree_err(bytes.len(), open.start, reason);
+            // Compiled last: after every other event of the document.
+            b.tree_err(bytes.len() + 1, open.start, reason);
         }
         Ok(b)
     }
@@ -315,6 +328,27 @@ impl<'a> Blocks<'a> {
         let Some(c) = self.stack.pop() else { return };
         self.stack_version += 1;
         let index = self.stack.len();
+        while self.pending.last().is_some_and(|p| p.container >= index) {
+            let Some(p) = self.pending.pop() else { break };
+            let node = self.tree.node(c.node);
+            let what = node.kind.type_name().to_owned();
+            let (l, col) = self.lines.locate(node.start);
+            // The container ends before the line ending that precedes `at`.
+            let bytes = self.src.as_bytes();
+            let mut end = at;
+            if end > 0 && bytes.get(end - 1) == Some(&b'\n') {
+                end -= 1;
+            }
+            if end > 0 && bytes.get(end - 1) == Some(&b'\r') {
+                end -= 1;
+            }
+            let (el, ec) = self.lines.locate(end);
+            let reason = format!(
+                "Expected the closing tag `{}` either after the end of `{what}` ({el}:{ec}) or another opening tag after the start of `{what}` ({l}:{col})",
+                p.closing
+            );
+            self.tree_err(p.event, p.offset, reason);
+        }
         if self.barriers.last() == Some(&index) {
             self.barriers.pop();
         }
@@ -920,19 +954,14 @@ impl<'a> Blocks<'a> {
                 return;
             }
             if ci + 1 != self.stack.len() {
-                let what = self
-                    .tree
-                    .node(self.stack[self.stack.len() - 1].node)
-                    .kind
-                    .type_name()
-                    .to_owned();
-                let node_start = self.tree.node(self.stack[self.stack.len() - 1].node).start;
-                let (l, c) = self.lines.locate(node_start);
-                let reason = format!(
-                    "Expected the closing tag `{}` either after the end of `{what}` or another opening tag after the start of `{what}` ({l}:{c})",
-                    abbreviated(&tag.name, true)
-                );
-                self.tree_err(tag.end, tag.start, reason);
+                // The message names where the innermost container ends,
+                // which is known once it closes (see `pop_container`).
+                self.pending.push(PendingClose {
+                    container: self.stack.len() - 1,
+                    event: tag.end,
+                    offset: tag.start,
+                    closing: abbreviated(&tag.name, true),
+                });
                 return;
             }
             self.tags.pop();

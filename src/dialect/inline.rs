@@ -952,6 +952,17 @@ impl Parser<'_, '_> {
             detached: bool,
         }
         let leaf_end = leaf.segs.last().map_or(0, |s| s.1);
+        // Where the leaf's text ends, without trailing spaces and tabs (the
+        // end of a `paragraph` token).
+        let leaf_text_end = {
+            let start = leaf.segs.last().map_or(0, |s| s.0);
+            let bytes = self.ctx.src.as_bytes();
+            let mut e = leaf_end;
+            while e > start && matches!(bytes.get(e - 1), Some(b' ' | b'\t')) {
+                e -= 1;
+            }
+            e
+        };
         let mut frames = vec![Frame {
             cursor: self.nodes[root].first,
             target: leaf.node,
@@ -1099,8 +1110,9 @@ impl Parser<'_, '_> {
                                     let what = tree.node(frame.target).kind.type_name().to_owned();
                                     let (l, c) =
                                         self.ctx.lines.locate(tree.node(frame.target).start);
+                                    let (el, ec) = self.ctx.lines.locate(leaf_text_end);
                                     format!(
-                                        "Expected the closing tag `{}` either after the end of `{what}` or another opening tag after the start of `{what}` ({l}:{c})",
+                                        "Expected the closing tag `{}` either after the end of `{what}` ({el}:{ec}) or another opening tag after the start of `{what}` ({l}:{c})",
                                         abbreviated(&tag.name, true)
                                     )
                                 };
