@@ -2,3 +2,4 @@
 #![allow(dead_code)]
 
 pub mod oracle;
+pub mod section12;
