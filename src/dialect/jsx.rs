@@ -174,6 +174,21 @@ impl<S: TagSrc> Reader<'_, S> {
                     self.bump(LAZY)?;
                     return Ok(decode_references(&raw));
                 }
+                Some(c @ ('\n' | '\r')) => {
+                    // After a line ending, whitespace is not part of the
+                    // value (micromark reads it as whitespace between parts).
+                    raw.push(c);
+                    self.bump(LAZY)?;
+                    while let Some(w) = self.src.peek() {
+                        if !is_js_whitespace(w) || w == quote {
+                            break;
+                        }
+                        if w == '\n' || w == '\r' {
+                            raw.push(w);
+                        }
+                        self.bump(LAZY)?;
+                    }
+                }
                 Some(c) => {
                     raw.push(c);
                     self.bump(LAZY)?;

@@ -579,8 +579,10 @@ impl<'a> Blocks<'a> {
 
         // Table body rows.
         if let Open::Table { node } = self.open {
-            // A body row holds a pipe (as in micromark-extension-gfm-table).
-            if all && bytes[p..end].contains(&b'|') && !self.starts_block(p, end) {
+            // Any other line is a body row, unless a construct that micromark
+            // tries first starts there (a line of flow tags included).
+            let tag_line = bytes[p] == b'<' && all && self.read_flow_tags(p, next)?.is_some();
+            if all && !tag_line && !self.starts_block(p, end) {
                 self.steps += 1;
                 self.table_row(node, p, end);
                 return Ok(next);
