@@ -49,7 +49,8 @@ impl ParagraphText {
 /// label, decoded URL and the end of its last line.
 fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
     let bytes = buf.as_bytes();
-    if bytes.get(at) != Some(&b'[') || bytes.get(at + 1) == Some(&b'^') {
+    // `[^label]:` lines reach here only when they are no footnote definition.
+    if bytes.get(at) != Some(&b'[') {
         return None;
     }
     // Label: at most 999 characters, no unescaped brackets.
