@@ -187,6 +187,14 @@ pub fn check(plan: &str, ids: &dyn IdSource) -> Report {
     }
 }
 
+/// Validates a tree of `plan` (§6.3 stages 3–6) as if the canonical plan had
+/// `canonical_len` bytes. Exposed so tests can feed trees the parser never
+/// builds (forbidden and unknown node types).
+#[doc(hidden)]
+pub fn validate_tree(plan: &str, tree: &Tree, canonical_len: usize) -> Vec<Issue> {
+    validate::validate(tree, canonical_len, &LineIndex::new(plan))
+}
+
 /// Canonicalizes a parsed tree in place (minting ids into it) and returns the
 /// canonical plan and the number of ids minted. Exposed for property tests.
 #[doc(hidden)]
