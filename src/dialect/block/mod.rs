@@ -18,7 +18,7 @@ pub(crate) use self::flow::abbreviated;
 use self::flow::match_containers;
 use self::scan::{
     atx_heading, brace_pairs, delimiter_row, fence_open, footnote_label, is_space, label_str,
-    line_bounds, list_marker, setext_underline, skip_ws, task_marker, thematic_suffix, trim_end,
+    line_bounds, list_marker, setext_underline, skip_ws, thematic_suffix, trim_end,
 };
 pub(crate) use self::scan::{normalize_label, split_row};
 use super::ParseError;
@@ -33,6 +33,9 @@ pub(crate) struct Leaf {
     pub segs: Vec<(usize, usize)>,
     /// The innermost open flow element when the text started (name, start, end).
     pub flow_open: Option<(Option<String>, usize, usize)>,
+    /// For the first content of a list item: the item, whose task check
+    /// (`[ ]`, `[x]`) the inline phase reads.
+    pub task_item: Option<NodeId>,
 }
 
 /// A tree-construction error: `event` orders it in document order (the first
@@ -125,6 +128,8 @@ pub(crate) struct Blocks<'a> {
     braces: Vec<(usize, usize)>,
     /// Bumped whenever the container stack changes.
     stack_version: u64,
+    /// Where the paragraph that is the first content of a list item starts.
+    task_start: Option<usize>,
     /// Closing flow tags met inside a container nested deeper than their
     /// element; reported when that container closes.
     pending: Vec<PendingClose>,
@@ -162,6 +167,7 @@ impl<'a> Blocks<'a> {
             tb: (usize::MAX, 0, 0),
             braces: brace_pairs(src.as_bytes()),
             stack_version: 0,
+            task_start: None,
             pending: Vec::new(),
             known_ok: (u64::MAX, 0),
         };
@@ -394,10 +400,16 @@ impl<'a> Blocks<'a> {
             .tags
             .last()
             .map(|(_, j)| (j.name.clone(), j.start, j.end));
+        let task_item = if self.task_start == Some(start) {
+            self.stack.last().map(|c| c.node)
+        } else {
+            None
+        };
         self.leaves.push(Leaf {
             node,
             segs: lines,
             flow_open,
+            task_item,
         });
     }
 
@@ -595,9 +607,18 @@ impl<'a> Blocks<'a> {
         // this container (lazy lines never get here with one open).
         if let Open::Para { .. } = self.open {
             if !new_item {
-                if let Some(depth) =
-                    setext_underline(bytes, p, end).filter(|_| self.has_non_definition_text())
-                {
+                let underline = setext_underline(bytes, p, end);
+                if underline.is_some() && !self.has_non_definition_text() {
+                    // Only definitions above: as in micromark, the underline
+                    // is then paragraph text.
+                    self.close_leaf();
+                    self.open = Open::Para {
+                        start: p,
+                        lines: vec![(p, end)],
+                    };
+                    return Ok(next);
+                }
+                if let Some(depth) = underline {
                     if let Open::Para { start: ps, lines } =
                         std::mem::replace(&mut self.open, Open::None)
                     {
@@ -617,6 +638,7 @@ impl<'a> Blocks<'a> {
                             node,
                             segs: lines,
                             flow_open,
+                            task_item: None,
                         });
                     }
                     return Ok(next);
@@ -661,6 +683,7 @@ impl<'a> Blocks<'a> {
                     node,
                     segs: vec![(cs, ce)],
                     flow_open,
+                    task_item: None,
                 });
                 return Ok(next);
             }
@@ -713,21 +736,16 @@ impl<'a> Blocks<'a> {
             lines.push((p, end));
             return Ok(next);
         }
-        let mut text_start = p;
-        if new_item {
-            if let Some(after) = task_marker(bytes, p, end) {
-                let checked = bytes[p + 1] != b' ' && bytes[p + 1] != b'\t';
-                if let Some(item) = self.stack.last() {
-                    if let Kind::ListItem { checked: c } = &mut self.tree.nodes[item.node].kind {
-                        *c = Some(checked);
-                    }
-                }
-                text_start = after;
-            }
-        }
+        // The first content of a list item may start with a task check,
+        // which the inline phase decides (it depends on what follows).
+        let _ = new_item;
+        self.task_start = match self.stack.last() {
+            Some(c) if matches!(c.kind, CKind::Item { .. }) && !c.has_content => Some(p),
+            _ => None,
+        };
         self.open = Open::Para {
-            start: text_start,
-            lines: vec![(text_start, end)],
+            start: p,
+            lines: vec![(p, end)],
         };
         Ok(next)
     }
@@ -797,6 +815,7 @@ impl<'a> Blocks<'a> {
                     node: cell,
                     segs: vec![(cs, ce)],
                     flow_open: flow_open.clone(),
+                    task_item: None,
                 });
             }
         }

@@ -235,25 +235,6 @@ pub(super) fn footnote_label(bytes: &[u8], p: usize, end: usize) -> Option<(usiz
     None
 }
 
-/// A task marker `[ ]`, `[x]` or `[X]` followed by whitespace and more text.
-pub(super) fn task_marker(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
-    if end < p + 4
-        || bytes[p] != b'['
-        || bytes[p + 2] != b']'
-        || !matches!(bytes[p + 1], b' ' | b'\t' | b'x' | b'X')
-    {
-        return None;
-    }
-    if !is_space(bytes[p + 3]) {
-        return None;
-    }
-    let (after, _) = skip_ws(bytes, p + 3, 0, end);
-    if after >= end {
-        return None;
-    }
-    Some(after)
-}
-
 /// A table delimiter row: the number of cells.
 pub(super) fn delimiter_row(bytes: &[u8], p: usize, end: usize) -> Option<usize> {
     let line = &bytes[p..trim_end(bytes, p, end)];

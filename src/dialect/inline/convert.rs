@@ -106,10 +106,20 @@ impl Parser<'_, '_> {
                         node
                     };
                     let first = self.nodes[id].first;
+                    // The container ends where its next sibling starts (after
+                    // a closing delimiter or a link's resource), else where
+                    // its parent ends: the order of "before the end of"
+                    // failures depends on it.
+                    let next = self.nodes[id].next;
+                    let end = if next == NONE {
+                        frame.end
+                    } else {
+                        self.src_offset(self.nodes[next].start)
+                    };
                     frames.push(Frame {
                         cursor: first,
                         target,
-                        end: leaf_end,
+                        end,
                         tags: Vec::new(),
                         detached,
                     });

@@ -202,6 +202,29 @@ impl TagSrc for TextSrc<'_> {
 
 /// Parses the inline content of one leaf into `tree`. Tokenizer failures are
 /// fatal (`Err`); a tree-construction failure is returned for ordering.
+/// Records a task item's state and, as mdast-util-gfm-task-list-item does,
+/// removes the one whitespace character after the check from the head text
+/// (moving the paragraph's start to the text when some remains).
+fn mark_task(tree: &mut Tree, paragraph: usize, item: usize, checked: bool) {
+    if let Kind::ListItem { checked: c } = &mut tree.nodes[item].kind {
+        *c = Some(checked);
+    }
+    let Some(&head) = tree.nodes[paragraph].children.first() else {
+        return;
+    };
+    let start = tree.nodes[head].start;
+    if let Kind::Text { value } = &mut tree.nodes[head].kind {
+        let first = value.chars().next().map_or(0, char::len_utf8);
+        value.drain(..first);
+        if value.is_empty() {
+            tree.nodes[paragraph].children.remove(0);
+        } else {
+            tree.nodes[head].start = start + first;
+            tree.nodes[paragraph].start = start + first;
+        }
+    }
+}
+
 /// Buffers reused from one leaf to the next (most leaves are short, so
 /// allocating them per leaf would dominate).
 #[derive(Default)]
@@ -247,11 +270,29 @@ pub(crate) fn parse_leaf(
     p.delims.clear();
     p.brackets.clear();
     let root = p.new_node(IKind::Container(Kind::Root), 0);
-    let result = p.run(root);
+    // A task check (`[ ]`, `[x]`, `[X]`) opens the first content of a list
+    // item when a line ending follows, or whitespace and then anything.
+    let task = leaf.task_item.and_then(|item| {
+        let b = p.buf.as_bytes();
+        let check = b.len() > 3
+            && b[0] == b'['
+            && b[2] == b']'
+            && matches!(b[1], b' ' | b'\t' | b'x' | b'X');
+        let after = b.get(3).copied();
+        let rest_non_ws = b.iter().skip(3).any(|&c| !matches!(c, b' ' | b'\t'));
+        let ok =
+            check && (after == Some(b'\n') || (matches!(after, Some(b' ' | b'\t')) && rest_non_ws));
+        ok.then(|| (item, matches!(b[1], b'x' | b'X')))
+    });
+    let result = p.run(root, if task.is_some() { 3 } else { 0 });
     *steps += p.steps;
     let result = result.map(|()| {
         p.process_emphasis(0);
-        p.convert(root, leaf, tree)
+        let error = p.convert(root, leaf, tree);
+        if let Some((item, checked)) = task {
+            mark_task(tree, leaf.node, item, checked);
+        }
+        error
     });
     scratch.buf = p.buf;
     scratch.map = p.map;
@@ -323,7 +364,7 @@ impl Parser<'_, '_> {
         self.buf.get(i..).and_then(|s| s.chars().next())
     }
 
-    fn run(&mut self, root: usize) -> Result<(), ParseError> {
+    fn run(&mut self, root: usize, from: usize) -> Result<(), ParseError> {
         // Built on first use: most texts hold no backtick or dollar.
         let mut backticks: Option<RunIndex> = None;
         let mut dollars: Option<RunIndex> = None;
@@ -331,8 +372,8 @@ impl Parser<'_, '_> {
         // Every byte is looked at; jumps (code spans, tags) skip the per-byte
         // count below, so count them all once here.
         self.steps += len as u64;
-        let mut i = 0;
-        let mut plain = 0;
+        let mut i = from;
+        let mut plain = from;
         macro_rules! flush {
             ($upto:expr) => {
                 if plain < $upto {
@@ -449,6 +490,9 @@ impl Parser<'_, '_> {
                             flush!(i);
                             let label = self.buf[i + 2..end - 1].to_owned();
                             self.append(root, IKind::Leaf(Kind::FootnoteReference { label }), i);
+                            // A footnote call is a link of its own: links
+                            // cannot contain it, so earlier openers end.
+                            self.link_barrier = self.brackets.len();
                             i = end;
                             plain = i;
                             continue;
