@@ -30,6 +30,11 @@ pub(crate) trait TagSrc {
     fn jump_expression(&mut self) -> Option<Result<String, Cross>> {
         None
     }
+    /// The current raw position, for [`TagSrc::since`].
+    fn mark(&self) -> usize;
+    /// The raw text from `mark` to the current position (only used for runs
+    /// that never cross a line ending, which are contiguous).
+    fn since(&self, mark: usize) -> &str;
 }
 
 /// A parsed tag.
@@ -116,15 +121,15 @@ impl<S: TagSrc> Reader<'_, S> {
 
     /// Reads a name made of identifier characters, the first already checked.
     fn ident(&mut self, ends: &[char], at: &str, expected: &str) -> Result<String, ParseError> {
-        let mut out = String::new();
+        // Names never contain line endings, so they are one contiguous slice.
+        let mark = self.src.mark();
         while let Some(c) = self.src.peek() {
             if is_js_whitespace(c) || ends.contains(&c) {
-                return Ok(out);
+                return Ok(self.src.since(mark).to_owned());
             }
             if !id_cont(c) {
                 return Err(self.crash(at, expected));
             }
-            out.push(c);
             self.bump(LAZY)?;
         }
         Err(self.crash(at, expected))
@@ -161,7 +166,20 @@ impl<S: TagSrc> Reader<'_, S> {
 
     fn quoted(&mut self, quote: char) -> Result<String, ParseError> {
         self.bump(LAZY)?;
-        let mut raw = String::new();
+        // Fast path: a value on one line is one contiguous slice.
+        let mark = self.src.mark();
+        while let Some(c) = self.src.peek() {
+            if c == quote {
+                let value = decode_references(self.src.since(mark));
+                self.bump(LAZY)?;
+                return Ok(value);
+            }
+            if c == '\n' || c == '\r' {
+                break;
+            }
+            self.bump(LAZY)?;
+        }
+        let mut raw = self.src.since(mark).to_owned();
         loop {
             match self.src.peek() {
                 None => {

@@ -171,6 +171,14 @@ impl TagSrc for FlowSrc<'_> {
         self.eof_at.unwrap_or(self.pos)
     }
 
+    fn mark(&self) -> usize {
+        self.pos
+    }
+
+    fn since(&self, mark: usize) -> &str {
+        self.src.get(mark..self.pos).unwrap_or("")
+    }
+
     fn bump(&mut self) -> Result<(), Cross> {
         self.steps += 1;
         let bytes = self.src.as_bytes();

@@ -28,6 +28,18 @@ use super::tree::{Kind, Tree};
 
 const NONE: usize = usize::MAX;
 
+/// Bytes that may start an inline construct (everything else is plain text).
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let specials = b"\\&\n`$*_~[!]<";
+    let mut k = 0;
+    while k < specials.len() {
+        t[specials[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 #[derive(Debug)]
 enum IKind {
     Text(String),
@@ -192,6 +204,12 @@ impl TagSrc for TextSrc<'_> {
     }
     fn offset(&self) -> usize {
         map_offset(self.map, self.pos)
+    }
+    fn mark(&self) -> usize {
+        self.pos
+    }
+    fn since(&self, mark: usize) -> &str {
+        self.buf.get(mark..self.pos).unwrap_or("")
     }
     fn bump(&mut self) -> Result<(), Cross> {
         self.steps += 1;
@@ -383,6 +401,16 @@ impl Parser<'_, '_> {
         }
         while i < len {
             self.steps += 1;
+            // Skip plain bytes in one go: only these can start a construct.
+            let rest = &self.buf.as_bytes()[i..];
+            let skip = rest
+                .iter()
+                .position(|&c| SPECIAL[usize::from(c)])
+                .unwrap_or(rest.len());
+            i += skip;
+            if i >= len {
+                break;
+            }
             let b = self.buf.as_bytes()[i];
             match b {
                 b'\\' => {
