@@ -62,8 +62,23 @@
 //!   (`[<B>](x)`), as in mdast-util-mdx-jsx; markdown-rs accepts it;
 //! * `- \`\`\`\n- a`: two sibling items here; markdown-rs nests a list in
 //!   the list;
-//! * `- a\n\`\``: the two backticks continue the item's paragraph lazily here;
-//!   markdown-rs starts a new paragraph.
+//! * `- a\n\`\`` and `> a\n**`: a lazy line of one or two marker characters
+//!   continues the paragraph here; markdown-rs starts a new paragraph;
+//! * a table body row needs no pipe, as in micromark (`|a|\n|-|\nend` has
+//!   a row `end`), except that markdown-rs never starts a row with one of
+//!   `` #$`~*_<ei{ ``;
+//! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
+//!   list and a heading here; markdown-rs makes two lists once a container
+//!   closed earlier;
+//! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
+//!   text here and in markdown-rs (CommonMark would read a thematic break);
+//! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
+//!   mdast-util-gfm-task-list-item; markdown-rs moves it;
+//! * `a <B>x\n</B>`: a text made only of a line ending inside a text element
+//!   is kept here (mdast-util-mdx-jsx lets the element contain line endings);
+//! * a flow tag read on a lazy line that goes on to a further lazy line fails
+//!   here (§2.2), markdown-rs reads the lines as a new paragraph
+//!   (`> a\n<B\nx="1" />`).
 //!
 //! # Known gaps
 //!
