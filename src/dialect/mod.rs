@@ -74,7 +74,7 @@
 //!   text here and in markdown-rs (CommonMark would read a thematic break);
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
 //!   mdast-util-gfm-task-list-item; markdown-rs moves it;
-//! * `a <B>x\n</B>`: a text made only of a line ending inside a text element
+//! * `a <B>\n</B>`: a text made only of a line ending inside a text element
 //!   is kept here (mdast-util-mdx-jsx lets the element contain line endings);
 //! * a flow tag read on a lazy line that goes on to a further lazy line fails
 //!   here (§2.2), markdown-rs reads the lines as a new paragraph

@@ -12,13 +12,13 @@
 //! and closed once.
 
 mod flow;
+mod line;
 mod scan;
 
 pub(crate) use self::flow::abbreviated;
 use self::flow::match_containers;
 use self::scan::{
-    atx_heading, brace_pairs, delimiter_row, fence_open, footnote_label, is_space, label_str,
-    line_bounds, list_marker, setext_underline, skip_ws, thematic_suffix, trim_end,
+    atx_heading, brace_pairs, fence_open, footnote_label, is_space, line_bounds, list_marker,
 };
 pub(crate) use self::scan::{normalize_label, split_row};
 use super::ParseError;
@@ -413,341 +413,22 @@ impl<'a> Blocks<'a> {
         });
     }
 
-    /// Processes one line; returns where the next line starts.
-    fn line(&mut self, start: usize, end: usize, next: usize) -> Result<usize, ParseError> {
-        let bytes = self.src.as_bytes();
-        self.content_end = trim_end(bytes, start, end);
-        self.tb = thematic_suffix(bytes, start, self.content_end);
-        let (matched, mut pos, mut col) = self.match_line(start, end);
-        let all = matched == self.stack.len();
+    /// The innermost open flow element (for reasons about closing tags in text).
+    fn flow_open(&self) -> Option<(Option<String>, usize, usize)> {
+        self.tags
+            .last()
+            .map(|(_, j)| (j.name.clone(), j.start, j.end))
+    }
 
-        // Fenced code and math are concrete: no lazy lines.
-        if let Open::Fence {
-            ch, len, indent, ..
-        } = self.open
-        {
-            if all {
-                let (p, _) = skip_ws(bytes, pos, col, end);
-                let run = bytes[p..end].iter().take_while(|&&c| c == ch).count();
-                if run >= len && bytes[p + run..end].iter().all(|&c| is_space(c)) {
-                    self.close_leaf();
-                    return Ok(next);
-                }
-                // Strip up to the fence's indentation.
-                let mut p = pos;
-                let mut c = col;
-                while p < end && is_space(bytes[p]) && c < col + indent {
-                    c = if bytes[p] == b'\t' {
-                        c + 4 - c % 4
-                    } else {
-                        c + 1
-                    };
-                    p += 1;
-                }
-                if let Open::Fence { lines, .. } = &mut self.open {
-                    lines.push((p, end));
-                }
-                return Ok(next);
-            }
-            self.close_leaf();
-        }
-
-        let rest_blank = bytes[pos..end].iter().all(|&c| is_space(c));
-
-        // Lazy paragraph continuation. A sibling item of the list whose item
-        // did not match is never lazy (micromark's `notInCurrentItem`).
-        if !all && matches!(self.open, Open::Para { .. }) && !rest_blank {
-            let (p, _) = skip_ws(bytes, pos, col, end);
-            let sibling = matches!(
-                self.stack.get(matched).map(|c| c.kind),
-                Some(CKind::Item { .. })
-            ) && matches!(self.stack.get(matched - 1).map(|c| c.kind),
-                    Some(CKind::List { ordered, marker }) if list_marker(bytes, p, end).is_some_and(|m| m.ordered == ordered && m.marker == marker));
-            if !sibling && !self.interrupts(p, end, next, true)? {
-                if let Open::Para { lines, .. } = &mut self.open {
-                    lines.push((p, end));
-                }
-                return Ok(next);
-            }
-        }
-
-        // Close what did not match.
-        if !all {
-            self.close_leaf();
-            while self.stack.len() > matched {
-                self.pop_container(start);
-            }
-        }
-
-        // New containers. As in micromark, when the line started in an open
-        // paragraph whose containers all continued, every list item opened on
-        // this line is interrupting one: it may not be empty or start past 1.
-        let interrupting = all && matches!(self.open, Open::Para { .. });
-        let mut new_item = false;
-        loop {
-            self.steps += 1;
-            let (p, pcol) = skip_ws(bytes, pos, col, end);
-            if p >= end {
-                break;
-            }
-            let c = bytes[p];
-            if c == b'>' {
-                self.close_leaf();
-                self.push_container(CKind::Quote, Kind::Blockquote, p);
-                pos = p + 1;
-                col = pcol + 1;
-                if pos < end && is_space(bytes[pos]) {
-                    // One space (or one column of a tab) belongs to the marker.
-                    pos += 1;
-                    col += 1;
-                }
-                new_item = false;
-                continue;
-            }
-            if c == b'[' && bytes.get(p + 1) == Some(&b'^') {
-                if let Some((_, after)) = footnote_label(bytes, p, end) {
-                    self.close_leaf();
-                    self.footnotes
-                        .push(normalize_label(label_str(self.src, p + 2, after - 2)));
-                    let label = self.src.get(p + 2..after - 2).unwrap_or("").to_owned();
-                    let _ = label;
-                    self.push_container(
-                        CKind::Footnote,
-                        Kind::FootnoteDefinition {
-                            label: label_str(self.src, p + 2, after - 2).to_owned(),
-                        },
-                        p,
-                    );
-                    pos = after;
-                    col = pcol + (after - p);
-                    new_item = false;
-                    continue;
-                }
-            }
-            if self.thematic_break(p) {
-                break;
-            }
-            if let Some(m) = list_marker(bytes, p, end) {
-                let blank_after = m.after >= self.content_end;
-                if interrupting && (blank_after || (m.ordered && m.number != 1)) {
-                    break;
-                }
-                self.close_leaf();
-                // Content indentation: marker width plus 1–4 spaces.
-                let marker_col = pcol + (m.after - p);
-                let (cp, ccol) = skip_ws(bytes, m.after, marker_col, end);
-                let spaces = ccol - marker_col;
-                let (content_pos, content_col) = if blank_after {
-                    (end, marker_col + 1)
-                } else if spaces == 0 {
-                    break;
-                } else if spaces > 4 {
-                    (m.after + 1, marker_col + 1)
-                } else {
-                    (cp, ccol)
-                };
-                let base = col;
-                let indent = content_col - base;
-                let same_list = matches!(self.stack.last().map(|c| c.kind),
-                    Some(CKind::List { ordered, marker }) if ordered == m.ordered && marker == m.marker);
-                if !same_list {
-                    if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
-                        self.pop_container(p);
-                    }
-                    self.push_container(
-                        CKind::List {
-                            ordered: m.ordered,
-                            marker: m.marker,
-                        },
-                        Kind::List { ordered: m.ordered },
-                        p,
-                    );
-                }
-                self.push_container(
-                    CKind::Item {
-                        indent,
-                        blank_start: blank_after,
-                    },
-                    Kind::ListItem { checked: None },
-                    p,
-                );
-                pos = content_pos;
-                col = content_col;
-                new_item = true;
-                continue;
-            }
-            break;
-        }
-
-        let (p, pcol) = skip_ws(bytes, pos, col, end);
-        if p >= end {
-            // Blank line: ends a paragraph; a blank-started empty item stays open once.
-            self.close_leaf();
-            if let Open::Table { .. } = self.open {
-                self.open = Open::None;
-            }
-            return Ok(next);
-        }
-
-        // Table body rows.
-        if let Open::Table { node } = self.open {
-            // Any other line is a body row, unless a construct that micromark
-            // tries first starts there (a line of flow tags included).
-            let tag_line = bytes[p] == b'<' && all && self.read_flow_tags(p, next)?.is_some();
-            if all && !tag_line && !self.starts_block(p, end) {
-                self.steps += 1;
-                self.table_row(node, p, end);
-                return Ok(next);
-            }
-            self.open = Open::None;
-        }
-
-        let c = bytes[p];
-        // Setext underline and table delimiter rows need an open paragraph in
-        // this container (lazy lines never get here with one open).
-        if let Open::Para { .. } = self.open {
-            if !new_item {
-                let underline = setext_underline(bytes, p, end);
-                if underline.is_some() && !self.has_non_definition_text() {
-                    // Only definitions above: as in micromark, the underline
-                    // is then paragraph text.
-                    self.close_leaf();
-                    self.open = Open::Para {
-                        start: p,
-                        lines: vec![(p, end)],
-                    };
-                    return Ok(next);
-                }
-                if let Some(depth) = underline {
-                    if let Open::Para { start: ps, lines } =
-                        std::mem::replace(&mut self.open, Open::None)
-                    {
-                        let Some((ps, lines)) = self.take_definitions(ps, lines) else {
-                            return Ok(next);
-                        };
-                        let node = self.add_block(Kind::Heading { depth }, ps);
-                        let mut lines = lines;
-                        if let Some(last) = lines.last_mut() {
-                            last.1 = trim_end(bytes, last.0, last.1);
-                        }
-                        let flow_open = self
-                            .tags
-                            .last()
-                            .map(|(_, j)| (j.name.clone(), j.start, j.end));
-                        self.leaves.push(Leaf {
-                            node,
-                            segs: lines,
-                            flow_open,
-                            task_item: None,
-                        });
-                    }
-                    return Ok(next);
-                }
-                if let Some(cells) = delimiter_row(bytes, p, end) {
-                    let head = match &self.open {
-                        Open::Para { lines, .. } => lines.last().copied(),
-                        _ => None,
-                    };
-                    if let Some((hs, he)) = head {
-                        // The head row needs a pipe and some cell content.
-                        let head_cells = split_row(bytes, hs, he);
-                        let usable = head_cells.iter().any(|&(_, cs, ce)| cs < ce);
-                        if usable && head_cells.len() == cells {
-                            if let Open::Para { start, mut lines } =
-                                std::mem::replace(&mut self.open, Open::None)
-                            {
-                                lines.pop();
-                                if !lines.is_empty() {
-                                    self.finish_paragraph(start, lines);
-                                }
-                                let table = self.add_block(Kind::Table, hs);
-                                self.table_row(table, hs, he);
-                                self.open = Open::Table { node: table };
-                            }
-                            return Ok(next);
-                        }
-                    }
-                }
-            }
-        }
-
-        if c == b'#' {
-            if let Some((depth, cs, ce)) = atx_heading(bytes, p, end) {
-                self.close_leaf();
-                let node = self.add_block(Kind::Heading { depth }, p);
-                let flow_open = self
-                    .tags
-                    .last()
-                    .map(|(_, j)| (j.name.clone(), j.start, j.end));
-                self.leaves.push(Leaf {
-                    node,
-                    segs: vec![(cs, ce)],
-                    flow_open,
-                    task_item: None,
-                });
-                return Ok(next);
-            }
-        }
-        if self.thematic_break(p) {
-            self.close_leaf();
-            self.add_block(Kind::ThematicBreak, p);
-            return Ok(next);
-        }
-        if let Some((ch, len, info)) = fence_open(bytes, p, end) {
-            self.close_leaf();
-            let kind = if ch == b'$' {
-                Kind::Math {
-                    value: String::new(),
-                }
-            } else {
-                let lang = self
-                    .src
-                    .get(info..end)
-                    .unwrap_or("")
-                    .trim_matches([' ', '\t']);
-                let lang = lang
-                    .split([' ', '\t'])
-                    .next()
-                    .filter(|l| !l.is_empty())
-                    .map(super::inline::decode_text);
-                Kind::Code {
-                    lang: lang.map(String::into_boxed_str),
-                    value: Box::default(),
-                }
-            };
-            let node = self.add_block(kind, p);
-            self.open = Open::Fence {
-                node,
-                ch,
-                len,
-                indent: pcol - col,
-                lines: Vec::new(),
-            };
-            return Ok(next);
-        }
-        if c == b'<' {
-            if let Some(resume) = self.flow_tags(p, next)? {
-                return Ok(resume);
-            }
-        }
-
-        // Paragraph text.
-        if let Open::Para { lines, .. } = &mut self.open {
-            lines.push((p, end));
-            return Ok(next);
-        }
-        // The first content of a list item may start with a task check,
-        // which the inline phase decides (it depends on what follows).
-        let _ = new_item;
-        self.task_start = match self.stack.last() {
-            Some(c) if matches!(c.kind, CKind::Item { .. }) && !c.has_content => Some(p),
-            _ => None,
-        };
-        self.open = Open::Para {
-            start: p,
-            lines: vec![(p, end)],
-        };
-        Ok(next)
+    /// Records inline text to parse in the second phase.
+    fn push_leaf(&mut self, node: NodeId, segs: Vec<(usize, usize)>) {
+        let flow_open = self.flow_open();
+        self.leaves.push(Leaf {
+            node,
+            segs,
+            flow_open,
+            task_item: None,
+        });
     }
 
     /// Whether a thematic break starts at `p` on the current line.
@@ -770,13 +451,7 @@ impl<'a> Blocks<'a> {
 
     /// Whether a line (content at `p`) would interrupt an open paragraph.
     /// A flow tag attempt may fail fatally, as in the reference parser.
-    fn interrupts(
-        &mut self,
-        p: usize,
-        end: usize,
-        next: usize,
-        _lazy: bool,
-    ) -> Result<bool, ParseError> {
+    fn interrupts(&mut self, p: usize, end: usize, next: usize) -> Result<bool, ParseError> {
         let bytes = self.src.as_bytes();
         let c = bytes[p];
         if c == b'>'
