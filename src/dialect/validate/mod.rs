@@ -72,6 +72,8 @@ struct Walk<'t> {
     frames: Vec<Frame<'t>>,
     /// Enclosing components as a parent-linked list: (name, outer index).
     ancestors: Vec<(&'static str, usize)>,
+    /// Introduced-URL issues (§9.6), reported only when nothing else is.
+    deferred: Vec<Issue>,
 }
 
 const NONE: usize = usize::MAX;
@@ -148,6 +150,7 @@ pub(crate) fn validate(tree: &Tree, canonical_len: usize, lines: &LineIndex<'_>)
         images: 0,
         frames: Vec::with_capacity(tree.nodes.len()),
         ancestors: Vec::new(),
+        deferred: Vec::new(),
     };
     if canonical_len > MAX_SOURCE_BYTES {
         w.issues.push(Issue::whole(
@@ -155,21 +158,24 @@ pub(crate) fn validate(tree: &Tree, canonical_len: usize, lines: &LineIndex<'_>)
             "Plan exceeds the 256 KiB limit",
         ));
     }
-    w.walk(true);
+    w.walk();
     if w.images > MAX_IMAGES {
         w.issues
             .push(Issue::whole("too-many-images", "Plan exceeds 100 images"));
     }
+    // §6.3 stage 6 runs only on a plan without other issues; then the walk
+    // above visited every node, so its deferred URL issues are complete.
     if w.issues.is_empty() {
-        w.walk(false);
+        w.issues = std::mem::take(&mut w.deferred);
     }
     w.issues
 }
 
 impl<'t> Walk<'t> {
-    /// A pre-order walk from the root with an explicit stack: the validation
-    /// walk (`checks`), or the introduced-URL walk of §9.6.
-    fn walk(&mut self, checks: bool) {
+    /// The pre-order walk from the root, with an explicit stack. It also
+    /// runs the introduced-URL checks of §9.6 while no issue was found, into
+    /// `deferred` (the same order and paths as a second walk would give).
+    fn walk(&mut self) {
         self.frames.clear();
         self.ancestors.clear();
         self.frames.push(Frame {
@@ -185,11 +191,10 @@ impl<'t> Walk<'t> {
         let tree = self.tree;
         while let Some(f) = stack.pop() {
             let frame = self.frames[f];
-            let descend = if checks {
-                self.visit(f)
-            } else {
-                self.introduced_url(f)
-            };
+            let descend = self.visit(f);
+            if self.issues.is_empty() {
+                self.introduced_url(f);
+            }
             let Some(component) = descend else { continue };
             counter.clear();
             let children = &tree.node(frame.node).children;
@@ -227,6 +232,13 @@ impl<'t> Walk<'t> {
             out.push(']');
         }
         out
+    }
+
+    fn deferred_issue(&mut self, code: &'static str, message: String, f: usize, at: NodeId) {
+        let offset = self.tree.node(at).start;
+        let path = self.path(f);
+        self.deferred
+            .push(Issue::at(code, message, path, offset, self.lines));
     }
 
     fn issue(&mut self, code: &'static str, message: String, f: usize, at: NodeId) {

@@ -1,6 +1,6 @@
 //! Links, images and footnote identifiers (§9.3–§9.6).
 
-use super::{NONE, Walk, attr};
+use super::{Walk, attr};
 use crate::dialect::is_js_whitespace;
 use crate::dialect::patterns::{has_scheme, is_hidden, is_hosted_image};
 use crate::dialect::tree::{Kind, NodeId};
@@ -50,8 +50,8 @@ impl Walk<'_> {
         }
     }
 
-    /// §9.6 for one node of the second walk (over the whole tree).
-    pub(super) fn introduced_url(&mut self, f: usize) -> Option<usize> {
+    /// §9.6 for one node (into the deferred issues).
+    pub(super) fn introduced_url(&mut self, f: usize) {
         let id = self.frames[f].node;
         let tree = self.tree;
         let found = match &tree.node(id).kind {
@@ -66,7 +66,7 @@ impl Walk<'_> {
         };
         if let Some((url, link)) = found {
             if let Some(message) = introduced_url(url, link) {
-                self.issue(
+                self.deferred_issue(
                     if link { "bad-link" } else { "bad-image" },
                     message.to_owned(),
                     f,
@@ -74,7 +74,6 @@ impl Walk<'_> {
                 );
             }
         }
-        Some(NONE)
     }
 }
 
