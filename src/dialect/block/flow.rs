@@ -213,13 +213,12 @@ impl Blocks<'_> {
     pub(super) fn read_flow_tags(
         &mut self,
         p: usize,
-        next: usize,
     ) -> Result<Option<(Vec<Tag>, usize)>, ParseError> {
-        let (attempt, jumped) = self.read_flow_tags_with(p, next, false)?;
+        let (attempt, jumped) = self.read_flow_tags_with(p, false)?;
         if attempt.is_none() || !jumped {
             return Ok(attempt);
         }
-        Ok(self.read_flow_tags_with(p, next, true)?.0)
+        Ok(self.read_flow_tags_with(p, true)?.0)
     }
 
     /// One reading of a flow tag line; also says whether an expression was
@@ -228,7 +227,6 @@ impl Blocks<'_> {
     fn read_flow_tags_with(
         &mut self,
         p: usize,
-        next: usize,
         capture: bool,
     ) -> Result<(Option<(Vec<Tag>, usize)>, bool), ParseError> {
         let bytes = self.src.as_bytes();
@@ -250,7 +248,6 @@ impl Blocks<'_> {
             jumped: false,
         };
         let mut tags = Vec::new();
-        let _ = next;
         let result = loop {
             // A `<` followed by a space, a tab or a line ending is literal.
             if matches!(bytes.get(src.pos + 1), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -281,8 +278,8 @@ impl Blocks<'_> {
     }
 
     /// Handles a line of flow tags; returns where the next line starts.
-    pub(super) fn flow_tags(&mut self, p: usize, next: usize) -> Result<Option<usize>, ParseError> {
-        let Some((tags, resume)) = self.read_flow_tags(p, next)? else {
+    pub(super) fn flow_tags(&mut self, p: usize) -> Result<Option<usize>, ParseError> {
+        let Some((tags, resume)) = self.read_flow_tags(p)? else {
             return Ok(None);
         };
         self.close_leaf();

@@ -44,7 +44,7 @@ impl Blocks<'_> {
                 Some(CKind::Item { .. })
             ) && matches!(self.stack.get(matched - 1).map(|c| c.kind),
                     Some(CKind::List { ordered, marker }) if list_marker(bytes, p, end).is_some_and(|m| m.ordered == ordered && m.marker == marker));
-            if !sibling && !self.interrupts(p, end, next)? {
+            if !sibling && !self.interrupts(p, end)? {
                 if let Open::Para { lines, .. } = &mut self.open {
                     lines.push((p, end));
                 }
@@ -80,7 +80,7 @@ impl Blocks<'_> {
         if let Open::Table { node } = self.open {
             // Any other line is a body row, unless a construct that micromark
             // tries first starts there (a line of flow tags included).
-            let tag_line = bytes[p] == b'<' && all && self.read_flow_tags(p, next)?.is_some();
+            let tag_line = bytes[p] == b'<' && all && self.read_flow_tags(p)?.is_some();
             if all && !tag_line && !self.starts_block(p, end) {
                 self.steps += 1;
                 self.table_row(node, p, end);
@@ -332,7 +332,7 @@ impl Blocks<'_> {
             return Ok(next);
         }
         if c == b'<' {
-            if let Some(resume) = self.flow_tags(p, next)? {
+            if let Some(resume) = self.flow_tags(p)? {
                 return Ok(resume);
             }
         }

@@ -451,7 +451,7 @@ impl<'a> Blocks<'a> {
 
     /// Whether a line (content at `p`) would interrupt an open paragraph.
     /// A flow tag attempt may fail fatally, as in the reference parser.
-    fn interrupts(&mut self, p: usize, end: usize, next: usize) -> Result<bool, ParseError> {
+    fn interrupts(&mut self, p: usize, end: usize) -> Result<bool, ParseError> {
         let bytes = self.src.as_bytes();
         let c = bytes[p];
         if c == b'>'
@@ -470,7 +470,7 @@ impl<'a> Blocks<'a> {
             return Ok(true);
         }
         if c == b'<' {
-            return Ok(self.read_flow_tags(p, next)?.is_some());
+            return Ok(self.read_flow_tags(p)?.is_some());
         }
         Ok(false)
     }

@@ -58,10 +58,6 @@ impl Parser<'_, '_> {
             if id == NONE {
                 let frame = frames.pop().expect("non-empty");
                 if let Some((_, tag)) = frame.tags.last() {
-                    let container = frames
-                        .last()
-                        .map_or(leaf.node, |f| f.tags.last().map_or(f.target, |t| t.0));
-                    let _ = container;
                     let (l1, c1) = self.ctx.lines.locate(tag.start);
                     let (l2, c2) = self.ctx.lines.locate(tag.end);
                     let what = tree.node(frame.target).kind.type_name().to_owned();
