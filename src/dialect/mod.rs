@@ -24,8 +24,9 @@
 //! * blocks (`block/`): one pass over lines with a container stack; blank
 //!   lines skip list items in bulk, whitespace runs and thematic-break checks
 //!   are computed once per line, flow-tag attempts that turn out to be prose
-//!   jump over `{…}` with a precomputed brace table and remember which lines
-//!   were already checked for laziness;
+//!   jump over `{…}` with a precomputed brace table and remember, per line,
+//!   which containers it was already checked against (a later attempt in
+//!   the same span only adds containers);
 //! * inlines (`inline/`): code spans and math find their closer through run
 //!   indexes whose cursors only move forward; emphasis uses a linked
 //!   delimiter list with `openers_bottom`; a link deactivates earlier link
@@ -87,9 +88,6 @@
 //! * "Expected the closing tag … either after the end of `emphasis` (…)": for
 //!   a closing text tag inside an inline container, the end position quoted is
 //!   the end of the paragraph, not of the container.
-//! * Flow-tag attempts whose `{…}` spans lines inside containers are linear
-//!   while the container stack stays the same; a plan that changes the stack
-//!   on every line of such a span can make the laziness checks repeat.
 
 mod block;
 mod canonical;

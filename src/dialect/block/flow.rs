@@ -16,9 +16,20 @@ pub(super) fn match_containers(
     end: usize,
     steps: &mut u64,
 ) -> (usize, usize, usize) {
-    let mut pos = start;
-    let mut col = 0usize;
-    let mut i = 1;
+    match_containers_from(bytes, stack, barriers, (1, start, 0), end, steps)
+}
+
+/// [`match_containers`] resuming at container `from.0`, position `from.1`
+/// and column `from.2` (after an earlier match of the containers below).
+pub(super) fn match_containers_from(
+    bytes: &[u8],
+    stack: &[Container],
+    barriers: &[usize],
+    from: (usize, usize, usize),
+    end: usize,
+    steps: &mut u64,
+) -> (usize, usize, usize) {
+    let (mut i, mut pos, mut col) = from;
     // End of the whitespace run containing `pos`: columns are absolute, so
     // the run end is the same wherever in the run we start (no rescans when
     // many list items each take a slice of one long indentation).
@@ -99,6 +110,11 @@ pub(super) struct FlowSrc<'a> {
     steps: u64,
     braces: &'a [(usize, usize)],
     line_starts: &'a [usize],
+    /// Birth stamps of the open containers (see `Blocks::born`).
+    born: &'a [u64],
+    /// Per line start: how many containers matched, where, and the birth
+    /// stamp of the last of them.
+    line_memo: &'a mut std::collections::HashMap<usize, (usize, usize, usize, u64)>,
     /// Lines starting at or before this offset are known not to be lazy.
     known_ok: usize,
     /// Whether an expression was jumped over (and its text not kept).
@@ -140,17 +156,31 @@ impl TagSrc for FlowSrc<'_> {
                 }
                 self.steps += 1;
                 let (line_end, _) = line_bounds(bytes, next);
-                let (matched, _, _) = match_containers(
+                // Resume from what an earlier check of this line matched, if
+                // the containers it matched are still the same ones (a later
+                // attempt in the span only adds containers).
+                let depth = self.stack.len();
+                let from = match self.line_memo.get(&next) {
+                    Some(&(d, pos, col, born))
+                        if d <= depth && self.born.get(d - 1) == Some(&born) =>
+                    {
+                        (d, pos, col)
+                    }
+                    _ => (1, next, 0),
+                };
+                let (matched, pos, col) = match_containers_from(
                     bytes,
                     self.stack,
                     self.barriers,
-                    next,
+                    from,
                     line_end,
                     &mut self.steps,
                 );
-                if matched < self.stack.len() {
+                if matched < depth {
                     return Some(Err(Cross::Lazy(next)));
                 }
+                self.line_memo
+                    .insert(next, (depth, pos, col, self.born[depth - 1]));
                 self.known_ok = next;
             }
         }
@@ -239,6 +269,8 @@ impl Blocks<'_> {
             steps: 0,
             braces: &self.braces,
             line_starts: self.lines.starts(),
+            born: &self.born,
+            line_memo: &mut self.line_memo,
             known_ok: if self.known_ok.0 == self.stack_version {
                 self.known_ok.1
             } else {

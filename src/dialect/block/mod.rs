@@ -128,6 +128,12 @@ pub(crate) struct Blocks<'a> {
     braces: Vec<(usize, usize)>,
     /// Bumped whenever the container stack changes.
     stack_version: u64,
+    /// A stamp per open container, unique over the parse: a line matched
+    /// against containers `..d` stays matched while stamp `d - 1` is alive.
+    born: Vec<u64>,
+    next_born: u64,
+    /// Memo of container matches for lines crossed by expression jumps.
+    line_memo: std::collections::HashMap<usize, (usize, usize, usize, u64)>,
     /// Where the paragraph that is the first content of a list item starts.
     task_start: Option<usize>,
     /// Closing flow tags met inside a container nested deeper than their
@@ -168,6 +174,9 @@ impl<'a> Blocks<'a> {
             braces: brace_pairs(src.as_bytes()),
             stack_version: 0,
             task_start: None,
+            born: vec![0],
+            next_born: 1,
+            line_memo: std::collections::HashMap::new(),
             pending: Vec::new(),
             known_ok: (u64::MAX, 0),
         };
@@ -256,6 +265,8 @@ impl<'a> Blocks<'a> {
 
     fn push_container(&mut self, kind: CKind, node_kind: Kind, start: usize) {
         self.stack_version += 1;
+        self.born.push(self.next_born);
+        self.next_born += 1;
         let node = if matches!(kind, CKind::Item { .. }) {
             let parent = self.parent();
             if let Some(top) = self.stack.last_mut() {
@@ -284,6 +295,7 @@ impl<'a> Blocks<'a> {
 
     fn pop_container(&mut self, at: usize) {
         let Some(c) = self.stack.pop() else { return };
+        self.born.pop();
         self.stack_version += 1;
         let index = self.stack.len();
         while self.pending.last().is_some_and(|p| p.container >= index) {
