@@ -73,6 +73,12 @@ fn brackets() {
         format!("{}a{}", "[".repeat(n), "](b)".repeat(n))
     });
     assert_linear("[^", |n| "x[^".repeat(n));
+    assert_linear("nested brackets with a definition", |n| {
+        format!("[a]: /u\n\n{}a{}", "[".repeat(n), "]".repeat(n))
+    });
+    assert_linear("full references", |n| {
+        format!("[b]: /u\n\n{}", "[a][b] [c][".repeat(n))
+    });
 }
 
 #[test]

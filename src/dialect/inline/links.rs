@@ -59,10 +59,17 @@ impl Parser<'_, '_> {
         }
         if result.is_none() {
             let text_label = &self.buf[br.after..i];
-            let reference = |s: &Self, label: &str| -> bool {
+            // Without definitions no reference can resolve; with them, a
+            // label costs its length (at most 999 characters), counted.
+            let ctx = self.ctx;
+            let reference = |steps: &mut u64, label: &str| -> bool {
+                if ctx.definitions.is_empty() {
+                    return false;
+                }
+                *steps += label.len() as u64;
                 label.chars().count() <= 999
                     && !label.trim().is_empty()
-                    && s.ctx.definitions.contains(&normalize_label(label))
+                    && ctx.definitions.contains(&normalize_label(label))
             };
             let kind = if br.image {
                 Kind::ImageReference
@@ -70,22 +77,24 @@ impl Parser<'_, '_> {
                 Kind::LinkReference
             };
             if self.buf.as_bytes().get(after) == Some(&b'[') {
-                let close = self.buf[after + 1..]
-                    .find([']', '['])
-                    .map(|k| after + 1 + k);
+                // A label is at most 999 characters: look no further.
+                let limit = (after + 1 + 4001).min(self.buf.len());
+                let window = self.buf.get(after + 1..limit).unwrap_or("");
+                let close = window.find([']', '[']).map(|k| after + 1 + k);
+                self.steps += close.map_or(window.len(), |k| k - after) as u64;
                 if let Some(close) =
                     close.filter(|&k| self.buf.as_bytes()[k] == b']' && k - after <= 4000)
                 {
                     let label = &self.buf[after + 1..close];
                     if label.is_empty() {
-                        if reference(self, text_label) {
+                        if reference(&mut self.steps, text_label) {
                             result = Some((kind, close + 1));
                         }
-                    } else if reference(self, label) {
+                    } else if reference(&mut self.steps, label) {
                         result = Some((kind, close + 1));
                     }
                 }
-            } else if text_label.len() <= 4000 && reference(self, text_label) {
+            } else if text_label.len() <= 4000 && reference(&mut self.steps, text_label) {
                 result = Some((kind, after));
             }
         }

@@ -267,7 +267,7 @@ impl Walk<'_> {
     }
 
     /// §5.7: a Question directly under a Questionnaire may be childless.
-    pub(super) fn exempt(&self, c: &Component, f: usize) -> bool {
+    pub(super) fn exempt(&mut self, c: &Component, f: usize) -> bool {
         if c.name != "Question" {
             return false;
         }
@@ -289,19 +289,21 @@ impl Walk<'_> {
         };
         let thread = attr(qn, "thread");
         let status = attr(qn, "status");
-        let questions = self
-            .tree
-            .node(parent)
-            .children
-            .iter()
-            .filter(|&&ch| {
-                self.tree
-                    .node(ch)
-                    .kind
-                    .element()
-                    .is_some_and(|e| e.name.as_deref() == Some("Question"))
-            })
-            .count();
+        // Counted once per Questionnaire: many Questions under one parent
+        // must not each count their siblings again.
+        let tree = self.tree;
+        let questions = *self.question_counts.entry(parent).or_insert_with(|| {
+            tree.node(parent)
+                .children
+                .iter()
+                .filter(|&&ch| {
+                    tree.node(ch)
+                        .kind
+                        .element()
+                        .is_some_and(|e| e.name.as_deref() == Some("Question"))
+                })
+                .count()
+        });
         let pending = thread.is_some_and(|t| !t.is_empty())
             && questions == 1
             && matches!(status, Some("open" | "reopened" | "discarded"))

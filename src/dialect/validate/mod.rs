@@ -74,6 +74,8 @@ struct Walk<'t> {
     ancestors: Vec<(&'static str, usize)>,
     /// Introduced-URL issues (§9.6), reported only when nothing else is.
     deferred: Vec<Issue>,
+    /// Questions per Questionnaire node, for the pending exemption (§5.7).
+    question_counts: HashMap<NodeId, usize>,
 }
 
 const NONE: usize = usize::MAX;
@@ -151,6 +153,7 @@ pub(crate) fn validate(tree: &Tree, canonical_len: usize, lines: &LineIndex<'_>)
         frames: Vec::with_capacity(tree.nodes.len()),
         ancestors: Vec::new(),
         deferred: Vec::new(),
+        question_counts: HashMap::new(),
     };
     if canonical_len > MAX_SOURCE_BYTES {
         w.issues.push(Issue::whole(
