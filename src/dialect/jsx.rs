@@ -128,6 +128,11 @@ impl<S: TagSrc> Reader<'_, S> {
                 return Ok(self.src.since(mark).to_owned());
             }
             if !id_cont(c) {
+                // An `@` in a tag or member name looks like an email autolink.
+                if c == '@' && (at == "in name" || at == "in member name") {
+                    let note = " (note: to create a link in MDX, use `[text](url)`)";
+                    return Err(self.crash(at, &format!("{expected}{note}")));
+                }
                 return Err(self.crash(at, expected));
             }
             self.bump(LAZY)?;
