@@ -335,6 +335,7 @@ const FAIL_POINTS: &[(&str, usize)] = &[
     ("x <B\ny", 6),
     ("a <B x=\"y\n\nz", 9),
     ("# a <B #", 6),
+    ("a <B  \n===", 6),
     ("| a | b |\n| - | - |\n| a <B | c |", 26),
     ("x <", 3),
     ("x <\n\ny", 3),

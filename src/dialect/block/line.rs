@@ -240,11 +240,10 @@ impl Blocks<'_> {
                 return true;
             }
             if let Open::Para { start, lines } = std::mem::replace(&mut self.open, Open::None) {
-                if let Some((start, mut lines)) = self.take_definitions(start, lines) {
+                // A setext heading's text ends like a paragraph's: trailing
+                // spaces of its last line belong to it (§2.4).
+                if let Some((start, lines)) = self.take_definitions(start, lines) {
                     let node = self.add_block(Kind::Heading { depth }, start);
-                    if let Some(last) = lines.last_mut() {
-                        last.1 = trim_end(bytes, last.0, last.1);
-                    }
                     self.push_leaf(node, lines);
                 }
             }
