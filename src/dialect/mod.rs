@@ -48,7 +48,9 @@
 //! * characters from U+10000 up are never name characters (`<𝔘 />` fails);
 //! * whitespace inside tags is §1.3's set (`<\u{FEFF}Research />` parses,
 //!   `<\u{85}Research />` fails);
-//! * `*a_*b` and `a*_b*` are plain text;
+//! * `*a_*b` and `a*_b*` are plain text, and `\\***a* b` is emphasis:
+//!   markdown-rs lets a run open or close when another attention marker
+//!   (`*`, `_`, `~`, even an escaped one) is next to it;
 //! * reasons quote characters whole (`` `😀` (U+1F600) ``) and the lazy-line
 //!   reason is micromark's;
 //! * block positions exclude indentation, as in micromark: `  # h` starts at
@@ -72,7 +74,7 @@
 //!   list and a heading here; markdown-rs makes two lists once a container
 //!   closed earlier;
 //! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
-//!   text here and in markdown-rs (CommonMark would read a thematic break);
+//!   text, here as in markdown-rs;
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
 //!   mdast-util-gfm-task-list-item; markdown-rs moves it;
 //! * `a <B>\n</B>`: a text made only of a line ending inside a text element
