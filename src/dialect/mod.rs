@@ -48,7 +48,7 @@
 //! * characters from U+10000 up are never name characters (`<𝔘 />` fails);
 //! * whitespace inside tags is §1.3's set (`<\u{FEFF}Research />` parses,
 //!   `<\u{85}Research />` fails);
-//! * `*a_*b` and `a*_b*` are plain text, and `\\***a* b` is emphasis:
+//! * `*a_*b` and `a*_b*` are plain text, and `\***a* b` is emphasis:
 //!   markdown-rs lets a run open or close when another attention marker
 //!   (`*`, `_`, `~`, even an escaped one) is next to it;
 //! * reasons quote characters whole (`` `😀` (U+1F600) ``) and the lazy-line
