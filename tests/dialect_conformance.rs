@@ -517,6 +517,11 @@ const OTHER_FAILURES: &[(&str, usize, &str)] = &[
         3,
         "Expected a closing tag for `<B>` (1:4-1:7) before the end of `emphasis`",
     ),
+    (
+        "<B>\nx *y </B>* z",
+        9,
+        "Expected the closing tag `</B>` either after the end of `emphasis` (2:11) or another opening tag after the start of `emphasis` (2:3)",
+    ),
 ];
 
 #[test]

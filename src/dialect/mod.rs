@@ -88,8 +88,8 @@
 //! * List and list item `spread`, link titles and heading/code metadata beyond
 //!   `lang` are not kept: validation does not use them.
 //! * "Expected the closing tag … either after the end of `emphasis` (…)": for
-//!   a closing text tag inside an inline container, the end position quoted is
-//!   the end of the paragraph, not of the container.
+//!   a closing text tag inside an inline container that is the last thing in
+//!   its parent, the end quoted is its parent's end.
 
 mod block;
 mod canonical;

@@ -199,7 +199,15 @@ impl Parser<'_, '_> {
                                     let what = tree.node(frame.target).kind.type_name().to_owned();
                                     let (l, c) =
                                         self.ctx.lines.locate(tree.node(frame.target).start);
-                                    let (el, ec) = self.ctx.lines.locate(leaf_text_end);
+                                    // The enclosing node ends with the text, or
+                                    // where an inline container's next sibling
+                                    // starts.
+                                    let end = if frame.target == leaf.node {
+                                        leaf_text_end
+                                    } else {
+                                        frame.end
+                                    };
+                                    let (el, ec) = self.ctx.lines.locate(end);
                                     format!(
                                         "Expected the closing tag `{}` either after the end of `{what}` ({el}:{ec}) or another opening tag after the start of `{what}` ({l}:{c})",
                                         abbreviated(&tag.name, true)
