@@ -335,6 +335,7 @@ const FAIL_POINTS: &[(&str, usize)] = &[
     ("x <B\ny", 6),
     ("a <B x=\"y\n\nz", 9),
     ("# a <B #", 6),
+    ("a <B  \n===", 6),
     ("| a | b |\n| - | - |\n| a <B | c |", 26),
     ("x <", 3),
     ("x <\n\ny", 3),
@@ -416,4 +417,127 @@ fn issue_json_key_order() {
         json,
         r#"[{"code":"source-too-large","message":"Plan exceeds the 256 KiB limit","path":"root"}]"#
     );
+}
+
+#[test]
+fn closing_tag_inside_a_paragraph_names_the_paragraph() {
+    let plan = "<Callout type=\"note\">\nSome text </Callout>";
+    let report = check(plan, &SequentialIds::new(0));
+    let issue = &report.issues[0];
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected the closing tag `</Callout>` either after the end of `paragraph` (2:21) or another opening tag after the start of `paragraph` (2:1)"
+    );
+    assert_eq!(issue.offset, Some(32));
+}
+
+#[test]
+fn closing_tag_inside_a_block_quote_names_the_block_quote() {
+    let plan = "<Callout type=\"note\">\n> </Callout>\n";
+    let report = check(plan, &SequentialIds::new(0));
+    let issue = &report.issues[0];
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected the closing tag `</Callout>` either after the end of `blockquote` (2:13) or another opening tag after the start of `blockquote` (2:1)"
+    );
+    assert_eq!(issue.offset, Some(24));
+}
+
+#[test]
+fn container_ending_with_an_open_element() {
+    let plan = "> <Callout type=\"note\">\n> x\n\ny";
+    let report = check(plan, &SequentialIds::new(0));
+    let issue = &report.issues[0];
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected a closing tag for `<Callout>` (1:3-1:24) before the end of `blockquote`"
+    );
+    assert_eq!(issue.offset, Some(2));
+}
+
+/// Other failures (§2.4): the location rules and micromark's wording.
+const OTHER_FAILURES: &[(&str, usize, &str)] = &[
+    (
+        "<A>\n</A b>",
+        8,
+        "Unexpected attribute in closing tag, expected the end of the tag",
+    ),
+    (
+        "<A>\n</A/>",
+        7,
+        "Unexpected self-closing slash `/` in closing tag, expected the end of the tag",
+    ),
+    (
+        "<A b={",
+        6,
+        "Unexpected end of file in expression, expected a corresponding closing brace for `{`",
+    ),
+    (
+        "<A b=\"x",
+        7,
+        "Unexpected end of file in attribute value, expected a corresponding closing quote `\"` (U+0022)",
+    ),
+    (
+        "<A b=c />",
+        5,
+        "Unexpected character `c` (U+0063) before attribute value, expected a character that can start an attribute value, such as `\"`, `'`, or `{`",
+    ),
+    (
+        "<A b=<c /> />",
+        5,
+        "Unexpected character `<` (U+003C) before attribute value, expected a character that can start an attribute value, such as `\"`, `'`, or `{` (note: to use an element or fragment as a prop value in MDX, use `{<element />}`)",
+    ),
+    (
+        "<A.1 />",
+        3,
+        "Unexpected character `1` (U+0031) before member name, expected a character that can start an attribute name, such as a letter, `$`, or `_`; whitespace before attributes; or the end of the tag",
+    ),
+    (
+        "<A b c=\"1\" d ! />",
+        13,
+        "Unexpected character `!` (U+0021) after attribute name, expected a character that can start an attribute name, such as a letter, `$`, or `_`; `=` to initialize a value; or the end of the tag",
+    ),
+    (
+        "<a@b.c>",
+        2,
+        "Unexpected character `@` (U+0040) in name, expected a name character such as letters, digits, `$`, or `_`; whitespace before attributes; or the end of the tag (note: to create a link in MDX, use `[text](url)`)",
+    ),
+    (
+        "> <A>\n> x\n\ny",
+        2,
+        "Expected a closing tag for `<A>` (1:3-1:6) before the end of `blockquote`",
+    ),
+    (
+        "- <A>\n\nx",
+        2,
+        "Expected a closing tag for `<A>` (1:3-1:6) before the end of `listItem`",
+    ),
+    (
+        "*a <B>b* c</B>",
+        3,
+        "Expected a closing tag for `<B>` (1:4-1:7) before the end of `emphasis`",
+    ),
+    (
+        "<B>\nx *y </B>* z",
+        9,
+        "Expected the closing tag `</B>` either after the end of `emphasis` (2:11) or another opening tag after the start of `emphasis` (2:3)",
+    ),
+];
+
+#[test]
+fn other_failures_follow_the_library_wording() {
+    for &(plan, offset, reason) in OTHER_FAILURES {
+        let report = check(plan, &SequentialIds::new(0));
+        assert_eq!(report.issues.len(), 1, "{plan:?}: {:?}", report.issues);
+        let issue = &report.issues[0];
+        assert_eq!(
+            (issue.code, issue.message.as_str(), issue.offset),
+            (
+                "parse",
+                format!("Unable to parse plan MDX: {reason}").as_str(),
+                Some(offset)
+            ),
+            "{plan:?}"
+        );
+    }
 }

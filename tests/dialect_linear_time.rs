@@ -73,6 +73,12 @@ fn brackets() {
         format!("{}a{}", "[".repeat(n), "](b)".repeat(n))
     });
     assert_linear("[^", |n| "x[^".repeat(n));
+    assert_linear("nested brackets with a definition", |n| {
+        format!("[a]: /u\n\n{}a{}", "[".repeat(n), "]".repeat(n))
+    });
+    assert_linear("full references", |n| {
+        format!("[b]: /u\n\n{}", "[a][b] [c][".repeat(n))
+    });
 }
 
 #[test]
@@ -108,6 +114,20 @@ fn angle_brackets() {
     });
     assert_linear("multi-line expressions in quoted flow attempts", |n| {
         format!("{}> {}", "> <a {\n".repeat(n), "}> x".repeat(n))
+    });
+    // The same inside block quotes that deepen on every line: each attempt
+    // checks the lines its `{…}` crosses against a longer container stack.
+    assert_linear("multi-line expressions in deepening quotes", |n| {
+        let n = (n as f64).sqrt() as usize * 4;
+        let mut s = String::new();
+        for i in 1..=n {
+            s.push_str(&">".repeat(i));
+            s.push_str(" <a {\n");
+        }
+        s.push_str(&">".repeat(n));
+        s.push(' ');
+        s.push_str(&"}> x".repeat(n));
+        s
     });
     assert_linear("unclosed quotes", |n| format!("<a b=\"{}", "x\n".repeat(n)));
     assert_linear("unclosed braces", |n| format!("<a b={{{}", "{\n".repeat(n)));

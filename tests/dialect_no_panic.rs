@@ -13,7 +13,21 @@ const ALPHABET: &[&str] = &[
 
 #[test]
 fn random_inputs_never_panic() {
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    run(0x2545_f491_4f6c_dd1d, 20_000, 64);
+}
+
+/// A longer run for local hunting: `cargo test --test dialect_no_panic --
+/// --ignored`.
+#[test]
+#[ignore]
+fn many_random_inputs_never_panic() {
+    for seed in 1..=20u64 {
+        run(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 50_000, 200);
+    }
+}
+
+fn run(seed: u64, cases: usize, max_len: usize) {
+    let mut state = seed | 1;
     let mut next = || {
         state ^= state << 13;
         state ^= state >> 7;
@@ -21,8 +35,8 @@ fn random_inputs_never_panic() {
         state as usize
     };
     let mut outcomes = [0usize; 2];
-    for _ in 0..20_000 {
-        let len = next() % 64;
+    for _ in 0..cases {
+        let len = next() % max_len;
         let mut plan = String::new();
         for _ in 0..len {
             plan.push_str(ALPHABET[next() % ALPHABET.len()]);

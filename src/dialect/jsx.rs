@@ -30,6 +30,11 @@ pub(crate) trait TagSrc {
     fn jump_expression(&mut self) -> Option<Result<String, Cross>> {
         None
     }
+    /// The current raw position, for [`TagSrc::since`].
+    fn mark(&self) -> usize;
+    /// The raw text from `mark` to the current position (only used for runs
+    /// that never cross a line ending, which are contiguous).
+    fn since(&self, mark: usize) -> &str;
 }
 
 /// A parsed tag.
@@ -116,15 +121,20 @@ impl<S: TagSrc> Reader<'_, S> {
 
     /// Reads a name made of identifier characters, the first already checked.
     fn ident(&mut self, ends: &[char], at: &str, expected: &str) -> Result<String, ParseError> {
-        let mut out = String::new();
+        // Names never contain line endings, so they are one contiguous slice.
+        let mark = self.src.mark();
         while let Some(c) = self.src.peek() {
             if is_js_whitespace(c) || ends.contains(&c) {
-                return Ok(out);
+                return Ok(self.src.since(mark).to_owned());
             }
             if !id_cont(c) {
+                // An `@` in a tag or member name looks like an email autolink.
+                if c == '@' && (at == "in name" || at == "in member name") {
+                    let note = " (note: to create a link in MDX, use `[text](url)`)";
+                    return Err(self.crash(at, &format!("{expected}{note}")));
+                }
                 return Err(self.crash(at, expected));
             }
-            out.push(c);
             self.bump(LAZY)?;
         }
         Err(self.crash(at, expected))
@@ -161,7 +171,20 @@ impl<S: TagSrc> Reader<'_, S> {
 
     fn quoted(&mut self, quote: char) -> Result<String, ParseError> {
         self.bump(LAZY)?;
-        let mut raw = String::new();
+        // Fast path: a value on one line is one contiguous slice.
+        let mark = self.src.mark();
+        while let Some(c) = self.src.peek() {
+            if c == quote {
+                let value = decode_references(self.src.since(mark));
+                self.bump(LAZY)?;
+                return Ok(value);
+            }
+            if c == '\n' || c == '\r' {
+                break;
+            }
+            self.bump(LAZY)?;
+        }
+        let mut raw = self.src.since(mark).to_owned();
         loop {
             match self.src.peek() {
                 None => {
@@ -173,6 +196,21 @@ impl<S: TagSrc> Reader<'_, S> {
                 Some(c) if c == quote => {
                     self.bump(LAZY)?;
                     return Ok(decode_references(&raw));
+                }
+                Some(c @ ('\n' | '\r')) => {
+                    // After a line ending, whitespace is not part of the
+                    // value (micromark reads it as whitespace between parts).
+                    raw.push(c);
+                    self.bump(LAZY)?;
+                    while let Some(w) = self.src.peek() {
+                        if !is_js_whitespace(w) || w == quote {
+                            break;
+                        }
+                        if w == '\n' || w == '\r' {
+                            raw.push(w);
+                        }
+                        self.bump(LAZY)?;
+                    }
                 }
                 Some(c) => {
                     raw.push(c);

@@ -4,32 +4,92 @@
 //! footnotes, math) with a fixed catalog of MDX JSX components. [`check`] runs
 //! the whole pipeline of §1: parse, mint ids (canonicalize), validate.
 //!
+//! ```
+//! use chopin_mcp::SequentialIds;
+//! use chopin_mcp::dialect::check;
+//!
+//! let report = check("# Plan\n\n<Research />\n", &SequentialIds::new(0));
+//! assert!(report.issues.is_empty());
+//! assert_eq!(report.minted, 1);
+//! assert!(report.canonical.starts_with("# Plan\n\n<Research id=\""));
+//! ```
+//!
 //! # Why a hand-written parser
 //!
 //! Plans are untrusted. markdown-rs (the `markdown` crate) and micromark are
 //! super-linear on inputs such as runs of backtick pairs, `>` markers, `[` and
 //! `*`/`_` (markdown-rs issue #113), and they recurse with the input's nesting.
-//! This module parses in linear time with explicit stacks only (see
-//! `block.rs` and `inline.rs` for the techniques), and markdown-rs serves only
-//! as a test oracle on small inputs (`tests/dialect_differential.rs`).
+//! This module parses in linear time and never recurses:
+//!
+//! * blocks (`block/`): one pass over lines with a container stack; blank
+//!   lines skip list items in bulk, whitespace runs and thematic-break checks
+//!   are computed once per line, flow-tag attempts that turn out to be prose
+//!   jump over `{…}` with a precomputed brace table and remember, per line,
+//!   which containers it was already checked against (a later attempt in
+//!   the same span only adds containers);
+//! * inlines (`inline/`): code spans and math find their closer through run
+//!   indexes whose cursors only move forward; emphasis uses a linked
+//!   delimiter list with `openers_bottom`; a link deactivates earlier link
+//!   openers through one barrier; labels are capped at 999 characters; a title
+//!   scan that found no closing quote is not repeated;
+//! * trees are arenas (`tree.rs`), and every walk uses an explicit stack.
+//!
+//! `tests/dialect_linear_time.rs` checks a work counter on doubling adversarial
+//! inputs; markdown-rs serves only as a test oracle on small inputs
+//! (`tests/dialect_differential.rs`).
 //!
 //! # Divergences from markdown-rs
 //!
-//! The reference is the micromark stack (§2.1); markdown-rs differs where §2.5
-//! says, and this parser follows the reference:
+//! The reference is the micromark stack (§2.1); where markdown-rs differs,
+//! this parser follows the reference. Each item shows an input:
 //!
 //! * end of input inside a tag fails (`<Callout`, `a <B\n`, `x <\n`), where
-//!   markdown-rs parses plain text;
+//!   markdown-rs parses plain text (§2.5);
 //! * characters from U+10000 up are never name characters (`<𝔘 />` fails);
-//! * whitespace inside tags is §1.3's set (`<\u{FEFF}Research />` parses);
-//! * `*a_*b` and `a*_b*` are plain text;
+//! * whitespace inside tags is §1.3's set (`<\u{FEFF}Research />` parses,
+//!   `<\u{85}Research />` fails);
+//! * `*a_*b` and `a*_b*` are plain text, and `\***a* b` is emphasis:
+//!   markdown-rs lets a run open or close when another attention marker
+//!   (`*`, `_`, `~`, even an escaped one) is next to it;
 //! * reasons quote characters whole (`` `😀` (U+1F600) ``) and the lazy-line
-//!   reason is micromark's.
+//!   reason is micromark's;
+//! * block positions exclude indentation, as in micromark: `  # h` starts at
+//!   offset 2 (markdown-rs: 0);
+//! * markdown-rs skips tables when a row starts with one of `` #$`~*_<ei{ ``:
+//!   `*a\n|---|` is a table here;
+//! * markdown-rs drops `#` from the start of heading text (`# #x` gives `x`
+//!   there, `#x` here);
+//! * a text element's text may start at a line ending (`a <B>\nx</B>`: the text
+//!   starts at the line ending here, after it in markdown-rs);
+//! * a text element left open at the end of a link or emphasis fails here
+//!   (`[<B>](x)`), as in mdast-util-mdx-jsx; markdown-rs accepts it;
+//! * `- \`\`\`\n- a`: two sibling items here; markdown-rs nests a list in
+//!   the list;
+//! * `- a\n\`\`` and `> a\n**`: a lazy line of one or two marker characters
+//!   continues the paragraph here; markdown-rs starts a new paragraph;
+//! * a table body row needs no pipe, as in micromark (`|a|\n|-|\nend` has
+//!   a row `end`), except that markdown-rs never starts a row with one of
+//!   `` #$`~*_<ei{ ``;
+//! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
+//!   list and a heading here; markdown-rs makes two lists once a container
+//!   closed earlier;
+//! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
+//!   text, here as in markdown-rs;
+//! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
+//!   mdast-util-gfm-task-list-item; markdown-rs moves it;
+//! * `a <B>\n</B>`: a text made only of a line ending inside a text element
+//!   is kept here (mdast-util-mdx-jsx lets the element contain line endings);
+//! * a flow tag read on a lazy line that goes on to a further lazy line fails
+//!   here (§2.2), markdown-rs reads the lines as a new paragraph
+//!   (`> a\n<B\nx="1" />`).
 //!
-//! Known simplifications (not exercised by the conformance cases): list and
-//! list item `spread` is not computed, link titles are parsed but not kept, and
-//! a paragraph made only of link reference definitions followed by a setext
-//! underline becomes a heading.
+//! # Known gaps
+//!
+//! * List and list item `spread`, link titles and heading/code metadata beyond
+//!   `lang` are not kept: validation does not use them.
+//! * "Expected the closing tag … either after the end of `emphasis` (…)": for
+//!   a closing text tag inside an inline container that is the last thing in
+//!   its parent, the end quoted is its parent's end.
 
 mod block;
 mod canonical;
@@ -185,6 +245,14 @@ pub fn check(plan: &str, ids: &dyn IdSource) -> Report {
         issues,
         minted,
     }
+}
+
+/// Validates a tree of `plan` (§6.3 stages 3–6) as if the canonical plan had
+/// `canonical_len` bytes. Exposed so tests can feed trees the parser never
+/// builds (forbidden and unknown node types).
+#[doc(hidden)]
+pub fn validate_tree(plan: &str, tree: &Tree, canonical_len: usize) -> Vec<Issue> {
+    validate::validate(tree, canonical_len, &LineIndex::new(plan))
 }
 
 /// Canonicalizes a parsed tree in place (minting ids into it) and returns the

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
 pub mod oracle;
+pub mod section12;
 
 use std::collections::HashMap;
 

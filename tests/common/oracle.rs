@@ -70,11 +70,25 @@ fn type_name(node: &Node) -> &'static str {
 /// `None` when markdown-rs itself panics (it has assertion bugs on some
 /// malformed label inputs), so the input cannot be compared.
 pub fn shape(plan: &str) -> Option<Result<String, Option<usize>>> {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
+    // One process-wide hook that stays quiet only for oracle panics on this
+    // thread, so failures of concurrently running tests still print.
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_ORACLE.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    IN_ORACLE.with(|c| c.set(true));
     let result = std::panic::catch_unwind(|| shape_inner(plan));
-    std::panic::set_hook(previous);
+    IN_ORACLE.with(|c| c.set(false));
     result.ok()
+}
+
+thread_local! {
+    static IN_ORACLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn shape_inner(plan: &str) -> Result<String, Option<usize>> {

@@ -1,0 +1,227 @@
+//! Links, images, their reference forms and footnote calls: bracket
+//! handling with the standard linear-time bounds.
+
+use super::{IKind, Parser, decode_text};
+use crate::dialect::block::normalize_label;
+use crate::dialect::tree::Kind;
+
+impl Parser<'_, '_> {
+    pub(super) fn footnote_call(&mut self, i: usize) -> Option<usize> {
+        let bytes = self.buf.as_bytes();
+        let mut j = i + 2;
+        let limit = (i + 2 + 999 * 4).min(bytes.len());
+        while j < limit {
+            self.steps += 1;
+            match bytes[j] {
+                b']' => {
+                    if j == i + 2 {
+                        return None;
+                    }
+                    let label = normalize_label(&self.buf[i + 2..j]);
+                    return self.ctx.footnotes.contains(&label).then_some(j + 1);
+                }
+                b'\\' if j + 1 < bytes.len() && matches!(bytes[j + 1], b'[' | b']' | b'\\') => {
+                    j += 2
+                }
+                b'[' | b' ' | b'\t' | b'\n' | b'\r' => return None,
+                _ => j += 1,
+            }
+        }
+        None
+    }
+
+    /// Handles `]` at `i`; returns where scanning resumes.
+    pub(super) fn close_bracket(&mut self, root: usize, i: usize) -> usize {
+        let Some(br) = self.brackets.last().copied() else {
+            self.text(root, "]", i);
+            return i + 1;
+        };
+        let active = br.image || self.brackets.len() > self.link_barrier;
+        if !active {
+            self.brackets.pop();
+            self.link_barrier = self.link_barrier.min(self.brackets.len());
+            self.text(root, "]", i);
+            return i + 1;
+        }
+        let after = i + 1;
+        let mut result: Option<(Kind, usize)> = None;
+        if self.buf.as_bytes().get(after) == Some(&b'(') {
+            if let Some((url, end)) = self.resource(after + 1) {
+                result = Some((
+                    if br.image {
+                        Kind::Image { url }
+                    } else {
+                        Kind::Link { url }
+                    },
+                    end,
+                ));
+            }
+        }
+        if result.is_none() {
+            let text_label = &self.buf[br.after..i];
+            // Without definitions no reference can resolve; with them, a
+            // label costs its length (at most 999 characters), counted.
+            let ctx = self.ctx;
+            let reference = |steps: &mut u64, label: &str| -> bool {
+                if ctx.definitions.is_empty() {
+                    return false;
+                }
+                *steps += label.len() as u64;
+                label.chars().count() <= 999
+                    && !label.trim().is_empty()
+                    && ctx.definitions.contains(&normalize_label(label))
+            };
+            let kind = if br.image {
+                Kind::ImageReference
+            } else {
+                Kind::LinkReference
+            };
+            if self.buf.as_bytes().get(after) == Some(&b'[') {
+                // A label is at most 999 characters: look no further.
+                let limit = (after + 1 + 4001).min(self.buf.len());
+                let window = self.buf.get(after + 1..limit).unwrap_or("");
+                let close = window.find([']', '[']).map(|k| after + 1 + k);
+                self.steps += close.map_or(window.len(), |k| k - after) as u64;
+                if let Some(close) =
+                    close.filter(|&k| self.buf.as_bytes()[k] == b']' && k - after <= 4000)
+                {
+                    let label = &self.buf[after + 1..close];
+                    if label.is_empty() {
+                        if reference(&mut self.steps, text_label) {
+                            result = Some((kind, close + 1));
+                        }
+                    } else if reference(&mut self.steps, label) {
+                        result = Some((kind, close + 1));
+                    }
+                }
+            } else if text_label.len() <= 4000 && reference(&mut self.steps, text_label) {
+                result = Some((kind, after));
+            }
+        }
+        self.brackets.pop();
+        self.link_barrier = self.link_barrier.min(self.brackets.len());
+        let Some((kind, end)) = result else {
+            self.text(root, "]", i);
+            return i + 1;
+        };
+        let is_link = !br.image;
+        self.process_emphasis(br.delim_bottom);
+        let start = self.nodes[br.node].start;
+        let closer = self.append(root, IKind::Text(String::new()), i);
+        let link = self.new_node(IKind::Container(kind), start);
+        self.wrap_between(br.node, closer, link);
+        self.unlink(root, br.node);
+        self.unlink(root, closer);
+        if is_link {
+            self.link_barrier = self.brackets.len();
+        }
+        end
+    }
+
+    pub(super) fn skip_ws_one_line(&self, mut j: usize) -> usize {
+        let bytes = self.buf.as_bytes();
+        let mut newline = false;
+        while j < bytes.len() {
+            match bytes[j] {
+                b' ' | b'\t' => j += 1,
+                b'\n' if !newline => {
+                    newline = true;
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        j
+    }
+
+    /// An inline resource after `(` at `j`: the decoded URL and the end.
+    pub(super) fn resource(&mut self, j: usize) -> Option<(String, usize)> {
+        let bytes = self.buf.as_bytes();
+        let mut j = self.skip_ws_one_line(j);
+        let url;
+        if bytes.get(j) == Some(&b')') {
+            return Some((String::new(), j + 1));
+        }
+        if bytes.get(j) == Some(&b'<') {
+            let s = j + 1;
+            let mut k = s;
+            loop {
+                self.steps += 1;
+                match bytes.get(k) {
+                    None | Some(b'\n' | b'<') => return None,
+                    Some(b'>') => break,
+                    Some(b'\\') if k + 1 < bytes.len() => k += 2,
+                    _ => k += 1,
+                }
+            }
+            url = decode_text(&self.buf[s..k]);
+            j = k + 1;
+        } else {
+            let s = j;
+            let mut depth = 0usize;
+            let mut k = j;
+            while k < bytes.len() {
+                self.steps += 1;
+                let c = bytes[k];
+                if c == b'\\' && k + 1 < bytes.len() && bytes[k + 1].is_ascii_punctuation() {
+                    k += 2;
+                    continue;
+                }
+                if c <= b' ' || c == 0x7f {
+                    break;
+                }
+                if c == b'(' {
+                    depth += 1;
+                    if depth > 32 {
+                        return None;
+                    }
+                } else if c == b')' {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                k += 1;
+            }
+            if k == s || depth != 0 {
+                return None;
+            }
+            url = decode_text(&self.buf[s..k]);
+            j = k;
+        }
+        let before_title = j;
+        j = self.skip_ws_one_line(j);
+        let bytes = self.buf.as_bytes();
+        if j > before_title && matches!(bytes.get(j), Some(b'"' | b'\'' | b'(')) {
+            let open = bytes[j];
+            let (close, slot) = match open {
+                b'"' => (b'"', 0),
+                b'\'' => (b'\'', 1),
+                _ => (b')', 2),
+            };
+            if j >= self.title_fail[slot] {
+                return None;
+            }
+            let mut k = j + 1;
+            loop {
+                self.steps += 1;
+                match bytes.get(k) {
+                    None => {
+                        self.title_fail[slot] = j;
+                        return None;
+                    }
+                    Some(&c) if c == close => break,
+                    Some(b'(') if open == b'(' => return None,
+                    Some(b'\\') if k + 1 < bytes.len() => k += 2,
+                    _ => k += 1,
+                }
+            }
+            j = self.skip_ws_one_line(k + 1);
+        }
+        if self.buf.as_bytes().get(j) == Some(&b')') {
+            Some((url, j + 1))
+        } else {
+            None
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! DIALECT.md §2: syntax details, including where the dialect deliberately
+//! differs from markdown-rs (§1, §2.5).
+
+use chopin_mcp::SequentialIds;
+use chopin_mcp::dialect::{Attr, AttrValue, Kind, Tree, check, parse};
+
+fn tree(plan: &str) -> Tree {
+    parse(plan).unwrap_or_else(|issue| panic!("{plan:?}: {issue:?}"))
+}
+
+/// Node types in document (pre-) order.
+fn kinds(plan: &str) -> Vec<String> {
+    let t = tree(plan);
+    let mut out = Vec::new();
+    let mut stack = vec![0];
+    while let Some(id) = stack.pop() {
+        out.push(t.nodes[id].kind.type_name().to_owned());
+        stack.extend(t.nodes[id].children.iter().rev());
+    }
+    out
+}
+
+fn first_element_attrs(plan: &str) -> Vec<Attr> {
+    let t = tree(plan);
+    t.nodes
+        .iter()
+        .find_map(|n| n.kind.element().map(|e| e.attrs.clone()))
+        .expect("an element")
+}
+
+#[test]
+fn js_whitespace_inside_tags() {
+    // U+FEFF is JavaScript whitespace, U+0085 is not (§1.3, §2.5).
+    assert!(parse("<\u{feff}Research />").is_ok());
+    let issue = parse("<\u{85}Research />").expect_err("U+0085 is not whitespace");
+    assert_eq!(issue.offset, Some(1));
+}
+
+#[test]
+fn star_next_to_underscore_is_plain_text() {
+    for plan in ["*a_*b", "a*_b*"] {
+        assert!(!kinds(plan).iter().any(|k| k == "emphasis"), "{plan:?}");
+    }
+}
+
+#[test]
+fn astral_punctuation_flanks_as_one_character() {
+    assert!(!kinds("a*😀*b").iter().any(|k| k == "emphasis"));
+    assert!(kinds("*😀*").iter().any(|k| k == "emphasis"));
+}
+
+#[test]
+fn single_tilde_is_literal_and_double_tilde_deletes() {
+    assert!(!kinds("~a~").iter().any(|k| k == "delete"));
+    assert!(kinds("~~a~~").iter().any(|k| k == "delete"));
+}
+
+#[test]
+fn absent_constructs_stay_text() {
+    for plan in [
+        "https://example.com",
+        "{1+1}",
+        "import x from './y'",
+        "    indented",
+        "export const a = 1",
+    ] {
+        assert_eq!(kinds(plan), ["root", "paragraph", "text"], "{plan:?}");
+    }
+}
+
+#[test]
+fn character_references_decode_in_text_destinations_and_attributes() {
+    let t = tree("&amp; &quot; &#x41; &bogus;");
+    let text: Vec<_> = t
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            Kind::Text { value } => Some(value.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, ["& \" A &bogus;"]);
+    let t = tree("[a](x&amp;y)");
+    assert!(t.nodes.iter().any(|n| n.kind
+        == Kind::Link {
+            url: "x&y".to_owned()
+        }));
+    let attrs = first_element_attrs("<Callout type=\"a&amp;b\\c\" />");
+    assert_eq!(
+        attrs,
+        [Attr::Named {
+            name: "type".to_owned(),
+            value: AttrValue::String("a&b\\c".to_owned())
+        }]
+    );
+}
+
+#[test]
+fn attribute_forms() {
+    let attrs = first_element_attrs("<B a=\"1\" b='2' c={x {y}} d {...e} f:g=\"h\" />");
+    assert_eq!(
+        attrs,
+        [
+            Attr::Named {
+                name: "a".to_owned(),
+                value: AttrValue::String("1".to_owned())
+            },
+            Attr::Named {
+                name: "b".to_owned(),
+                value: AttrValue::String("2".to_owned())
+            },
+            Attr::Named {
+                name: "c".to_owned(),
+                value: AttrValue::Expression("x {y}".to_owned())
+            },
+            Attr::Named {
+                name: "d".to_owned(),
+                value: AttrValue::None
+            },
+            Attr::Expression("...e".to_owned()),
+            Attr::Named {
+                name: "f:g".to_owned(),
+                value: AttrValue::String("h".to_owned())
+            },
+        ]
+    );
+}
+
+#[test]
+fn tags_may_span_lines_and_values_too() {
+    let attrs =
+        first_element_attrs("<Callout\n  type=\"note\"\n  title=\"a\n  b\"\n>\nx\n</Callout>");
+    assert_eq!(
+        attrs[1],
+        Attr::Named {
+            name: "title".to_owned(),
+            value: AttrValue::String("a\nb".to_owned())
+        }
+    );
+}
+
+#[test]
+fn flow_and_text_elements() {
+    assert_eq!(kinds("<Chart />"), ["root", "mdxJsxFlowElement"]);
+    assert_eq!(
+        kinds("<A></A> <B />"),
+        ["root", "mdxJsxFlowElement", "mdxJsxFlowElement"]
+    );
+    assert_eq!(
+        kinds("x <Chart />"),
+        ["root", "paragraph", "text", "mdxJsxTextElement"]
+    );
+    // A tag line interrupts a paragraph.
+    assert_eq!(
+        kinds("a\n<Chart />"),
+        ["root", "paragraph", "text", "mdxJsxFlowElement"]
+    );
+    // Indentation never makes code.
+    assert_eq!(kinds("        <Chart />"), ["root", "mdxJsxFlowElement"]);
+}
+
+#[test]
+fn byte_order_mark_is_skipped_but_counted() {
+    let t = tree("\u{feff}# h");
+    assert_eq!(t.nodes[1].kind, Kind::Heading { depth: 1 });
+    assert_eq!(t.nodes[1].start, 3);
+}
+
+#[test]
+fn reference_forms_parse_so_they_can_be_refused() {
+    let report = check("![a][b] [c]\n\n[b]: /x\n[c]: /y", &SequentialIds::new(0));
+    let codes: Vec<_> = report
+        .issues
+        .iter()
+        .map(|i| (i.code, i.path.as_str()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("forbidden-node", "root > paragraph[0] > imageReference[0]"),
+            ("forbidden-node", "root > paragraph[0] > linkReference[0]"),
+            ("forbidden-node", "root > definition[0]"),
+            ("forbidden-node", "root > definition[1]"),
+        ]
+    );
+}
+
+#[test]
+fn footnote_label_with_a_space_is_a_reference_link() {
+    let report = check(
+        "x[^ 01ARZ3NDEKTSV4RRFFQ69G5FAV]\n\n[^ 01ARZ3NDEKTSV4RRFFQ69G5FAV]: y",
+        &SequentialIds::new(0),
+    );
+    assert!(
+        report.issues.iter().any(|i| i.code == "forbidden-node"),
+        "{:?}",
+        report.issues
+    );
+}
+
+#[test]
+fn task_items_are_list_items_with_a_state() {
+    let t = tree("- [x] done\n- [ ] open\n- [y] no");
+    let states: Vec<_> = t
+        .nodes
+        .iter()
+        .filter_map(|n| match n.kind {
+            Kind::ListItem { checked } => Some(checked),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(states, [Some(true), Some(false), None]);
+}
+
+#[test]
+fn math_and_code() {
+    assert_eq!(kinds("$$\nx\n$$"), ["root", "math"]);
+    assert_eq!(kinds("```js\nx\n```"), ["root", "code"]);
+    assert_eq!(
+        kinds("$x$ `y`"),
+        ["root", "paragraph", "inlineMath", "text", "inlineCode"]
+    );
+}
