@@ -14,7 +14,9 @@ fn an_endpoint_is_shared_across_threads_and_cloned_cheaply() {
     send_sync::<Endpoint>();
     let endpoint = Endpoint::new(chopin_mcp::Config::new()).unwrap();
     let clone = endpoint.clone();
-    std::thread::spawn(move || clone.body_budget()).join().unwrap();
+    std::thread::spawn(move || clone.body_budget())
+        .join()
+        .unwrap();
     assert_eq!(endpoint.body_budget(), chopin_mcp::READ_ONLY_BUDGET);
 }
 
