@@ -9,6 +9,9 @@ use chopin_mcp::{
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
+#[path = "common/plans.rs"]
+mod plans;
+
 const READ: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#;
 const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"githubnext/chopin"}}}"#;
 const TOOLS: &[u8] = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
@@ -132,17 +135,6 @@ fn cycles(c: &mut Criterion) {
     group.finish();
 }
 
-/// A realistic plan of about `bytes` bytes: the full-catalog fixture, repeated.
-fn plan_of(bytes: usize) -> String {
-    let unit = include_str!("../tests/fixtures/dialect/plan_full.md");
-    let mut plan = String::new();
-    while plan.len() + unit.len() <= bytes {
-        plan.push_str(unit);
-        plan.push_str("\n\n");
-    }
-    plan
-}
-
 fn create(c: &mut Criterion) {
     let endpoint = Endpoint::new(
         Config::new()
@@ -157,7 +149,7 @@ fn create(c: &mut Criterion) {
         ("create_document_4KiB", 4 * 1024),
         ("create_document_64KiB", 64 * 1024),
     ] {
-        let plan = plan_of(size);
+        let plan = plans::typical(size);
         let body = serde_json::to_vec(&serde_json::json!({
             "jsonrpc": "2.0", "id": 9, "method": "tools/call",
             "params": {"name": "create_document", "arguments": {
