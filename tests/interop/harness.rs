@@ -2,14 +2,17 @@
 //! as child processes, and talking to them over raw TCP.
 //!
 //! The binaries are not `CARGO_BIN_EXE_*` targets, so they are found next to
-//! this test executable: `target/<profile>/examples/<name>`. `cargo test
-//! --all-targets` builds them; `cargo build --examples` does too.
+//! this test executable, in `target/<profile>/examples/<name>`. `cargo test`
+//! does not put them there (it builds examples only to check them), so the
+//! harness runs `cargo build --examples` once per test binary first; when
+//! they are up to date that is a no-op.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Both servers: every behaviour is checked on each.
@@ -20,7 +23,7 @@ pub const TOKEN: &str = "allowed";
 pub const DOC_ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
 pub const DOC_TITLE: &str = "Release readiness";
 
-/// The path of an example binary, or a message saying how to build it.
+/// The path of an example binary, built first if need be.
 pub fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
     // target/<profile>/deps/<test> → target/<profile>/examples/<name>
@@ -28,13 +31,26 @@ pub fn example(name: &str) -> PathBuf {
         .parent()
         .and_then(Path::parent)
         .expect("the test executable is in target/<profile>/deps");
+    build_examples(profile);
     let path = profile.join("examples").join(name);
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo build --examples` first",
-        path.display()
-    );
+    assert!(path.exists(), "{} was not built", path.display());
     path
+}
+
+/// Runs `cargo build --examples` for this test's profile, once.
+fn build_examples(profile: &Path) {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .args(["build", "--examples", "--quiet"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        if profile.file_name().is_some_and(|name| name == "release") {
+            cargo.arg("--release");
+        }
+        let status = cargo.status().expect("run cargo build --examples");
+        assert!(status.success(), "cargo build --examples failed");
+    });
 }
 
 /// A running example server, killed (SIGKILL) when dropped.
