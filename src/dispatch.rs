@@ -7,6 +7,7 @@
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
+use crate::dialect::{self, Issue};
 use crate::endpoint::{Exchange, ReplyMode};
 use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
 use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
@@ -25,20 +26,24 @@ pub(crate) struct Dispatch<C> {
     replies: usize,
 }
 
-/// A tool call that needs the host.
-enum HostCall {
-    List {
-        id: Bytes,
-        repository: String,
-    },
-    Read {
-        id: Bytes,
-        document: String,
-    },
-    Create {
-        id: Bytes,
-        document: Box<NewDocument>,
-    },
+/// A tool call that needs the host: the request id to answer, and the effect.
+struct HostCall {
+    id: Bytes,
+    effect: Effect,
+}
+
+enum Effect {
+    List(String),
+    Read(String),
+    Create(Box<NewDocument>),
+}
+
+/// Where a well-formed tool call goes.
+enum ToolStep {
+    /// To the host, as an effect.
+    Host(Effect),
+    /// Back to the caller at once: the plan's dialect issues.
+    Issues(Vec<Issue>),
 }
 
 /// Parses the complete body and dispatches it.
@@ -106,15 +111,11 @@ impl<C> Dispatch<C> {
         self.run()
     }
 
-    fn suspend(self, call: HostCall) -> Outcome<C> {
-        match call {
-            HostCall::List { id, repository } => {
-                Outcome::List(ListDocuments::new(self, id, repository))
-            }
-            HostCall::Read { id, document } => Outcome::Read(ReadDocument::new(self, id, document)),
-            HostCall::Create { id, document } => {
-                Outcome::Create(CreateDocument::new(self, id, document))
-            }
+    fn suspend(self, HostCall { id, effect }: HostCall) -> Outcome<C> {
+        match effect {
+            Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
+            Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
+            Effect::Create(document) => Outcome::Create(CreateDocument::new(self, id, document)),
         }
     }
 
@@ -158,46 +159,45 @@ impl<C> Dispatch<C> {
                 let endpoint = self.exchange.endpoint.clone();
                 self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
             }
-            "tools/call" => {
-                match tool_call(call.params, self.exchange.endpoint.inner.config.creation) {
-                    Ok((Tool::ListDocuments, arguments)) => match list::arguments(arguments) {
-                        Some(repository) => {
-                            return Some(HostCall::List {
-                                id: source.slice_ref(id_text),
-                                repository: repository.into_owned(),
-                            });
-                        }
-                        None => self.error(id_text, list::INVALID),
-                    },
-                    Ok((Tool::ReadDocument, arguments)) => match read::arguments(arguments) {
-                        Some(document) => {
-                            return Some(HostCall::Read {
-                                id: source.slice_ref(id_text),
-                                document: document.into_owned(),
-                            });
-                        }
-                        None => self.error(id_text, read::INVALID),
-                    },
-                    Ok((Tool::CreateDocument, arguments)) => match create::arguments(arguments) {
-                        Some(draft) => {
-                            let ids = &*self.exchange.endpoint.inner.config.ids;
-                            let report = crate::dialect::check(&draft.plan, ids);
-                            if report.issues.is_empty() {
-                                return Some(HostCall::Create {
-                                    id: source.slice_ref(id_text),
-                                    document: Box::new(draft.into_new_document(report.canonical)),
-                                });
-                            }
-                            self.result(id_text, |out| create::write_issues(out, &report.issues));
-                        }
-                        None => self.error(id_text, create::INVALID),
-                    },
-                    Err(error) => self.error(id_text, error),
+            "tools/call" => match self.tool(call.params) {
+                Ok(ToolStep::Host(effect)) => {
+                    let id = source.slice_ref(id_text);
+                    return Some(HostCall { id, effect });
                 }
-            }
+                Ok(ToolStep::Issues(issues)) => {
+                    self.result(id_text, |out| create::write_issues(out, &issues));
+                }
+                Err(error) => self.error(id_text, error),
+            },
             _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
         }
         None
+    }
+
+    /// Checks a `tools/call` (SPEC.md §7, DIALECT.md §11) and decides where
+    /// it goes. Nothing reaches the host unless every check passed.
+    fn tool(&self, params: Option<&RawValue>) -> Result<ToolStep, RpcError> {
+        let config = &self.exchange.endpoint.inner.config;
+        let (tool, arguments) = tool_call(params, config.creation)?;
+        let effect = match tool {
+            Tool::ListDocuments => {
+                let repository = list::arguments(arguments).ok_or(list::INVALID)?;
+                Effect::List(repository.into_owned())
+            }
+            Tool::ReadDocument => {
+                let document = read::arguments(arguments).ok_or(read::INVALID)?;
+                Effect::Read(document.into_owned())
+            }
+            Tool::CreateDocument => {
+                let draft = create::arguments(arguments).ok_or(create::INVALID)?;
+                let report = dialect::check(&draft.plan, &*config.ids);
+                if !report.issues.is_empty() {
+                    return Ok(ToolStep::Issues(report.issues));
+                }
+                Effect::Create(Box::new(draft.into_new_document(report.canonical)))
+            }
+        };
+        Ok(ToolStep::Host(effect))
     }
 
     /// The version `initialize` answers with (SPEC.md §6): the requested one
