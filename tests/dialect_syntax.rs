@@ -221,3 +221,16 @@ fn math_and_code() {
         ["root", "paragraph", "inlineMath", "text", "inlineCode"]
     );
 }
+
+#[test]
+fn nul_characters_are_never_thematic_break_markers() {
+    // Found by the differential fuzz target: a run of NULs read as `***`.
+    for plan in ["\0\0\0", "  \0\0\0\0\0\0\0\rted", "- \0\0\0"] {
+        let tree = chopin_mcp::dialect::parse(plan).unwrap();
+        assert!(
+            !tree.shape(false).contains("thematicBreak"),
+            "{plan:?}: {}",
+            tree.shape(false)
+        );
+    }
+}

@@ -253,4 +253,3 @@ pub fn compare(plan: &str) -> Result<(), String> {
         )),
     }
 }
-

@@ -136,7 +136,12 @@ pub(super) fn thematic_suffix(bytes: &[u8], start: usize, end: usize) -> (usize,
             i -= 1;
             continue;
         }
-        if marker == 0 && matches!(b, b'*' | b'-' | b'_') {
+        if marker == 0 {
+            // The first marker from the end decides; anything else (a NUL
+            // included, which must not pass for the unset marker) ends it.
+            if !matches!(b, b'*' | b'-' | b'_') {
+                break;
+            }
             marker = b;
         }
         if b != marker {
