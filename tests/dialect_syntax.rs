@@ -234,3 +234,19 @@ fn nul_characters_are_never_thematic_break_markers() {
         );
     }
 }
+
+#[test]
+fn nul_reads_as_the_replacement_character() {
+    // micromark replaces NUL with U+FFFD before parsing (found by the
+    // differential fuzz target): a destination may hold it, and a reason
+    // quotes it as U+FFFD.
+    let tree = chopin_mcp::dialect::parse("[a](https://e\0x.com)").unwrap();
+    assert!(tree.shape(false).contains("link"), "{}", tree.shape(false));
+    let issue = chopin_mcp::dialect::parse("<\0 />").unwrap_err();
+    assert!(
+        issue.message.contains("`\u{FFFD}` (U+FFFD)"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(issue.offset, Some(1));
+}

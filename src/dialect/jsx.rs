@@ -57,6 +57,8 @@ pub(crate) struct Tag {
 
 /// Renders a character the way the reasons quote it: `` `c` (U+XXXX) ``.
 pub(crate) fn quote_char(c: char) -> String {
+    // NUL is quoted as the U+FFFD micromark replaced it with.
+    let c = if c == '\0' { '\u{FFFD}' } else { c };
     if c == '`' {
         format!("`` ` `` (U+{:04X})", c as u32)
     } else {

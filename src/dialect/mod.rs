@@ -38,6 +38,14 @@
 //! inputs; markdown-rs serves only as a test oracle on small inputs
 //! (`tests/dialect_differential.rs`).
 //!
+//! # NUL
+//!
+//! micromark replaces every U+0000 with U+FFFD before parsing. This parser
+//! keeps the byte, so offsets still count it as one, but reads it as
+//! U+FFFD wherever that matters: it is a symbol for emphasis flanking, it may
+//! stand in a link destination, it is never a thematic-break marker, and a
+//! reason quotes it as `` `�` (U+FFFD) ``.
+//!
 //! # Divergences from markdown-rs
 //!
 //! The reference is the micromark stack (§2.1); where markdown-rs differs,

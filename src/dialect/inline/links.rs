@@ -167,7 +167,8 @@ impl Parser<'_, '_> {
                     k += 2;
                     continue;
                 }
-                if c <= b' ' || c == 0x7f {
+                // NUL reads as U+FFFD (see `is_punct`), which a destination may hold.
+                if (c <= b' ' && c != 0) || c == 0x7f {
                     break;
                 }
                 if c == b'(' {

@@ -144,6 +144,11 @@ struct Parser<'a, 'c> {
 }
 
 pub(crate) fn is_punct(c: char) -> bool {
+    // micromark replaces NUL with U+FFFD (a symbol, So) before parsing; this
+    // parser keeps the byte (offsets count it as one) but reads it as that.
+    if c == '\0' {
+        return true;
+    }
     if c.is_ascii() {
         return c.is_ascii_punctuation();
     }
