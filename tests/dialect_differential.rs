@@ -41,6 +41,10 @@
 //! * markdown-rs drops a `#` run that begins an ATX heading's content
 //!   (`# #x` has the text `x` there; CommonMark and micromark keep `#x`), so
 //!   inputs with such a heading are not compared;
+//! * markdown-rs drops the whitespace inside a definition label when it
+//!   normalizes the identifier (`[^a b]: y` defines `^ab` there, `^a b` in
+//!   micromark and here), so `x[^ab]` is a reference there and text here;
+//!   inputs with such a definition are not compared;
 //! * markdown-rs never tries a table when the head row or a body row starts
 //!   with one of `` #$`~*_<ei{ `` (its flow dispatch goes straight to
 //!   paragraph content), while micromark tries tables on every line:

@@ -81,6 +81,10 @@
 //! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
 //!   list and a heading here; markdown-rs makes two lists once a container
 //!   closed earlier;
+//! * `x[^ab]\n\n[^a b]: y`: a definition label keeps its inner whitespace
+//!   when normalized (`^a b`), as micromark's `normalizeIdentifier` does, so
+//!   `[^ab]` is text here; markdown-rs drops the whitespace and makes it a
+//!   reference;
 //! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
 //!   text, here as in markdown-rs;
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
