@@ -41,6 +41,9 @@
 //! * markdown-rs drops a `#` run that begins an ATX heading's content
 //!   (`# #x` has the text `x` there; CommonMark and micromark keep `#x`), so
 //!   inputs with such a heading are not compared;
+//! * whitespace between an attribute's `=` and its value (`<B a= "x" />`)
+//!   is allowed by micromark-extension-mdx-jsx, as in JSX, and here;
+//!   markdown-rs does not take the tag (it becomes text); not compared;
 //! * markdown-rs drops the whitespace inside a definition label when it
 //!   normalizes the identifier (`[^a b]: y` defines `^ab` there, `^a b` in
 //!   micromark and here), so `x[^ab]` is a reference there and text here;

@@ -81,6 +81,9 @@
 //! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
 //!   list and a heading here; markdown-rs makes two lists once a container
 //!   closed earlier;
+//! * `<Note by= "u" />`: whitespace may follow an attribute's `=`, as in
+//!   micromark-extension-mdx-jsx (and JSX); markdown-rs turns the tag into
+//!   text;
 //! * `x[^ab]\n\n[^a b]: y`: a definition label keeps its inner whitespace
 //!   when normalized (`^a b`), as micromark's `normalizeIdentifier` does, so
 //!   `[^ab]` is text here; markdown-rs drops the whitespace and makes it a

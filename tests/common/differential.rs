@@ -94,6 +94,13 @@ fn definition_label_with_whitespace(plan: &str) -> bool {
     })
 }
 
+/// Whitespace between an attribute's `=` and its value (`<B a= "x" />`):
+/// micromark-extension-mdx-jsx allows it, as JSX does, and so does this
+/// parser; markdown-rs does not take such a tag (it becomes text).
+fn whitespace_after_initializer(plan: &str) -> bool {
+    plan.contains('<') && ["= ", "=\t", "=\n", "=\r"].iter().any(|w| plan.contains(w))
+}
+
 /// A possible table head starting with a character markdown-rs dispatches
 /// elsewhere (see the module docs).
 fn table_head_quirk(plan: &str) -> bool {
@@ -225,6 +232,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
     if heading_starts_with_hash(plan)
         || table_head_quirk(plan)
         || definition_label_with_whitespace(plan)
+        || whitespace_after_initializer(plan)
         || star_next_to_underscore
         || short_marker_line
     {
