@@ -21,31 +21,13 @@ use chopin_mcp::dialect::check;
 #[path = "common/plans.rs"]
 mod plans;
 
+/// The dialect's constructs for markdown-rs, as the differential tests use them.
+#[path = "../tests/common/oracle.rs"]
+#[allow(dead_code)]
+mod oracle;
+
 /// How long markdown-rs may take on one input.
 const LIMIT: Duration = Duration::from_secs(10);
-
-fn options() -> markdown::ParseOptions {
-    markdown::ParseOptions {
-        constructs: markdown::Constructs {
-            gfm_table: true,
-            gfm_strikethrough: true,
-            gfm_task_list_item: true,
-            gfm_footnote_definition: true,
-            gfm_label_start_footnote: true,
-            math_flow: true,
-            math_text: true,
-            mdx_esm: false,
-            mdx_expression_flow: false,
-            mdx_expression_text: false,
-            gfm_autolink_literal: false,
-            frontmatter: false,
-            ..markdown::Constructs::mdx()
-        },
-        gfm_strikethrough_single_tilde: false,
-        math_text_single_dollar: true,
-        ..markdown::ParseOptions::default()
-    }
-}
 
 /// The inputs, by name: typical plans and every adversarial family.
 fn inputs(size: usize) -> Vec<(String, String)> {
@@ -104,7 +86,7 @@ fn theirs(size: usize, index: usize) -> Option<Duration> {
 
 fn child(size: usize, index: usize) {
     let (_, plan) = &inputs(size)[index];
-    let options = options();
+    let options = oracle::options();
     // One run only when it is slow; the median of three otherwise.
     let first = median(1, || {
         black_box(markdown::to_mdast(plan, &options).ok());
