@@ -81,6 +81,8 @@
 //! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
 //!   list and a heading here; markdown-rs makes two lists once a container
 //!   closed earlier;
+//! * `<B$ />` and `<Image widt$="0" />`: `$` continues a name (§2.2);
+//!   markdown-rs fails at it;
 //! * `<Note by= "u" />`: whitespace may follow an attribute's `=`, as in
 //!   micromark-extension-mdx-jsx (and JSX); markdown-rs turns the tag into
 //!   text;
