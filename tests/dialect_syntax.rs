@@ -250,3 +250,11 @@ fn nul_reads_as_the_replacement_character() {
     );
     assert_eq!(issue.offset, Some(1));
 }
+
+#[test]
+fn a_definition_destination_may_hold_nul_but_not_other_controls() {
+    // NUL reads as U+FFFD (found by the differential fuzz target); DEL does not.
+    let shape = |plan: &str| chopin_mcp::dialect::parse(plan).unwrap().shape(false);
+    assert!(shape("[a]:\0y").contains("definition"));
+    assert!(!shape("[a]: y\u{7f}z").contains("definition"));
+}

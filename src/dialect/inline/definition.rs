@@ -105,7 +105,7 @@ fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
     } else {
         let s = k;
         let mut depth = 0usize;
-        while k < bytes.len() && bytes[k] > b' ' {
+        while k < bytes.len() && super::destination_byte(bytes[k]) {
             if bytes[k] == b'\\' && k + 1 < bytes.len() {
                 k += 2;
                 continue;

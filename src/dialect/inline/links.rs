@@ -167,8 +167,7 @@ impl Parser<'_, '_> {
                     k += 2;
                     continue;
                 }
-                // NUL reads as U+FFFD (see `is_punct`), which a destination may hold.
-                if (c <= b' ' && c != 0) || c == 0x7f {
+                if !super::destination_byte(c) {
                     break;
                 }
                 if c == b'(' {

@@ -158,6 +158,12 @@ pub(crate) fn is_punct(c: char) -> bool {
     )
 }
 
+/// Whether `c` may stand in a bare link or definition destination: anything
+/// but ASCII controls and space, with NUL read as U+FFFD (see `is_punct`).
+pub(crate) fn destination_byte(c: u8) -> bool {
+    (c > b' ' && c != 0x7f) || c == 0
+}
+
 /// Decodes backslash escapes and character references (link destinations,
 /// code info strings).
 pub(crate) fn decode_text(raw: &str) -> String {
