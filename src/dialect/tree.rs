@@ -239,15 +239,17 @@ impl Tree {
                 let _ = write!(out, " <{}>", el.name.as_deref().unwrap_or(""));
                 for attr in &el.attrs {
                     match attr {
+                        // Expressions are escaped like strings, so that one
+                        // spanning lines keeps the shape one line per node.
                         Attr::Expression(raw) => {
-                            let _ = write!(out, " {{{raw}}}");
+                            let _ = write!(out, " {{{raw:?}}}");
                         }
                         Attr::Named { name, value } => match value {
                             AttrValue::String(v) => {
                                 let _ = write!(out, " {name}={v:?}");
                             }
                             AttrValue::Expression(v) => {
-                                let _ = write!(out, " {name}={{{v}}}");
+                                let _ = write!(out, " {name}={{{v:?}}}");
                             }
                             AttrValue::None => {
                                 let _ = write!(out, " {name}");

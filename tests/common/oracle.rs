@@ -113,13 +113,13 @@ fn shape_inner(plan: &str) -> Result<String, Option<usize>> {
             out.push_str(&format!(" <{}>", name.as_deref().unwrap_or("")));
             for a in attrs {
                 match a {
-                    AttributeContent::Expression(e) => out.push_str(&format!(" {{{}}}", e.value)),
+                    AttributeContent::Expression(e) => out.push_str(&format!(" {{{:?}}}", e.value)),
                     AttributeContent::Property(p) => match &p.value {
                         Some(AttributeValue::Literal(v)) => {
                             out.push_str(&format!(" {}={v:?}", p.name))
                         }
                         Some(AttributeValue::Expression(e)) => {
-                            out.push_str(&format!(" {}={{{}}}", p.name, e.value))
+                            out.push_str(&format!(" {}={{{:?}}}", p.name, e.value))
                         }
                         None => out.push_str(&format!(" {}", p.name)),
                     },
