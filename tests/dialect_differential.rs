@@ -41,6 +41,9 @@
 //! * markdown-rs drops a `#` run that begins an ATX heading's content
 //!   (`# #x` has the text `x` there; CommonMark and micromark keep `#x`), so
 //!   inputs with such a heading are not compared;
+//! * NUL beside `*`, `_` or `~`: micromark reads NUL as U+FFFD (punctuation
+//!   for flanking), markdown-rs as a control character, so `\x10*\0*` is
+//!   emphasis there and text here; not compared;
 //! * `$` after the first character of a tag or attribute name (`<B$ />`,
 //!   `<Image widt$="0" />`) is a name character (§2.2, as in JSX); markdown-rs
 //!   fails at it;

@@ -81,6 +81,8 @@
 //! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
 //!   list and a heading here; markdown-rs makes two lists once a container
 //!   closed earlier;
+//! * `\x10*\0*`: NUL is U+FFFD, punctuation for flanking, so this is text;
+//!   markdown-rs reads NUL as a control character and makes emphasis;
 //! * `<B$ />` and `<Image widt$="0" />`: `$` continues a name (§2.2);
 //!   markdown-rs fails at it;
 //! * `<Note by= "u" />`: whitespace may follow an attribute's `=`, as in

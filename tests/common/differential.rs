@@ -222,6 +222,12 @@ pub fn compare(plan: &str) -> Result<(), String> {
         return Ok(());
     }
     let star_next_to_underscore = marker_next_to_marker(plan);
+    // NUL beside an attention marker: micromark reads it as U+FFFD (a
+    // symbol, so punctuation for flanking), markdown-rs as a control
+    // character ("other"): `a*\0*` is emphasis there, not here.
+    let nul_next_to_marker = ["*\0", "\0*", "_\0", "\0_", "~\0", "\0~"]
+        .iter()
+        .any(|p| plan.contains(p));
     // A lazy line made only of one or two of one marker character.
     let short_marker_line = plan.lines().any(|l| {
         let t = l.trim_matches([' ', '\t']);
@@ -234,6 +240,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
         || definition_label_with_whitespace(plan)
         || whitespace_after_initializer(plan)
         || star_next_to_underscore
+        || nul_next_to_marker
         || short_marker_line
     {
         return Ok(());
