@@ -258,3 +258,23 @@ fn a_definition_destination_may_hold_nul_but_not_other_controls() {
     assert!(shape("[a]:\0y").contains("definition"));
     assert!(!shape("[a]: y\u{7f}z").contains("definition"));
 }
+
+#[test]
+fn a_table_head_may_hold_only_empty_cells_but_not_a_lone_pipe() {
+    // Each expectation checked against micromark 4 with
+    // micromark-extension-gfm-table (the reference, DIALECT.md §2.1); the
+    // first case was found by the differential fuzz target.
+    for (plan, table) in [
+        ("|  |\n| - |\n| x |", true),
+        ("| |\n|-|\n", true),
+        ("||\n|-|\n", true),
+        ("| | |\n|-|-|\n", true),
+        ("a\n-|\n", true),
+        ("|\n| - |\n", false),
+        (" |\n-|\n", false),
+        ("||\n|-|-|\n", false),
+    ] {
+        let shape = chopin_mcp::dialect::parse(plan).unwrap().shape(false);
+        assert_eq!(shape.contains("table"), table, "{plan:?}: {shape}");
+    }
+}

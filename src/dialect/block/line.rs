@@ -259,9 +259,12 @@ impl Blocks<'_> {
             return false;
         };
         // The head row (the paragraph's last line) needs as many cells, and
-        // some content.
+        // must be more than a lone pipe: micromark takes `| |` and `||` (empty
+        // cells) but not `|` alone.
         let head_cells = split_row(bytes, hs, he);
-        if head_cells.len() != cells || !head_cells.iter().any(|&(_, cs, ce)| cs < ce) {
+        let mut visible = bytes[hs..he].iter().filter(|b| !matches!(b, b' ' | b'\t'));
+        let lone_pipe = visible.next() == Some(&b'|') && visible.next().is_none();
+        if head_cells.len() != cells || lone_pipe {
             return false;
         }
         if let Open::Para { start, mut lines } = std::mem::replace(&mut self.open, Open::None) {
