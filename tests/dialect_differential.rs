@@ -41,6 +41,9 @@
 //! * markdown-rs drops a `#` run that begins an ATX heading's content
 //!   (`# #x` has the text `x` there; CommonMark and micromark keep `#x`), so
 //!   inputs with such a heading are not compared;
+//! * U+FEFF and U+0085: the dialect's whitespace set is §1.3's (micromark's
+//!   `\s`), markdown-rs uses Rust's, so `*\u{feff}*H` is text here and
+//!   emphasis there; inputs holding either are not compared;
 //! * NUL beside `*`, `_` or `~`: micromark reads NUL as U+FFFD (punctuation
 //!   for flanking), markdown-rs as a control character, so `\x10*\0*` is
 //!   emphasis there and text here; not compared;
