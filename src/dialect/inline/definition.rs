@@ -1,6 +1,6 @@
 //! Link reference definitions at the start of paragraphs.
 
-use super::decode_text;
+use super::{decode_text, skip_ws_one_line};
 use crate::dialect::block::normalize_label;
 
 /// A paragraph's lines joined by line feeds, for reading link reference
@@ -73,20 +73,7 @@ fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
     if bytes.get(j + 1) != Some(&b':') {
         return None;
     }
-    let skip = |mut k: usize| {
-        let mut nl = false;
-        while k < bytes.len() {
-            match bytes[k] {
-                b' ' | b'\t' => k += 1,
-                b'\n' if !nl => {
-                    nl = true;
-                    k += 1;
-                }
-                _ => break,
-            }
-        }
-        k
-    };
+    let skip = |k: usize| skip_ws_one_line(bytes, k);
     let mut k = skip(j + 2);
     let url;
     if bytes.get(k) == Some(&b'<') {

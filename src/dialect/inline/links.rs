@@ -118,20 +118,8 @@ impl Parser<'_, '_> {
         end
     }
 
-    pub(super) fn skip_ws_one_line(&self, mut j: usize) -> usize {
-        let bytes = self.buf.as_bytes();
-        let mut newline = false;
-        while j < bytes.len() {
-            match bytes[j] {
-                b' ' | b'\t' => j += 1,
-                b'\n' if !newline => {
-                    newline = true;
-                    j += 1;
-                }
-                _ => break,
-            }
-        }
-        j
+    pub(super) fn skip_ws_one_line(&self, j: usize) -> usize {
+        super::skip_ws_one_line(self.buf.as_bytes(), j)
     }
 
     /// An inline resource after `(` at `j`: the decoded URL and the end.

@@ -158,6 +158,23 @@ pub(crate) fn is_punct(c: char) -> bool {
     )
 }
 
+/// Skips spaces and tabs from `j`, crossing at most one line feed (between a
+/// link's or definition's parts).
+pub(crate) fn skip_ws_one_line(bytes: &[u8], mut j: usize) -> usize {
+    let mut newline = false;
+    while j < bytes.len() {
+        match bytes[j] {
+            b' ' | b'\t' => j += 1,
+            b'\n' if !newline => {
+                newline = true;
+                j += 1;
+            }
+            _ => break,
+        }
+    }
+    j
+}
+
 /// Whether `c` may stand in a bare link or definition destination: anything
 /// but ASCII controls and space, with NUL read as U+FFFD (see `is_punct`).
 pub(crate) fn destination_byte(c: u8) -> bool {
