@@ -83,7 +83,7 @@ fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
             match bytes.get(m) {
                 None | Some(b'\n' | b'<') => return None,
                 Some(b'>') => break,
-                Some(b'\\') if m + 1 < bytes.len() => m += 2,
+                Some(b'\\') if bytes.get(m + 1).is_some_and(u8::is_ascii_punctuation) => m += 2,
                 _ => m += 1,
             }
         }
@@ -93,7 +93,7 @@ fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
         let s = k;
         let mut depth = 0usize;
         while k < bytes.len() && super::destination_byte(bytes[k]) {
-            if bytes[k] == b'\\' && k + 1 < bytes.len() {
+            if bytes[k] == b'\\' && bytes.get(k + 1).is_some_and(u8::is_ascii_punctuation) {
                 k += 2;
                 continue;
             }
@@ -129,7 +129,7 @@ fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
         let mut m = t + 1;
         let mut ok = false;
         while m < bytes.len() {
-            if bytes[m] == b'\\' && m + 1 < bytes.len() {
+            if bytes[m] == b'\\' && bytes.get(m + 1).is_some_and(u8::is_ascii_punctuation) {
                 m += 2;
                 continue;
             }

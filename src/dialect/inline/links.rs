@@ -138,7 +138,7 @@ impl Parser<'_, '_> {
                 match bytes.get(k) {
                     None | Some(b'\n' | b'<') => return None,
                     Some(b'>') => break,
-                    Some(b'\\') if k + 1 < bytes.len() => k += 2,
+                    Some(b'\\') if bytes.get(k + 1).is_some_and(u8::is_ascii_punctuation) => k += 2,
                     _ => k += 1,
                 }
             }
@@ -200,7 +200,7 @@ impl Parser<'_, '_> {
                     }
                     Some(&c) if c == close => break,
                     Some(b'(') if open == b'(' => return None,
-                    Some(b'\\') if k + 1 < bytes.len() => k += 2,
+                    Some(b'\\') if bytes.get(k + 1).is_some_and(u8::is_ascii_punctuation) => k += 2,
                     _ => k += 1,
                 }
             }
