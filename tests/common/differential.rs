@@ -7,6 +7,13 @@
 
 use super::oracle;
 
+/// The plan's lines, split at every line ending the dialect knows: LF, CRLF
+/// and a lone CR (`str::lines` splits at LF only).
+fn plan_lines(plan: &str) -> impl Iterator<Item = &str> {
+    plan.split('\n')
+        .flat_map(|l| l.strip_suffix('\r').unwrap_or(l).split('\r'))
+}
+
 struct Line {
     depth: usize,
     label: String,
@@ -85,7 +92,7 @@ fn heading_starts_with_hash(plan: &str) -> bool {
 /// (`[a b]: u` is defined as `ab` there, `a b` in micromark), so a reference
 /// elsewhere can match there and not here.
 fn definition_label_with_whitespace(plan: &str) -> bool {
-    plan.lines().any(|line| {
+    plan_lines(plan).any(|line| {
         let line = line.trim_start_matches([' ', '\t', '>', '-', '*', '+']);
         line.starts_with('[')
             && line
@@ -105,8 +112,7 @@ fn whitespace_after_initializer(plan: &str) -> bool {
 /// elsewhere (see the module docs).
 fn table_head_quirk(plan: &str) -> bool {
     let quirk = |l: &str| l.starts_with(['#', '$', '`', '~', '*', '_', '<', 'e', 'i', '{']);
-    let lines: Vec<&str> = plan
-        .lines()
+    let lines: Vec<&str> = plan_lines(plan)
         .map(|l| l.trim_start_matches([' ', '\t', '>']))
         .collect();
     let head = lines
@@ -143,7 +149,7 @@ fn lazy_tag_started_on_lazy_line(plan: &str, issue: &chopin_mcp::dialect::Issue)
         return false;
     }
     let Some(line) = issue.line else { return false };
-    let previous = plan.lines().nth(line.saturating_sub(2)).unwrap_or("");
+    let previous = plan_lines(plan).nth(line.saturating_sub(2)).unwrap_or("");
     line >= 2 && !previous.starts_with([' ', '\t', '>'])
 }
 
@@ -181,7 +187,7 @@ fn list_in_list(shape: &str) -> bool {
 
 /// A list item whose content starts with a code or math fence.
 fn item_starting_with_fence(plan: &str) -> bool {
-    plan.lines().any(|l| {
+    plan_lines(plan).any(|l| {
         let t = l.trim_start_matches([' ', '\t', '>']);
         let digits = t.bytes().take_while(u8::is_ascii_digit).count();
         let rest = if t.starts_with(['-', '*', '+']) {
@@ -198,7 +204,7 @@ fn item_starting_with_fence(plan: &str) -> bool {
 
 /// An empty list item right after a non-blank line (see the module docs).
 fn empty_item_after_text(plan: &str) -> bool {
-    let lines: Vec<&str> = plan.lines().collect();
+    let lines: Vec<&str> = plan_lines(plan).collect();
     let empty_item = |l: &str| {
         let t = l.trim_start_matches([' ', '\t', '>']);
         let digits = t.bytes().take_while(u8::is_ascii_digit).count();
@@ -215,6 +221,7 @@ fn empty_item_after_text(plan: &str) -> bool {
         .windows(2)
         .any(|w| !w[0].trim().is_empty() && empty_item(w[1]))
         || plan.ends_with("\n- ")
+        || plan.ends_with("\r- ")
 }
 
 pub fn compare(plan: &str) -> Result<(), String> {
@@ -233,7 +240,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
         .iter()
         .any(|p| plan.contains(p));
     // A lazy line made only of one or two of one marker character.
-    let short_marker_line = plan.lines().any(|l| {
+    let short_marker_line = plan_lines(plan).any(|l| {
         let t = l.trim_matches([' ', '\t']);
         (1..=2).contains(&t.len())
             && t.chars().all(|c| c == t.chars().next().unwrap_or(' '))
