@@ -73,6 +73,14 @@ fn brackets() {
         format!("{}a{}", "[".repeat(n), "](b)".repeat(n))
     });
     assert_linear("[^", |n| "x[^".repeat(n));
+    // Image starts that may be footnote calls: nested, and side by side with
+    // long labels and leading whitespace.
+    assert_linear("nested ![^ with a footnote", |n| {
+        format!("[^a]: y\n\n{}a{}", "![^".repeat(n), "]".repeat(n))
+    });
+    assert_linear("![   ^a…] with a footnote", |n| {
+        format!("[^a]: y\n\n{}", "![   ^aaaaaaaaaaaaaaaaaaaa   ] ".repeat(n))
+    });
     assert_linear("nested brackets with a definition", |n| {
         format!("[a]: /u\n\n{}a{}", "[".repeat(n), "]".repeat(n))
     });

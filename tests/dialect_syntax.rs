@@ -278,3 +278,65 @@ fn a_table_head_may_hold_only_empty_cells_but_not_a_lone_pipe() {
         assert_eq!(shape.contains("table"), table, "{plan:?}: {shape}");
     }
 }
+
+/// The paragraph after a footnote definition, as `Tree::shape` draws it.
+fn last_paragraph(plan: &str) -> String {
+    let shape = tree(plan).shape(true);
+    let at = shape.rfind("\n  paragraph").expect("a top-level paragraph");
+    shape[at + 1..].to_owned()
+}
+
+#[test]
+fn an_image_start_can_be_a_footnote_call_once_no_image_forms() {
+    // As micromark-extension-gfm-footnote: `!` stays text and the call
+    // starts at `[`; the label is the text after its first character.
+    let call = "  paragraph @9\n    text @9\n    footnoteReference @10\n";
+    assert_eq!(last_paragraph("[^a]: y\n\n![^a]"), call);
+    assert_eq!(last_paragraph("[^a]: y\n\n![^A ]"), call);
+    assert_eq!(last_paragraph("[^a]: y\n\n![ ^a]"), call);
+    let t = tree("[^a]: y\n\n![ ^a]");
+    assert!(
+        t.nodes
+            .iter()
+            .any(|n| matches!(&n.kind, Kind::FootnoteReference { label } if label == "^a"))
+    );
+    // Content between the brackets is replaced, emphasis included.
+    assert_eq!(
+        last_paragraph("[^*a*]: y\n\n![^*a*]"),
+        "  paragraph @11\n    text @11\n    footnoteReference @12\n"
+    );
+    // An image wins; so does an undefined or spaced label's plain text.
+    assert_eq!(
+        last_paragraph("[^a]: y\n\n![^a](u)"),
+        "  paragraph @9\n    image @9\n"
+    );
+    for plan in ["[^a]: y\n\n![^b]", "[^a]: y\n\n![^ a]", "![^a]"] {
+        assert!(
+            !kinds(plan).iter().any(|k| k == "footnoteReference"),
+            "{plan:?}"
+        );
+    }
+}
+
+#[test]
+fn a_link_may_hold_a_footnote_call() {
+    // micromark keeps the link; markdown-rs ends it at the call (module docs).
+    assert_eq!(
+        last_paragraph("[^a]: y\n\n[x [^a]](u)"),
+        "  paragraph @9\n    link @9\n      text @10\n      footnoteReference @12\n"
+    );
+    assert_eq!(
+        last_paragraph("[^a]: y\n\n[x ![^a]](u)"),
+        "  paragraph @9\n    link @9\n      text @10\n      footnoteReference @13\n"
+    );
+}
+
+#[test]
+fn a_backslash_before_a_line_ending_ends_a_bare_destination() {
+    // `x\` is the destination; the next line is a paragraph of its own.
+    assert_eq!(
+        kinds("[b]: x\\\ny"),
+        ["root", "definition", "paragraph", "text"]
+    );
+    assert_eq!(kinds("[b]: x\\"), ["root", "definition"]);
+}

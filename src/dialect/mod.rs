@@ -100,7 +100,16 @@
 //!   is kept here (mdast-util-mdx-jsx lets the element contain line endings);
 //! * a flow tag read on a lazy line that goes on to a further lazy line fails
 //!   here (§2.2), markdown-rs reads the lines as a new paragraph
-//!   (`> a\n<B\nx="1" />`).
+//!   (`> a\n<B\nx="1" />`);
+//! * `[x [^a]](u)` with `[^a]` defined: a link whose text holds a footnote
+//!   call, as in micromark; markdown-rs ends the link's opener at the call
+//!   and makes text, a call and text;
+//! * `![^a]` with `[^a]` defined: once no image forms, an image start whose
+//!   normalized label is `^` and a defined label is `!` and a footnote call,
+//!   as in micromark-extension-gfm-footnote: `![^a](u)` stays an image and
+//!   `![ ^a]` is a call (label `^a`); markdown-rs makes the first a call and
+//!   the second text. Such a label is looked for only up to 4000 bytes, the
+//!   longest a defined label can be, so nested `![` runs stay linear.
 //!
 //! # Known gaps
 //!

@@ -185,6 +185,35 @@ fn list_in_list(shape: &str) -> bool {
     false
 }
 
+/// A footnote call inside a link's text: micromark keeps the link, while
+/// markdown-rs treats the call as a link of its own that ends earlier
+/// openers (see the module docs).
+fn footnote_call_in_link(shape: &str) -> bool {
+    let mut parents: Vec<String> = Vec::new();
+    for line in lines(shape) {
+        parents.truncate(line.depth);
+        if line.label == "footnoteReference"
+            && parents.iter().any(|p| p == "link" || p == "linkReference")
+        {
+            return true;
+        }
+        parents.push(line.label);
+    }
+    false
+}
+
+/// An image start followed by `^` (after whitespace, if any): micromark
+/// tries a footnote call only once no image formed, on the normalized label;
+/// markdown-rs prefers the call and does not skip leading whitespace (see the
+/// module docs).
+fn image_start_before_caret(plan: &str) -> bool {
+    plan.match_indices("![").any(|(i, _)| {
+        plan[i + 2..]
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .starts_with('^')
+    })
+}
+
 /// A list item whose content starts with a code or math fence.
 fn item_starting_with_fence(plan: &str) -> bool {
     plan_lines(plan).any(|l| {
@@ -254,6 +283,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
         || nul_next_to_marker
         || whitespace_set
         || short_marker_line
+        || image_start_before_caret(plan)
     {
         return Ok(());
     }
@@ -265,6 +295,9 @@ pub fn compare(plan: &str) -> Result<(), String> {
         (Ok(_), Ok(shape)) if list_in_list(&shape) => Ok(()),
         (Ok(tree), Ok(shape)) => {
             let ours = without_eol_texts_in_elements(tree).shape(true);
+            if footnote_call_in_link(&ours) {
+                return Ok(());
+            }
             same(plan, &ours, &shape).map_err(|e| format!("{e}\nours:\n{ours}\ntheirs:\n{shape}"))
         }
         (Err(_), Err(_)) => Ok(()),

@@ -101,6 +101,12 @@ impl Parser<'_, '_> {
         self.brackets.pop();
         self.link_barrier = self.link_barrier.min(self.brackets.len());
         let Some((kind, end)) = result else {
+            if br.image {
+                if let Some(label) = self.image_footnote_call(br.after, i) {
+                    self.footnote_from_image(root, br, label);
+                    return i + 1;
+                }
+            }
             self.text(root, "]", i);
             return i + 1;
         };
@@ -116,6 +122,71 @@ impl Parser<'_, '_> {
             self.link_barrier = self.brackets.len();
         }
         end
+    }
+
+    /// The label of a footnote call written as an image start, `![^a]`,
+    /// once no image formed: as micromark-extension-gfm-footnote, the
+    /// normalized text between `![` and `]` must be `^` and a defined
+    /// footnote label; the label is that text without its first character.
+    ///
+    /// Footnote labels hold no whitespace and no unescaped bracket, so the
+    /// scan stops at the first of either: it never crosses into a nested
+    /// bracket, which keeps nested `![` runs linear.
+    fn image_footnote_call(&mut self, after: usize, close: usize) -> Option<String> {
+        if self.ctx.footnotes.is_empty() {
+            return None;
+        }
+        let bytes = self.buf.as_bytes();
+        let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+        let mut s = after;
+        while s < close && ws(bytes[s]) {
+            s += 1;
+        }
+        let mut e = close;
+        while e > s && ws(bytes[e - 1]) {
+            e -= 1;
+        }
+        self.steps += (s - after + close - e) as u64;
+        if bytes.get(s) != Some(&b'^') || e <= s + 1 || e - s > 4000 {
+            return None;
+        }
+        let mut k = s + 1;
+        while k < e {
+            self.steps += 1;
+            match bytes[k] {
+                b'\\' if k + 1 < e && matches!(bytes[k + 1], b'[' | b']' | b'\\') => k += 2,
+                c if ws(c) || c == b'[' || c == b']' => return None,
+                _ => k += 1,
+            }
+        }
+        let label = &self.buf[s + 1..e];
+        self.steps += label.len() as u64;
+        if !self.ctx.footnotes.contains(&normalize_label(label)) {
+            return None;
+        }
+        Some(self.buf[after + 1..close].to_owned())
+    }
+
+    /// Turns the image start `br` and everything after it into `!` and a
+    /// footnote reference; delimiters inside are dropped unmatched, as
+    /// micromark replaces the label's events.
+    fn footnote_from_image(&mut self, root: usize, br: super::Bracket, label: String) {
+        while self.delim_top != super::NONE && self.delim_top >= br.delim_bottom {
+            self.steps += 1;
+            self.delim_top = self.delims[self.delim_top].prev;
+        }
+        if self.delim_top != super::NONE {
+            self.delims[self.delim_top].next = super::NONE;
+        }
+        let start = self.nodes[br.node].start;
+        self.nodes[br.node].kind = IKind::Bracket("!");
+        self.nodes[br.node].next = super::NONE;
+        self.nodes[root].last = br.node;
+        self.append(
+            root,
+            IKind::Leaf(Kind::FootnoteReference { label }),
+            start + 1,
+        );
     }
 
     pub(super) fn skip_ws_one_line(&self, j: usize) -> usize {

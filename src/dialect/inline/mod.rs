@@ -545,10 +545,9 @@ impl Parser<'_, '_> {
                         if let Some(end) = self.footnote_call(i) {
                             flush!(i);
                             let label = self.buf[i + 2..end - 1].to_owned();
+                            // A link may hold a footnote call (micromark; see
+                            // the module docs for markdown-rs).
                             self.append(root, IKind::Leaf(Kind::FootnoteReference { label }), i);
-                            // A footnote call is a link of its own: links
-                            // cannot contain it, so earlier openers end.
-                            self.link_barrier = self.brackets.len();
                             i = end;
                             plain = i;
                             continue;
