@@ -340,3 +340,18 @@ fn a_backslash_before_a_line_ending_ends_a_bare_destination() {
     );
     assert_eq!(kinds("[b]: x\\"), ["root", "definition"]);
 }
+
+#[test]
+fn a_footnote_call_label_holds_no_whitespace() {
+    assert!(
+        kinds("[^2]: a\n\n[^2]")
+            .iter()
+            .any(|k| k == "footnoteReference")
+    );
+    for plan in ["[^2]: a\n\n[^2\n]", "[^2]: a\n\n[^2 ]", "[^2]: a\n\n[^2\t]"] {
+        assert!(
+            !kinds(plan).iter().any(|k| k == "footnoteReference"),
+            "{plan:?}"
+        );
+    }
+}

@@ -109,7 +109,10 @@
 //!   as in micromark-extension-gfm-footnote: `![^a](u)` stays an image and
 //!   `![ ^a]` is a call (label `^a`); markdown-rs makes the first a call and
 //!   the second text. Such a label is looked for only up to 4000 bytes, the
-//!   longest a defined label can be, so nested `![` runs stay linear.
+//!   longest a defined label can be, so nested `![` runs stay linear;
+//! * `[^a\n]` with `[^a]` defined is text: a footnote call's label holds no
+//!   tab, space or line ending (micromark-extension-gfm-footnote);
+//!   markdown-rs makes it a call.
 //!
 //! # Known gaps
 //!

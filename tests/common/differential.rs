@@ -214,6 +214,20 @@ fn image_start_before_caret(plan: &str) -> bool {
     })
 }
 
+/// A footnote call of markdown-rs whose label holds whitespace (`[^a\n]`):
+/// micromark-extension-gfm-footnote refuses a tab, space or line ending in a
+/// call's label, markdown-rs normalizes it away (see the module docs).
+fn spaced_footnote_call(plan: &str, theirs: &str) -> bool {
+    lines(theirs).iter().any(|line| {
+        line.label == "footnoteReference"
+            && plan.get(line.start..).is_some_and(|rest| {
+                rest.split(']')
+                    .next()
+                    .is_some_and(|label| label.contains([' ', '\t', '\n', '\r']))
+            })
+    })
+}
+
 /// A list item whose content starts with a code or math fence.
 fn item_starting_with_fence(plan: &str) -> bool {
     plan_lines(plan).any(|l| {
@@ -295,7 +309,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
         (Ok(_), Ok(shape)) if list_in_list(&shape) => Ok(()),
         (Ok(tree), Ok(shape)) => {
             let ours = without_eol_texts_in_elements(tree).shape(true);
-            if footnote_call_in_link(&ours) {
+            if footnote_call_in_link(&ours) || spaced_footnote_call(plan, &shape) {
                 return Ok(());
             }
             same(plan, &ours, &shape).map_err(|e| format!("{e}\nours:\n{ours}\ntheirs:\n{shape}"))
