@@ -29,6 +29,9 @@
 //! * a flow tag read on a lazy line that goes on to a further lazy line fails
 //!   here (§2.2: a tag read as flow must not continue on a lazy line), while
 //!   markdown-rs reads the lines as a new paragraph (`> a\n<B\nx="1" />`);
+//! * a text that opens with a backslash escape starts at the backslash, as
+//!   in micromark (`\\<Callout>` has a text at 0); markdown-rs starts it at
+//!   the escaped character (1);
 //! * a task item whose text after the check starts with something other
 //!   than text (`- [ ] $x$`) keeps its paragraph start at the check, as in
 //!   mdast-util-gfm-task-list-item; markdown-rs moves it;

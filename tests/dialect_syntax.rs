@@ -249,6 +249,22 @@ fn nul_reads_as_the_replacement_character() {
         issue.message
     );
     assert_eq!(issue.offset, Some(1));
+    // Attribute values hold U+FFFD where the plan holds NUL.
+    let attrs = first_element_attrs("<Callout type=\"a\0b\" {c\0} d={\0} />");
+    assert_eq!(
+        attrs,
+        [
+            Attr::Named {
+                name: "type".into(),
+                value: AttrValue::String("a\u{FFFD}b".into())
+            },
+            Attr::Expression("c\u{FFFD}".into()),
+            Attr::Named {
+                name: "d".into(),
+                value: AttrValue::Expression("\u{FFFD}".into())
+            },
+        ]
+    );
 }
 
 #[test]
@@ -354,4 +370,16 @@ fn a_footnote_call_label_holds_no_whitespace() {
             "{plan:?}"
         );
     }
+}
+
+#[test]
+fn a_text_opening_with_an_escape_starts_at_the_backslash() {
+    assert_eq!(
+        tree("\\<Callout>").shape(true),
+        "root @0\n  paragraph @0\n    text @0\n"
+    );
+    assert_eq!(
+        tree("*a* \\*b").shape(true),
+        "root @0\n  paragraph @0\n    emphasis @0\n      text @1\n    text @3\n"
+    );
 }

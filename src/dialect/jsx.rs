@@ -364,7 +364,7 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
             }
             Some('{') => {
                 tag.first_attr.get_or_insert(r.src.offset());
-                let raw = r.expression()?;
+                let raw = without_nul(r.expression()?);
                 tag.attrs.push(Attr::Expression(raw));
                 r.ws()?;
             }
@@ -390,8 +390,8 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
                     r.bump(LAZY)?;
                     r.ws()?;
                     match r.src.peek() {
-                        Some(q @ ('"' | '\'')) => AttrValue::String(r.quoted(q)?),
-                        Some('{') => AttrValue::Expression(r.expression()?),
+                        Some(q @ ('"' | '\'')) => AttrValue::String(without_nul(r.quoted(q)?)),
+                        Some('{') => AttrValue::Expression(without_nul(r.expression()?)),
                         c => {
                             let note = if c == Some('<') {
                                 " (note: to use an element or fragment as a prop value in MDX, use `{<element />}`)"
@@ -492,4 +492,13 @@ pub(crate) fn match_reference(bytes: &[u8]) -> Option<(usize, String)> {
     }
     let name = std::str::from_utf8(&bytes[name_start..i]).ok()?;
     entities::lookup(name).map(|v| (i + 1, v.to_owned()))
+}
+
+/// NUL reads as U+FFFD in values, as micromark's preprocessing makes it.
+fn without_nul(value: String) -> String {
+    if value.contains('\0') {
+        value.replace('\0', "\u{FFFD}")
+    } else {
+        value
+    }
 }

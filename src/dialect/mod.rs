@@ -78,6 +78,10 @@
 //! * a table body row needs no pipe, as in micromark (`|a|\n|-|\nend` has
 //!   a row `end`), except that markdown-rs never starts a row with one of
 //!   `` #$`~*_<ei{ ``;
+//! * NUL in an attribute value is U+FFFD (micromark replaces it before
+//!   parsing); markdown-rs keeps NUL;
+//! * `\\<Callout>`: a text that opens with an escape starts at the
+//!   backslash (0), as in micromark; markdown-rs starts it at 1;
 //! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a
 //!   list and a heading here; markdown-rs makes two lists once a container
 //!   closed earlier;

@@ -42,7 +42,14 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
         return Err("node count differs".to_owned());
     }
     for (x, y) in a.iter().zip(&b) {
-        if x.depth != y.depth || x.label != y.label {
+        // NUL in an attribute value is U+FFFD here, as micromark
+        // preprocesses it; markdown-rs keeps it.
+        let their_label = if plan.contains('\0') && y.label.starts_with("mdxJsx") {
+            y.label.replace("\\0", "\u{fffd}")
+        } else {
+            y.label.clone()
+        };
+        if x.depth != y.depth || x.label != their_label {
             return Err(format!("node differs: {} vs {}", x.label, y.label));
         }
         let indentation = y.start <= x.start
@@ -61,7 +68,12 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
             && plan.get(x.start..).is_some_and(|s| {
                 s.starts_with("[ ]") || s.starts_with("[x]") || s.starts_with("[X]")
             });
-        if !indentation && !eol && !task {
+        // A text that opens with an escape starts at the backslash in
+        // micromark (and here), after it in markdown-rs.
+        let escape = x.label == "text"
+            && y.start == x.start + 1
+            && plan.as_bytes().get(x.start) == Some(&b'\\');
+        if !indentation && !eol && !task && !escape {
             return Err(format!(
                 "start of {} differs: {} vs {}",
                 x.label, x.start, y.start
@@ -245,8 +257,9 @@ fn item_starting_with_fence(plan: &str) -> bool {
     })
 }
 
-/// An empty list item right after a non-blank line (see the module docs).
-fn empty_item_after_text(plan: &str) -> bool {
+/// An empty list item, or an ordered one not starting at 1, right after a
+/// non-blank line (see the module docs).
+fn item_that_cannot_interrupt_after_text(plan: &str) -> bool {
     let lines: Vec<&str> = plan_lines(plan).collect();
     let empty_item = |l: &str| {
         let t = l.trim_start_matches([' ', '\t', '>']);
@@ -258,7 +271,8 @@ fn empty_item_after_text(plan: &str) -> bool {
         } else {
             return false;
         };
-        rest.trim_matches([' ', '\t']).is_empty()
+        let starts_past_one = digits > 0 && t[..digits].trim_start_matches('0') != "1";
+        rest.trim_matches([' ', '\t']).is_empty() || starts_past_one
     };
     lines
         .windows(2)
@@ -268,7 +282,7 @@ fn empty_item_after_text(plan: &str) -> bool {
 }
 
 pub fn compare(plan: &str) -> Result<(), String> {
-    if item_starting_with_fence(plan) || empty_item_after_text(plan) {
+    if item_starting_with_fence(plan) || item_that_cannot_interrupt_after_text(plan) {
         return Ok(());
     }
     let star_next_to_underscore = marker_next_to_marker(plan);

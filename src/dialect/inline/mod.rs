@@ -451,8 +451,8 @@ impl Parser<'_, '_> {
                     } else if next.is_some_and(|c| c.is_ascii_punctuation()) {
                         flush!(i);
                         let s = (next.unwrap_or(b'\\') as char).to_string();
-                        // The text starts at the escaped character, as in mdast.
-                        self.text(root, &s, i + 1);
+                        // The text starts at the backslash, as in micromark.
+                        self.text(root, &s, i);
                         i += 2;
                         plain = i;
                     } else {
