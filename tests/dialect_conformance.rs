@@ -438,7 +438,7 @@ fn closing_tag_inside_a_block_quote_names_the_block_quote() {
     let issue = &report.issues[0];
     assert_eq!(
         issue.message,
-        "Unable to parse plan MDX: Expected the closing tag `</Callout>` either after the end of `blockquote` (2:13) or another opening tag after the start of `blockquote` (2:1)"
+        "Unable to parse plan MDX: Expected the closing tag `</Callout>` either after the end of `blockQuote` (2:13) or another opening tag after the start of `blockQuote` (2:1)"
     );
     assert_eq!(issue.offset, Some(24));
 }
@@ -450,7 +450,7 @@ fn container_ending_with_an_open_element() {
     let issue = &report.issues[0];
     assert_eq!(
         issue.message,
-        "Unable to parse plan MDX: Expected a closing tag for `<Callout>` (1:3-1:24) before the end of `blockquote`"
+        "Unable to parse plan MDX: Expected a closing tag for `<Callout>` (1:3-1:24) before the end of `blockQuote`"
     );
     assert_eq!(issue.offset, Some(2));
 }
@@ -475,7 +475,7 @@ const OTHER_FAILURES: &[(&str, usize, &str)] = &[
     (
         "<A b=\"x",
         7,
-        "Unexpected end of file in attribute value, expected a corresponding closing quote `\"` (U+0022)",
+        "Unexpected end of file in attribute value, expected a corresponding closing quote `\"`",
     ),
     (
         "<A b=c />",
@@ -505,7 +505,7 @@ const OTHER_FAILURES: &[(&str, usize, &str)] = &[
     (
         "> <A>\n> x\n\ny",
         2,
-        "Expected a closing tag for `<A>` (1:3-1:6) before the end of `blockquote`",
+        "Expected a closing tag for `<A>` (1:3-1:6) before the end of `blockQuote`",
     ),
     (
         "- <A>\n\nx",
@@ -538,6 +538,37 @@ fn other_failures_follow_the_library_wording() {
                 Some(offset)
             ),
             "{plan:?}"
+        );
+    }
+}
+
+#[test]
+fn reasons_name_the_reference_token_a_tag_was_left_open_in() {
+    // mdast-util-mdx-jsx names micromark's token, not the mdast node.
+    for (plan, token) in [
+        ("# a <B> #", "atxHeading"),
+        ("a <B>\n===", "setextHeading"),
+        ("> <B>\n\nx", "blockQuote"),
+        ("- <B>\n\nx", "listItem"),
+        ("[^1]: <B>\n\nx", "gfmFootnoteDefinition"),
+        ("| <B> |\n| - |", "tableHeader"),
+        ("| a |\n| - |\n| <B> |", "tableData"),
+        ("*a <B>*", "emphasis"),
+        ("**a <B>**", "strong"),
+        ("~~a <B>~~", "strikethrough"),
+        ("[a <B>](x)", "link"),
+        ("![a <B>](x)", "image"),
+        ("[a]: x\n\n[a <B>][a]", "link"),
+        ("[a]: x\n\n![a <B>][a]", "image"),
+        ("a <B>", "paragraph"),
+    ] {
+        let issue = chopin_mcp::dialect::parse(plan).unwrap_err();
+        assert!(
+            issue
+                .message
+                .ends_with(&format!("before the end of `{token}`")),
+            "{plan:?}: {}",
+            issue.message
         );
     }
 }

@@ -383,3 +383,29 @@ fn a_text_opening_with_an_escape_starts_at_the_backslash() {
         "root @0\n  paragraph @0\n    emphasis @0\n      text @1\n    text @3\n"
     );
 }
+
+#[test]
+fn a_failed_flow_tag_keeps_the_lines_it_read_in_one_paragraph() {
+    // micromark reads `<B\n>` as one flow tag attempt, in which the second
+    // line's `>` opens no block quote; with text after the tag the attempt
+    // fails, and the lines form one paragraph holding a text element.
+    assert_eq!(
+        tree("<B\n>a</B>").shape(true),
+        "root @0\n  paragraph @0\n    mdxJsxTextElement <B> @0\n      text @4\n"
+    );
+    // A line that does not continue the open containers but starts a new
+    // one ends the tag's text instead (the end of file, not a lazy line).
+    let issue = parse("- <B\n- a</B>").unwrap_err();
+    assert_eq!(issue.offset, Some(5));
+    assert!(
+        issue.message.contains("Unexpected end of file after name"),
+        "{}",
+        issue.message
+    );
+    let issue = parse("- <B\n- - -").unwrap_err();
+    assert!(
+        issue.message.contains("Unexpected lazy line"),
+        "{}",
+        issue.message
+    );
+}

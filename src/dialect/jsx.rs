@@ -192,7 +192,9 @@ impl<S: TagSrc> Reader<'_, S> {
                 None => {
                     return Err(self.crash(
                         "in attribute value",
-                        &format!("a corresponding closing quote {}", quote_char(quote)),
+                        // micromark-extension-mdx-jsx quotes the marker
+                        // without its code point here.
+                        &format!("a corresponding closing quote `{quote}`"),
                     ));
                 }
                 Some(c) if c == quote => {

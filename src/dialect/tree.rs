@@ -121,6 +121,20 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The micromark token that a reason names for this node ("before the
+    /// end of `blockQuote`"), as mdast-util-mdx-jsx words it. Headings and
+    /// table cells have two tokens each; their texts carry the right one.
+    pub(crate) fn token_name(&self) -> &str {
+        match self {
+            Kind::Blockquote => "blockQuote",
+            Kind::FootnoteDefinition { .. } => "gfmFootnoteDefinition",
+            Kind::Delete => "strikethrough",
+            Kind::LinkReference => "link",
+            Kind::ImageReference => "image",
+            other => other.type_name(),
+        }
+    }
+
     /// The mdast type name.
     pub fn type_name(&self) -> &str {
         match self {

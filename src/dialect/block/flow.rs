@@ -1,7 +1,7 @@
 //! Flow JSX tags (DIALECT.md §2.2–§2.3): reading tag lines across container
 //! prefixes, lazy-line failures, and pairing opening and closing flow tags.
 
-use super::scan::{is_space, line_bounds, skip_ws};
+use super::scan::{is_space, line_bounds, list_marker, skip_ws, thematic_suffix};
 use super::{Blocks, CKind, Container, OpenJsx, PendingClose};
 use crate::dialect::ParseError;
 use crate::dialect::jsx::{Cross, Tag, TagSrc, parse_tag};
@@ -99,6 +99,26 @@ pub(super) fn match_containers_from(
     (stack.len(), pos, col)
 }
 
+/// Whether a block quote or a list item starts at `p`, after any
+/// indentation (indented code is off, so any amount). micromark checks for
+/// a new container on a line that does not continue the open ones: if one
+/// starts, the open flow (a tag being read included) ends there, as at the
+/// end of the plan; otherwise the line is lazy.
+fn starts_container(bytes: &[u8], p: usize, end: usize) -> bool {
+    let mut p = p;
+    while p < end && is_space(bytes[p]) {
+        p += 1;
+    }
+    match bytes.get(p) {
+        Some(b'>') => p < end,
+        Some(&c) => {
+            list_marker(bytes, p, end).is_some()
+                && !(matches!(c, b'-' | b'*') && thematic_suffix(bytes, p, end).0 == p)
+        }
+        None => false,
+    }
+}
+
 /// Reads flow tags across lines: a line ending moves to the next line's
 /// content after its container prefixes, or fails on a lazy line.
 pub(super) struct FlowSrc<'a> {
@@ -177,6 +197,11 @@ impl TagSrc for FlowSrc<'_> {
                     &mut self.steps,
                 );
                 if matched < depth {
+                    // A new container ends the tag's text: read on character
+                    // by character to fail where that text ends.
+                    if starts_container(bytes, pos, line_end) {
+                        return None;
+                    }
                     return Some(Err(Cross::Lazy(next)));
                 }
                 self.line_memo
@@ -220,6 +245,10 @@ impl TagSrc for FlowSrc<'_> {
                 let (matched, pos, _) =
                     match_containers(bytes, self.stack, self.barriers, next, end, &mut self.steps);
                 if matched < self.stack.len() {
+                    if starts_container(bytes, pos, end) {
+                        self.eof_at = Some(next);
+                        return Ok(());
+                    }
                     return Err(Cross::Lazy(next));
                 }
                 self.pos = pos;
@@ -304,8 +333,12 @@ impl Blocks<'_> {
                 _ => break None,
             }
         };
+        let stop = src.pos;
         self.steps += src.steps;
         self.known_ok = (self.stack_version, src.known_ok);
+        if result.is_none() {
+            self.concrete_until = self.concrete_until.max(stop);
+        }
         Ok((result.map(|resume| (tags, resume)), src.jumped))
     }
 

@@ -64,7 +64,11 @@ impl Blocks<'_> {
         // containers all continued, every list item opened on this line is
         // interrupting one: it may not be empty or start past 1.
         let interrupting = all && matches!(self.open, Open::Para { .. });
-        let (pos, col, new_item) = self.open_containers(pos, col, end, interrupting);
+        let (pos, col, new_item) = if all && start < self.concrete_until {
+            (pos, col, false)
+        } else {
+            self.open_containers(pos, col, end, interrupting)
+        };
 
         let (p, pcol) = skip_ws(bytes, pos, col, end);
         if p >= end {
@@ -244,7 +248,7 @@ impl Blocks<'_> {
                 // spaces of its last line belong to it (§2.4).
                 if let Some((start, lines)) = self.take_definitions(start, lines) {
                     let node = self.add_block(Kind::Heading { depth }, start);
-                    self.push_leaf(node, lines);
+                    self.push_leaf(node, lines, "setextHeading");
                 }
             }
             return true;
@@ -295,7 +299,7 @@ impl Blocks<'_> {
             if let Some((depth, cs, ce)) = atx_heading(bytes, p, end) {
                 self.close_leaf();
                 let node = self.add_block(Kind::Heading { depth }, p);
-                self.push_leaf(node, vec![(cs, ce)]);
+                self.push_leaf(node, vec![(cs, ce)], "atxHeading");
                 return Ok(next);
             }
         }

@@ -36,6 +36,10 @@ pub(crate) struct Leaf {
     /// For the first content of a list item: the item, whose task check
     /// (`[ ]`, `[x]`) the inline phase reads.
     pub task_item: Option<NodeId>,
+    /// The reference's token for this text's node, which reasons name
+    /// (`paragraph`, `atxHeading`, `setextHeading`, `tableHeader`,
+    /// `tableData`).
+    pub token: &'static str,
 }
 
 /// A tree-construction error: `event` orders it in document order (the first
@@ -142,6 +146,11 @@ pub(crate) struct Blocks<'a> {
     /// Lines starting at or before `.1` are known to continue the containers
     /// of stack version `.0` (memo for expression jumps in flow attempts).
     known_ok: (u64, usize),
+    /// Lines starting before this offset were read by a flow tag attempt
+    /// that failed (text followed its tags): micromark feeds such lines to
+    /// that concrete attempt without looking for new containers, so they
+    /// open none (`<B\n>a</B>` is one paragraph, not a block quote).
+    concrete_until: usize,
 }
 
 impl<'a> Blocks<'a> {
@@ -179,6 +188,7 @@ impl<'a> Blocks<'a> {
             line_memo: std::collections::HashMap::new(),
             pending: Vec::new(),
             known_ok: (u64::MAX, 0),
+            concrete_until: 0,
         };
         let bytes = src.as_bytes();
         let mut start = bom;
@@ -301,7 +311,7 @@ impl<'a> Blocks<'a> {
         while self.pending.last().is_some_and(|p| p.container >= index) {
             let Some(p) = self.pending.pop() else { break };
             let node = self.tree.node(c.node);
-            let what = node.kind.type_name().to_owned();
+            let what = node.kind.token_name();
             let (l, col) = self.lines.locate(node.start);
             // The container ends before the line ending that precedes `at`.
             let bytes = self.src.as_bytes();
@@ -328,7 +338,7 @@ impl<'a> Blocks<'a> {
             .filter(|(i, _)| *i == index)
             .map(|(_, j)| j.clone())
         {
-            let what = self.tree.node(c.node).kind.type_name().to_owned();
+            let what = self.tree.node(c.node).kind.token_name();
             let reason = format!(
                 "Expected a closing tag for `{}` ({}) before the end of `{what}`",
                 abbreviated(&open.name, false),
@@ -422,6 +432,7 @@ impl<'a> Blocks<'a> {
             segs: lines,
             flow_open,
             task_item,
+            token: "paragraph",
         });
     }
 
@@ -433,13 +444,14 @@ impl<'a> Blocks<'a> {
     }
 
     /// Records inline text to parse in the second phase.
-    fn push_leaf(&mut self, node: NodeId, segs: Vec<(usize, usize)>) {
+    fn push_leaf(&mut self, node: NodeId, segs: Vec<(usize, usize)>, token: &'static str) {
         let flow_open = self.flow_open();
         self.leaves.push(Leaf {
             node,
             segs,
             flow_open,
             task_item: None,
+            token,
         });
     }
 
@@ -489,6 +501,11 @@ impl<'a> Blocks<'a> {
 
     fn table_row(&mut self, table: NodeId, s: usize, e: usize) {
         let bytes = self.src.as_bytes();
+        let token = if self.tree.node(table).children.is_empty() {
+            "tableHeader"
+        } else {
+            "tableData"
+        };
         let row = self.tree.push(table, Kind::TableRow, s);
         let flow_open = self
             .tags
@@ -503,6 +520,7 @@ impl<'a> Blocks<'a> {
                     segs: vec![(cs, ce)],
                     flow_open: flow_open.clone(),
                     task_item: None,
+                    token,
                 });
             }
         }

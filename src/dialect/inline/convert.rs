@@ -33,6 +33,9 @@ impl Parser<'_, '_> {
             /// Inside an image's alt: tags still pair (and fail) but build no
             /// elements, since mdast keeps only the alt string.
             detached: bool,
+            /// The leaf's token (headings and cells have two); containers
+            /// name theirs from their kind.
+            token: Option<&'static str>,
         }
         let leaf_end = leaf.segs.last().map_or(0, |s| s.1);
         // Where the leaf's text ends, without trailing spaces and tabs (the
@@ -52,6 +55,7 @@ impl Parser<'_, '_> {
             end: leaf_end,
             tags: Vec::new(),
             detached: false,
+            token: Some(leaf.token),
         }];
         while let Some(frame) = frames.last_mut() {
             let id = frame.cursor;
@@ -60,7 +64,9 @@ impl Parser<'_, '_> {
                 if let Some((_, tag)) = frame.tags.last() {
                     let (l1, c1) = self.ctx.lines.locate(tag.start);
                     let (l2, c2) = self.ctx.lines.locate(tag.end);
-                    let what = tree.node(frame.target).kind.type_name().to_owned();
+                    let what = frame
+                        .token
+                        .unwrap_or_else(|| tree.node(frame.target).kind.token_name());
                     report(
                         &mut error,
                         frame.end,
@@ -118,6 +124,7 @@ impl Parser<'_, '_> {
                         end,
                         tags: Vec::new(),
                         detached,
+                        token: None,
                     });
                 }
                 IKind::SelfClosing(tag) => {
@@ -196,7 +203,9 @@ impl Parser<'_, '_> {
                                         abbreviated(name, false)
                                     )
                                 } else {
-                                    let what = tree.node(frame.target).kind.type_name().to_owned();
+                                    let what = frame.token.unwrap_or_else(|| {
+                                        tree.node(frame.target).kind.token_name()
+                                    });
                                     let (l, c) =
                                         self.ctx.lines.locate(tree.node(frame.target).start);
                                     // The enclosing node ends with the text, or
