@@ -409,3 +409,67 @@ fn a_failed_flow_tag_keeps_the_lines_it_read_in_one_paragraph() {
         issue.message
     );
 }
+
+#[test]
+fn a_list_item_takes_all_the_whitespace_after_its_marker() {
+    // Indented code is off, so five or more spaces do not mean one: the
+    // item's content is at column 6 and a line indented by 2 is not in it.
+    assert_eq!(
+        tree("-     B\n  > c").shape(true),
+        "root @0\n  list @0\n    listItem @0\n      paragraph @6\n        text @6\n  blockquote @10\n    paragraph @12\n      text @12\n"
+    );
+}
+
+#[test]
+fn a_setext_heading_under_definitions_starts_at_the_first_definition() {
+    assert_eq!(
+        tree("[a]: /u\nb\n===").shape(true),
+        "root @0\n  definition @0\n  heading @0\n    text @8\n"
+    );
+}
+
+#[test]
+fn a_closing_tag_meets_the_tag_open_outside_its_container() {
+    // One stack of open tags for the document (mdast-util-mdx-jsx).
+    let issue = parse("<U>x *a </V>*</U>").unwrap_err();
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Unexpected closing tag `</V>`, expected corresponding closing tag for `<U>` (1:1-1:4)"
+    );
+    let issue = parse("<U>x *a </U>*").unwrap_err();
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected the closing tag `</U>` either after the end of `emphasis` (1:14) or another opening tag after the start of `emphasis` (1:6)"
+    );
+}
+
+#[test]
+fn reasons_place_the_end_of_a_construct_where_its_token_ends() {
+    // Trailing whitespace and a closing sequence belong to the token.
+    for (plan, end) in [
+        ("<U>\n# a </U> #  ", "2:13"),
+        ("<U>\na </U>  ", "2:9"),
+        ("<U>\n| a | b |\n| - | - |\n| </U> | c |  ", "4:8"),
+        ("<U>\n| a | b |\n| - | - |\n| c | </U> |  ", "4:15"),
+    ] {
+        let issue = parse(plan).unwrap_err();
+        assert!(
+            issue.message.contains("after the end of")
+                && issue.message.contains(&format!("({end})")),
+            "{plan:?}: {}",
+            issue.message
+        );
+    }
+}
+
+#[test]
+fn a_lazy_line_fails_after_the_prefixes_that_matched() {
+    // The list item's indentation matched, the block quote did not.
+    let issue = parse("- > <B\n  x=\"1\"\n/>").unwrap_err();
+    assert!(
+        issue.message.contains("Unexpected lazy line"),
+        "{}",
+        issue.message
+    );
+    assert_eq!(issue.offset, Some(9));
+}

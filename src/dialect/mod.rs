@@ -98,6 +98,8 @@
 //!   reference;
 //! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
 //!   text, here as in markdown-rs;
+//! * `[a]: /u\nb\n===`: the heading starts at 0, where the definitions
+//!   begin, as in micromark; markdown-rs starts it at its text (8);
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
 //!   mdast-util-gfm-task-list-item; markdown-rs moves it;
 //! * `a <B>\n</B>`: a text made only of a line ending inside a text element

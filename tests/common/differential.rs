@@ -73,7 +73,12 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
         let escape = x.label == "text"
             && y.start == x.start + 1
             && plan.as_bytes().get(x.start) == Some(&b'\\');
-        if !indentation && !eol && !task && !escape {
+        // A setext heading under definitions starts at the first definition
+        // in micromark (and here), at its text in markdown-rs.
+        let setext = x.label == "heading"
+            && x.start < y.start
+            && plan.get(x.start..).is_some_and(|s| s.starts_with('['));
+        if !indentation && !eol && !task && !escape && !setext {
             return Err(format!(
                 "start of {} differs: {} vs {}",
                 x.label, x.start, y.start

@@ -202,7 +202,7 @@ impl TagSrc for FlowSrc<'_> {
                     if starts_container(bytes, pos, line_end) {
                         return None;
                     }
-                    return Some(Err(Cross::Lazy(next)));
+                    return Some(Err(Cross::Lazy(pos)));
                 }
                 self.line_memo
                     .insert(next, (depth, pos, col, self.born[depth - 1]));
@@ -249,10 +249,12 @@ impl TagSrc for FlowSrc<'_> {
                         self.eof_at = Some(next);
                         return Ok(());
                     }
-                    return Err(Cross::Lazy(next));
+                    return Err(Cross::Lazy(pos));
                 }
                 self.pos = pos;
-                if pos >= end && end >= bytes.len() {
+                // A last line of container prefixes and whitespace only is
+                // not part of the text (DIALECT.md §2.4).
+                if end >= bytes.len() && bytes[pos.min(end)..end].iter().all(|&c| is_space(c)) {
                     self.eof_at = Some(next);
                 }
                 Ok(())

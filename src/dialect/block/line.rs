@@ -189,8 +189,10 @@ impl Blocks<'_> {
             if interrupting && (blank_after || (m.ordered && m.number != 1)) {
                 break;
             }
-            // Content indentation: marker width plus 1–4 spaces (1 when the
-            // item starts blank or with 5 or more).
+            // Content indentation: marker width plus all the whitespace after
+            // it (1 when the item starts blank). With indented code off,
+            // micromark takes any amount: CommonMark's "5 or more means 1"
+            // exists only for indented code.
             let marker_col = pcol + (m.after - p);
             let (cp, ccol) = skip_ws(bytes, m.after, marker_col, end);
             let spaces = ccol - marker_col;
@@ -198,8 +200,6 @@ impl Blocks<'_> {
                 (end, marker_col + 1)
             } else if spaces == 0 {
                 break;
-            } else if spaces > 4 {
-                (m.after + 1, marker_col + 1)
             } else {
                 (cp, ccol)
             };
@@ -246,9 +246,13 @@ impl Blocks<'_> {
             if let Open::Para { start, lines } = std::mem::replace(&mut self.open, Open::None) {
                 // A setext heading's text ends like a paragraph's: trailing
                 // spaces of its last line belong to it (§2.4).
-                if let Some((start, lines)) = self.take_definitions(start, lines) {
+                // The heading starts where the paragraph did, definitions
+                // before its text included: micromark's setextHeading token
+                // wraps the whole content (`[a]: /u\nb\n===` has a heading
+                // at 0).
+                if let Some((_, lines)) = self.take_definitions(start, lines) {
                     let node = self.add_block(Kind::Heading { depth }, start);
-                    self.push_leaf(node, lines, "setextHeading");
+                    self.push_leaf(node, lines, "setextHeading", end);
                 }
             }
             return true;
@@ -299,7 +303,7 @@ impl Blocks<'_> {
             if let Some((depth, cs, ce)) = atx_heading(bytes, p, end) {
                 self.close_leaf();
                 let node = self.add_block(Kind::Heading { depth }, p);
-                self.push_leaf(node, vec![(cs, ce)], "atxHeading");
+                self.push_leaf(node, vec![(cs, ce)], "atxHeading", end);
                 return Ok(next);
             }
         }

@@ -40,6 +40,10 @@ pub(crate) struct Leaf {
     /// (`paragraph`, `atxHeading`, `setextHeading`, `tableHeader`,
     /// `tableData`).
     pub token: &'static str,
+    /// Where that token ends: a paragraph or ATX heading at the end of its
+    /// last line (trailing whitespace included), a setext heading at the end
+    /// of its underline, a cell at the next cell's pipe or the row's end.
+    pub token_end: usize,
 }
 
 /// A tree-construction error: `event` orders it in document order (the first
@@ -418,6 +422,7 @@ impl<'a> Blocks<'a> {
             return;
         };
         let node = self.add_block(Kind::Paragraph, start);
+        let token_end = lines.last().map_or(start, |l| l.1);
         let flow_open = self
             .tags
             .last()
@@ -433,6 +438,7 @@ impl<'a> Blocks<'a> {
             flow_open,
             task_item,
             token: "paragraph",
+            token_end,
         });
     }
 
@@ -444,7 +450,13 @@ impl<'a> Blocks<'a> {
     }
 
     /// Records inline text to parse in the second phase.
-    fn push_leaf(&mut self, node: NodeId, segs: Vec<(usize, usize)>, token: &'static str) {
+    fn push_leaf(
+        &mut self,
+        node: NodeId,
+        segs: Vec<(usize, usize)>,
+        token: &'static str,
+        token_end: usize,
+    ) {
         let flow_open = self.flow_open();
         self.leaves.push(Leaf {
             node,
@@ -452,6 +464,7 @@ impl<'a> Blocks<'a> {
             flow_open,
             task_item: None,
             token,
+            token_end,
         });
     }
 
@@ -511,8 +524,10 @@ impl<'a> Blocks<'a> {
             .tags
             .last()
             .map(|(_, j)| (j.name.clone(), j.start, j.end));
-        for (cell_start, cs, ce) in split_row(bytes, s, e) {
+        let cells = split_row(bytes, s, e);
+        for (k, &(cell_start, cs, ce)) in cells.iter().enumerate() {
             self.steps += 1;
+            let token_end = cells.get(k + 1).map_or(e, |next| next.0);
             let cell = self.tree.push(row, Kind::TableCell, cell_start);
             if cs < ce {
                 self.leaves.push(Leaf {
@@ -521,6 +536,7 @@ impl<'a> Blocks<'a> {
                     flow_open: flow_open.clone(),
                     task_item: None,
                     token,
+                    token_end,
                 });
             }
         }

@@ -36,19 +36,13 @@ impl Parser<'_, '_> {
             /// The leaf's token (headings and cells have two); containers
             /// name theirs from their kind.
             token: Option<&'static str>,
+            /// The innermost tag open outside this frame (name, start, end):
+            /// mdast-util-mdx-jsx keeps one stack of open tags for the whole
+            /// document, so a closing tag in emphasis meets one opened before
+            /// it.
+            outer: Option<(Option<String>, usize, usize)>,
         }
         let leaf_end = leaf.segs.last().map_or(0, |s| s.1);
-        // Where the leaf's text ends, without trailing spaces and tabs (the
-        // end of a `paragraph` token).
-        let leaf_text_end = {
-            let start = leaf.segs.last().map_or(0, |s| s.0);
-            let bytes = self.ctx.src.as_bytes();
-            let mut e = leaf_end;
-            while e > start && matches!(bytes.get(e - 1), Some(b' ' | b'\t')) {
-                e -= 1;
-            }
-            e
-        };
         let mut frames = vec![Frame {
             cursor: self.nodes[root].first,
             target: leaf.node,
@@ -56,6 +50,7 @@ impl Parser<'_, '_> {
             tags: Vec::new(),
             detached: false,
             token: Some(leaf.token),
+            outer: leaf.flow_open.clone(),
         }];
         while let Some(frame) = frames.last_mut() {
             let id = frame.cursor;
@@ -108,6 +103,10 @@ impl Parser<'_, '_> {
                         node
                     };
                     let first = self.nodes[id].first;
+                    let outer = match frame.tags.last() {
+                        Some((_, open)) => Some((open.name.clone(), open.start, open.end)),
+                        None => frame.outer.clone(),
+                    };
                     // The container ends where its next sibling starts (after
                     // a closing delimiter or a link's resource), else where
                     // its parent ends: the order of "before the end of"
@@ -125,6 +124,7 @@ impl Parser<'_, '_> {
                         tags: Vec::new(),
                         detached,
                         token: None,
+                        outer,
                     });
                 }
                 IKind::SelfClosing(tag) => {
@@ -185,7 +185,7 @@ impl Parser<'_, '_> {
                             }
                             frame.tags.pop();
                         }
-                        None => match &leaf.flow_open {
+                        None => match &frame.outer {
                             None => report(
                                 &mut error,
                                 tag.slash,
@@ -212,7 +212,7 @@ impl Parser<'_, '_> {
                                     // where an inline container's next sibling
                                     // starts.
                                     let end = if frame.target == leaf.node {
-                                        leaf_text_end
+                                        leaf.token_end
                                     } else {
                                         frame.end
                                     };
