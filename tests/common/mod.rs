@@ -3,6 +3,8 @@
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
 pub mod differential;
+pub mod generate;
+pub mod micromark;
 pub mod oracle;
 pub mod section12;
 
