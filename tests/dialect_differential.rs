@@ -36,6 +36,16 @@
 //!   first definition, as micromark's `setextHeading` token wraps them
 //!   (`[a]: /u\nb\n===` has a heading at 0); markdown-rs starts it at its
 //!   text (8);
+//! * a list item whose marker is followed by five or more columns of
+//!   whitespace: indented code is off, so micromark (and this parser) take
+//!   all of it as the item's indentation (`-      x` has its paragraph at 7);
+//!   markdown-rs keeps CommonMark's one space and indented content; not
+//!   compared;
+//! * runs between a matched opener and closer get a second pass among
+//!   themselves in micromark (and here), which markdown-rs, like CommonMark's
+//!   reference algorithm, does not give (`*'********:************:******`
+//!   nests four strongs here); with a run of three or more `*` or `_`, only
+//!   the tree without emphasis, strong and text nodes is compared;
 //! * a task item whose text after the check starts with something other
 //!   than text (`- [ ] $x$`) keeps its paragraph start at the check, as in
 //!   mdast-util-gfm-task-list-item; markdown-rs moves it;

@@ -102,6 +102,22 @@ fn emphasis_delimiters() {
     assert_linear("openers then closers", |n| {
         format!("{}{}", "*a ".repeat(n), " b*".repeat(n))
     });
+    // Spans between matched runs get a second pass (micromark's
+    // `insideSpan`): runs the rule of three kept apart, nested and side by
+    // side, each delimiter resolved in one span at a time.
+    assert_linear("second passes, side by side", |n| {
+        "*'********:************:******".repeat(n)
+    });
+    assert_linear("second passes, nested", |n| {
+        format!(
+            "{}x{}",
+            "*'********:".repeat(n),
+            ":************:******".repeat(n)
+        )
+    });
+    assert_linear("long runs that both open and close", |n| {
+        ":********".repeat(n) + ":"
+    });
 }
 
 #[test]

@@ -473,3 +473,42 @@ fn a_lazy_line_fails_after_the_prefixes_that_matched() {
     );
     assert_eq!(issue.offset, Some(9));
 }
+
+#[test]
+fn runs_inside_a_match_get_a_second_pass() {
+    // The 8-run and the 12-run cannot finish pairing under the rule of
+    // three until the 6-run has taken part of the 12-run; micromark resolves
+    // the span inside the outer emphasis again, so all four strongs nest.
+    assert_eq!(
+        tree("*'********:************:******").shape(true),
+        "root @0\n  paragraph @0\n    emphasis @0\n      text @1\n      strong @2\n        strong @4\n          strong @6\n            strong @8\n              text @10\n      strong @19\n        strong @21\n          text @23\n    text @29\n"
+    );
+}
+
+#[test]
+fn attribute_values_keep_line_endings_and_drop_indentation_as_micromark_does() {
+    // Quoted values keep the plan's line ending and drop the whitespace
+    // after it; expressions in flow tags drop up to two whitespace codes (a
+    // tab is one code; the columns left of it stay as spaces).
+    for (plan, value) in [
+        ("<B a=\"x\r\n  y\" />", AttrValue::String("x\r\ny".into())),
+        (
+            "<B a={x\r\n   y} />",
+            AttrValue::Expression("x\r\n y".into()),
+        ),
+        (
+            "<B a={x\n\t\ty} />",
+            AttrValue::Expression("x\n  \ty".into()),
+        ),
+        ("<B a={x\n  \ty} />", AttrValue::Expression("x\n\ty".into())),
+    ] {
+        assert_eq!(
+            first_element_attrs(plan),
+            [Attr::Named {
+                name: "a".into(),
+                value
+            }],
+            "{plan:?}"
+        );
+    }
+}

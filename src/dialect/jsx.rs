@@ -30,6 +30,12 @@ pub(crate) trait TagSrc {
     fn jump_expression(&mut self) -> Option<Result<String, Cross>> {
         None
     }
+    /// The line ending at the current position as the plan writes it
+    /// (`\r\n`, `\r` or `\n`): values keep it.
+    fn line_ending(&self) -> &str;
+    /// Right after a line ending inside an expression: skips the whitespace
+    /// micromark drops there, appending what it keeps (see the impls).
+    fn skip_expression_indent(&mut self, _out: &mut String) {}
     /// The current raw position, for [`TagSrc::since`].
     fn mark(&self) -> usize;
     /// The raw text from `mark` to the current position (only used for runs
@@ -166,6 +172,12 @@ impl<S: TagSrc> Reader<'_, S> {
                     return Ok(out);
                 }
             }
+            if c == '\n' || c == '\r' {
+                out.push_str(self.src.line_ending());
+                self.bump(LAZY_EXPR)?;
+                self.src.skip_expression_indent(&mut out);
+                continue;
+            }
             out.push(c);
             self.bump(LAZY_EXPR)?;
         }
@@ -201,17 +213,17 @@ impl<S: TagSrc> Reader<'_, S> {
                     self.bump(LAZY)?;
                     return Ok(decode_references(&raw));
                 }
-                Some(c @ ('\n' | '\r')) => {
+                Some('\n' | '\r') => {
                     // After a line ending, whitespace is not part of the
                     // value (micromark reads it as whitespace between parts).
-                    raw.push(c);
+                    raw.push_str(self.src.line_ending());
                     self.bump(LAZY)?;
                     while let Some(w) = self.src.peek() {
                         if !is_js_whitespace(w) || w == quote {
                             break;
                         }
                         if w == '\n' || w == '\r' {
-                            raw.push(w);
+                            raw.push_str(self.src.line_ending());
                         }
                         self.bump(LAZY)?;
                     }

@@ -98,6 +98,13 @@
 //!   reference;
 //! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
 //!   text, here as in markdown-rs;
+//! * `-      x`: a list item takes all the whitespace after its marker as
+//!   indentation (indented code is off), as micromark does; markdown-rs
+//!   keeps CommonMark's one space and indented content;
+//! * `*'********:************:******`: runs between a matched opener and
+//!   closer are resolved once more among themselves, as micromark's
+//!   `insideSpan` resolvers do, so four strongs nest here; markdown-rs drops
+//!   them as CommonMark's reference algorithm does;
 //! * `[a]: /u\nb\n===`: the heading starts at 0, where the definitions
 //!   begin, as in micromark; markdown-rs starts it at its text (8);
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
@@ -127,6 +134,11 @@
 //! * "Expected the closing tag … either after the end of `emphasis` (…)": for
 //!   a closing text tag inside an inline container that is the last thing in
 //!   its parent, the end quoted is its parent's end.
+//! * An attribute expression of a text element that spans lines keeps none
+//!   of a continuation line's indentation (the paragraph's text has left it
+//!   out); micromark drops two columns of it, so with more than two the
+//!   values differ (`a <B c={x\n   y} />`: `x\ny` here, `x\n y` there).
+//!   Validation refuses expression attributes whatever their text.
 
 mod block;
 mod canonical;

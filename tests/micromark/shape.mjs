@@ -1,6 +1,6 @@
 // Reads one JSON string per line on stdin; writes one JSON line per input:
-// {"tree": …} (type, start offset in UTF-16 units, JSX name and attributes,
-// children) or {"error": {"point": …, "offset": …, "reason": …}}.
+// {"tree": [[depth, type, start, name?, attributes?], …]} (starts in UTF-16
+// units) or {"error": {"point": …, "offset": …, "reason": …}}.
 import {createInterface} from 'node:readline'
 import {fromMarkdown} from 'mdast-util-from-markdown'
 import {gfmTable} from 'micromark-extension-gfm-table'
@@ -22,15 +22,25 @@ const options = {
   mdastExtensions: [gfmTableFromMarkdown(), gfmStrikethroughFromMarkdown(), gfmTaskListItemFromMarkdown(), gfmFootnoteFromMarkdown(), mathFromMarkdown(), mdxJsxFromMarkdown()]
 }
 
-function simplify(node) {
-  const out = {t: node.type, s: node.position ? node.position.start.offset : 0}
-  if (node.type === 'mdxJsxFlowElement' || node.type === 'mdxJsxTextElement') {
-    out.n = node.name || ''
-    out.a = node.attributes.map(a => a.type === 'mdxJsxAttribute'
-      ? [a.name, a.value === null || a.value === undefined ? null : typeof a.value === 'string' ? a.value : {e: a.value.value}]
-      : [null, {e: a.value}])
+// The tree flattened in document order, so that deep trees stay shallow
+// JSON: one entry per node, [depth, type, start, name, attributes] (name and
+// attributes only for JSX elements; an attribute is [name, value], with
+// {e: source} for an expression and a null name for an expression attribute).
+function flatten(root) {
+  const out = []
+  const stack = [[root, 0]]
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()
+    const entry = [depth, node.type, node.position ? node.position.start.offset : 0]
+    if (node.type === 'mdxJsxFlowElement' || node.type === 'mdxJsxTextElement') {
+      entry.push(node.name || '', node.attributes.map(a => a.type === 'mdxJsxAttribute'
+        ? [a.name, a.value === null || a.value === undefined ? null : typeof a.value === 'string' ? a.value : {e: a.value.value}]
+        : [null, {e: a.value}]))
+    }
+    out.push(entry)
+    const children = node.children || []
+    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], depth + 1])
   }
-  if (node.children) out.c = node.children.map(simplify)
   return out
 }
 
@@ -40,7 +50,7 @@ for await (const line of rl) {
   const doc = JSON.parse(line)
   let result
   try {
-    result = {tree: simplify(fromMarkdown(doc, options))}
+    result = {tree: flatten(fromMarkdown(doc, options))}
   } catch (error) {
     // A tokenizer error has a point; a tree-construction error the position
     // of the construct that ends too early (or none).

@@ -99,6 +99,15 @@ pub(super) fn match_containers_from(
     (stack.len(), pos, col)
 }
 
+/// The line ending starting at `at` (`\r\n`, `\r`, else `\n`).
+pub(crate) fn line_ending_at(src: &str, at: usize) -> &'static str {
+    match src.as_bytes().get(at..at + 2) {
+        Some(b"\r\n") => "\r\n",
+        _ if src.as_bytes().get(at) == Some(&b'\r') => "\r",
+        _ => "\n",
+    }
+}
+
 /// Whether a block quote or a list item starts at `p`, after any
 /// indentation (indented code is off, so any amount). micromark checks for
 /// a new container on a line that does not continue the open ones: if one
@@ -117,6 +126,48 @@ fn starts_container(bytes: &[u8], p: usize, end: usize) -> bool {
         }
         None => false,
     }
+}
+
+/// Whether the line `[start, end)` holds nothing but the prefixes of the
+/// open containers, as micromark reads a line with no content: a block
+/// quote's `>` and one space, a list item's indentation up to its width (a
+/// tab counting to its next stop; part of a tab left over is content).
+fn only_prefixes(bytes: &[u8], stack: &[Container], start: usize, end: usize) -> bool {
+    let (mut pos, mut col, mut partial) = (start, 0usize, false);
+    for c in stack {
+        match c.kind {
+            CKind::Root | CKind::List { .. } => {}
+            CKind::Quote => {
+                let (p, pcol) = skip_ws(bytes, pos, col, end);
+                if bytes.get(p) != Some(&b'>') || p >= end {
+                    break;
+                }
+                (pos, col) = (p + 1, pcol + 1);
+                if pos < end && is_space(bytes[pos]) {
+                    pos += 1;
+                    col += 1;
+                }
+            }
+            CKind::Item { .. } | CKind::Footnote => {
+                let target = col
+                    + match c.kind {
+                        CKind::Item { indent, .. } => indent,
+                        _ => 4,
+                    };
+                while col < target && pos < end && is_space(bytes[pos]) {
+                    let next = if bytes[pos] == b'\t' {
+                        col + 4 - col % 4
+                    } else {
+                        col + 1
+                    };
+                    partial = next > target;
+                    col = next;
+                    pos += 1;
+                }
+            }
+        }
+    }
+    pos >= end && !partial
 }
 
 /// Reads flow tags across lines: a line ending moves to the next line's
@@ -215,6 +266,56 @@ impl TagSrc for FlowSrc<'_> {
         Some(Ok(String::new()))
     }
 
+    fn line_ending(&self) -> &str {
+        line_ending_at(self.src, self.pos)
+    }
+
+    /// micromark drops up to two whitespace codes after a line ending in an
+    /// expression (micromark-factory-mdx-expression's `indentSize`); a tab
+    /// is one code followed by virtual spaces up to its stop, and the
+    /// virtual spaces left over stay in the value as spaces.
+    fn skip_expression_indent(&mut self, out: &mut String) {
+        if self.eof_at.is_some() {
+            return;
+        }
+        let bytes = self.src.as_bytes();
+        let line_start = bytes[..self.pos]
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |i| i + 1);
+        let mut col = bytes[line_start..self.pos].iter().fold(0, |col, &b| {
+            if b == b'\t' {
+                col + 4 - col % 4
+            } else {
+                col + 1
+            }
+        });
+        self.steps += (self.pos - line_start) as u64;
+        let mut codes = 0;
+        while codes < 2 {
+            match bytes.get(self.pos) {
+                Some(b' ') => {
+                    self.pos += 1;
+                    col += 1;
+                    codes += 1;
+                }
+                Some(b'\t') => {
+                    let width = 4 - col % 4;
+                    self.pos += 1;
+                    col += width;
+                    codes += 1;
+                    let virtual_spaces = width - 1;
+                    let dropped = virtual_spaces.min(2 - codes);
+                    codes += dropped;
+                    for _ in dropped..virtual_spaces {
+                        out.push(' ');
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         if self.eof_at.is_some() {
             return None;
@@ -252,9 +353,9 @@ impl TagSrc for FlowSrc<'_> {
                     return Err(Cross::Lazy(pos));
                 }
                 self.pos = pos;
-                // A last line of container prefixes and whitespace only is
-                // not part of the text (DIALECT.md §2.4).
-                if end >= bytes.len() && bytes[pos.min(end)..end].iter().all(|&c| is_space(c)) {
+                // A last line of container prefixes only is not part of the
+                // text (DIALECT.md §2.4); whitespace beyond them is.
+                if end >= bytes.len() && only_prefixes(bytes, self.stack, next, end) {
                     self.eof_at = Some(next);
                 }
                 Ok(())

@@ -15,8 +15,8 @@ mod flow;
 mod line;
 mod scan;
 
-pub(crate) use self::flow::abbreviated;
 use self::flow::match_containers;
+pub(crate) use self::flow::{abbreviated, line_ending_at};
 use self::scan::{
     atx_heading, brace_pairs, fence_open, footnote_label, is_space, line_bounds, list_marker,
 };

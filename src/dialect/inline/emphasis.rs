@@ -98,8 +98,51 @@ impl Parser<'_, '_> {
     }
 
     /// The CommonMark emphasis algorithm over delimiters above `bottom`
-    /// (an index into `delims`; everything with a smaller index is below).
+    /// (an index into `delims`; everything with a smaller index is below),
+    /// with micromark's second chance for what lies inside a match: where
+    /// CommonMark drops the delimiters between an opener and its closer,
+    /// micromark resolves them once more among themselves (its `insideSpan`
+    /// resolvers run on the span), so runs that the rule of three kept apart
+    /// before a later match shrank one of them can still pair
+    /// (`*'********:************:******`). Each such span is cut out of the
+    /// list and resolved after the pass, as a pass of its own.
     pub(super) fn process_emphasis(&mut self, bottom: usize) {
+        // First delimiter at or above `bottom`.
+        let mut first = self.delim_top;
+        if first == NONE {
+            return;
+        }
+        while self.delims[first].prev != NONE && self.delims[first].prev >= bottom {
+            first = self.delims[first].prev;
+            self.steps += 1;
+        }
+        if first < bottom {
+            return;
+        }
+        let mut spans = Vec::new();
+        self.emphasis_pass(first, bottom, &mut spans);
+        // Remove everything above bottom.
+        while self.delim_top != NONE && self.delim_top >= bottom {
+            self.steps += 1;
+            let t = self.delim_top;
+            self.delim_top = self.delims[t].prev;
+            if self.delim_top != NONE {
+                self.delims[self.delim_top].next = NONE;
+            }
+        }
+        // Spans are disjoint and each delimiter is in at most one at a time;
+        // what a span's pass leaves unmatched is text.
+        let top = self.delim_top;
+        while let Some((first, last)) = spans.pop() {
+            self.delim_top = last;
+            self.emphasis_pass(first, first, &mut spans);
+        }
+        self.delim_top = top;
+    }
+
+    /// One pass of the algorithm over the list from `closer` on, openers at
+    /// or above `bottom`; spans between matched pairs go to `spans`.
+    fn emphasis_pass(&mut self, mut closer: usize, bottom: usize, spans: &mut Vec<(usize, usize)>) {
         // openers_bottom per (character, closer can open, closer length % 3).
         let mut openers_bottom = [[bottom; 6]; 3];
         let key = |ch: u8| match ch {
@@ -107,18 +150,6 @@ impl Parser<'_, '_> {
             b'_' => 1,
             _ => 2,
         };
-        // First delimiter at or above `bottom`.
-        let mut closer = self.delim_top;
-        if closer == NONE {
-            return;
-        }
-        while self.delims[closer].prev != NONE && self.delims[closer].prev >= bottom {
-            closer = self.delims[closer].prev;
-            self.steps += 1;
-        }
-        if closer < bottom {
-            return;
-        }
         // The root is node 0; delimiter nodes of this pass share one parent
         // list at a time (the root or a link being built).
         while closer != NONE {
@@ -179,7 +210,15 @@ impl Parser<'_, '_> {
             let em = self.new_node(IKind::Container(kind), start);
             self.wrap_between(o.node, c.node, em);
             self.nodes[c.node].start += used;
-            // Delimiters between opener and closer are gone.
+            // Delimiters between opener and closer leave this pass: their
+            // span is resolved on its own afterwards.
+            let inner_first = self.delims[found].next;
+            if inner_first != closer {
+                let inner_last = self.delims[closer].prev;
+                self.delims[inner_first].prev = NONE;
+                self.delims[inner_last].next = NONE;
+                spans.push((inner_first, inner_last));
+            }
             self.delims[found].next = closer;
             self.delims[closer].prev = found;
             if oc - used == 0 {
@@ -198,15 +237,6 @@ impl Parser<'_, '_> {
                 let next = self.delims[closer].next;
                 self.remove_delim(closer);
                 closer = next;
-            }
-        }
-        // Remove everything above bottom.
-        while self.delim_top != NONE && self.delim_top >= bottom {
-            self.steps += 1;
-            let t = self.delim_top;
-            self.delim_top = self.delims[t].prev;
-            if self.delim_top != NONE {
-                self.delims[self.delim_top].next = NONE;
             }
         }
     }

@@ -214,6 +214,7 @@ pub(crate) fn decode_text(raw: &str) -> String {
 /// Text tags read from the paragraph buffer: line feeds are whitespace and
 /// the end of the buffer is the end of input.
 struct TextSrc<'p> {
+    src: &'p str,
     buf: &'p str,
     map: &'p [(usize, usize)],
     pos: usize,
@@ -243,6 +244,16 @@ impl TagSrc for TextSrc<'_> {
         self.steps += 1;
         self.pos += self.peek().map_or(0, char::len_utf8);
         Ok(())
+    }
+    /// The buffer joins lines with `\n`; the plan's own ending follows the
+    /// line's text (and any trailing whitespace the text left out).
+    fn line_ending(&self) -> &str {
+        let bytes = self.src.as_bytes();
+        let mut at = self.offset();
+        while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
+        crate::dialect::block::line_ending_at(self.src, at)
     }
 }
 
@@ -589,6 +600,7 @@ impl Parser<'_, '_> {
                     }
                     flush!(i);
                     let mut src = TextSrc {
+                        src: self.ctx.src,
                         buf: &self.buf,
                         map: &self.map,
                         pos: i,
