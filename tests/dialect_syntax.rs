@@ -512,3 +512,13 @@ fn attribute_values_keep_line_endings_and_drop_indentation_as_micromark_does() {
         );
     }
 }
+
+#[test]
+fn a_one_column_delimiter_row_needs_no_pipe() {
+    // `-:` is no setext underline, so it makes the line above a table head.
+    for plan in ["a\n-:", "a\n:-", "a\n:-:"] {
+        assert_eq!(kinds(plan)[1], "table", "{plan:?}");
+    }
+    assert_eq!(kinds("a\n---")[1], "heading");
+    assert_eq!(kinds("a|b\n-:")[1], "paragraph");
+}

@@ -247,23 +247,17 @@ pub(super) fn delimiter_row(bytes: &[u8], p: usize, end: usize) -> Option<usize>
         return None;
     }
     let mut cells = 0;
-    let mut has_pipe = false;
     let inner: &[u8] = {
         let mut s = line;
         if s.first() == Some(&b'|') {
             s = &s[1..];
-            has_pipe = true;
         }
         if s.last() == Some(&b'|') {
             s = &s[..s.len() - 1];
-            has_pipe = true;
         }
         s
     };
     for part in inner.split(|&b| b == b'|') {
-        if !has_pipe && cells > 0 {
-            has_pipe = true;
-        }
         let t: &[u8] = {
             let a = part
                 .iter()
@@ -282,9 +276,8 @@ pub(super) fn delimiter_row(bytes: &[u8], p: usize, end: usize) -> Option<usize>
         }
         cells += 1;
     }
-    if !has_pipe {
-        return None;
-    }
+    // A row of one cell needs no pipe (`a\n-:` is a table in micromark and
+    // markdown-rs); a lone dash run was a setext underline already.
     Some(cells)
 }
 
