@@ -572,3 +572,14 @@ fn reasons_name_the_reference_token_a_tag_was_left_open_in() {
         );
     }
 }
+
+#[test]
+fn names_use_the_ecmascript_identifier_sets_and_local_names_are_named() {
+    // ID_Start/ID_Continue, not XID: U+FE7E is a name character.
+    assert!(chopin_mcp::dialect::parse("<a\u{FE7E} />").is_ok());
+    let issue = chopin_mcp::dialect::parse("<B a:b\t@ />").unwrap_err();
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Unexpected character `@` (U+0040) after local attribute name, expected a character that can start an attribute name, such as a letter, `$`, or `_`; `=` to initialize a value; or the end of the tag"
+    );
+}

@@ -72,8 +72,26 @@ pub(crate) fn quote_char(c: char) -> String {
     }
 }
 
+/// Characters in ID_Continue (and so ID_Start, but for U+0E33, U+0EB3,
+/// U+FF9E and U+FF9F, which are in XID_Continue already) that XID_Continue
+/// leaves out because NFKC changes them. ECMAScript names use ID_Start and
+/// ID_Continue, as micromark-extension-mdx-jsx does; unicode-ident offers
+/// only the XID sets, and the difference is this fixed list (`<a\u{FE7E} />`
+/// is an element, found by the comparison with micromark).
+const NOT_XID_CONTINUE: [char; 19] = [
+    '\u{037A}', '\u{309B}', '\u{309C}', '\u{FC5E}', '\u{FC5F}', '\u{FC60}', '\u{FC61}', '\u{FC62}',
+    '\u{FC63}', '\u{FDFA}', '\u{FDFB}', '\u{FE70}', '\u{FE72}', '\u{FE74}', '\u{FE76}', '\u{FE78}',
+    '\u{FE7A}', '\u{FE7C}', '\u{FE7E}',
+];
+
+/// ID_Start characters outside XID_Start.
+fn id_start_not_xid(c: char) -> bool {
+    matches!(c, '\u{0E33}' | '\u{0EB3}' | '\u{FF9E}' | '\u{FF9F}') || NOT_XID_CONTINUE.contains(&c)
+}
+
 pub(crate) fn id_start(c: char) -> bool {
-    (c as u32) <= 0xFFFF && (c == '$' || c == '_' || unicode_ident::is_xid_start(c))
+    (c as u32) <= 0xFFFF
+        && (c == '$' || c == '_' || unicode_ident::is_xid_start(c) || id_start_not_xid(c))
 }
 
 pub(crate) fn id_cont(c: char) -> bool {
@@ -83,7 +101,8 @@ pub(crate) fn id_cont(c: char) -> bool {
             || c == '-'
             || c == '\u{200C}'
             || c == '\u{200D}'
-            || unicode_ident::is_xid_continue(c))
+            || unicode_ident::is_xid_continue(c)
+            || NOT_XID_CONTINUE.contains(&c))
 }
 
 const LAZY: &str = "Unexpected lazy line in container, expected line to be prefixed with `>` when in a block quote, whitespace when in a list, etc";
@@ -387,7 +406,8 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
                 let mut attr_name =
                     r.ident(&['/', ':', '=', '>', '{'], "in attribute name", ATTR_CONT)?;
                 r.ws()?;
-                if r.src.peek() == Some(':') {
+                let namespaced = r.src.peek() == Some(':');
+                if namespaced {
                     r.bump(LAZY)?;
                     r.ws()?;
                     match r.src.peek() {
@@ -422,7 +442,14 @@ pub(crate) fn parse_tag<S: TagSrc>(src: &mut S) -> Result<Tag, ParseError> {
                     match r.src.peek() {
                         Some('/' | '>' | '{') => {}
                         Some(c) if id_start(c) => {}
-                        _ => return Err(r.crash("after attribute name", ATTR_START_EQ)),
+                        _ => {
+                            let at = if namespaced {
+                                "after local attribute name"
+                            } else {
+                                "after attribute name"
+                            };
+                            return Err(r.crash(at, ATTR_START_EQ));
+                        }
                     }
                     AttrValue::None
                 };
