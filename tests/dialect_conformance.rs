@@ -583,3 +583,14 @@ fn names_use_the_ecmascript_identifier_sets_and_local_names_are_named() {
         "Unable to parse plan MDX: Unexpected character `@` (U+0040) after local attribute name, expected a character that can start an attribute name, such as a letter, `$`, or `_`; `=` to initialize a value; or the end of the tag"
     );
 }
+
+#[test]
+fn at_the_end_of_the_plan_a_text_reports_before_its_containers() {
+    // Both the paragraph and the block quote end at the end of the plan with
+    // a tag open; micromark exits the paragraph first.
+    let issue = chopin_mcp::dialect::parse("><>\n>y<>").unwrap_err();
+    assert_eq!(
+        issue.message,
+        "Unable to parse plan MDX: Expected a closing tag for `<>` (2:3-2:5) before the end of `paragraph`"
+    );
+}

@@ -252,7 +252,9 @@ fn parse_tree(plan: &str, lines: &LineIndex<'_>) -> (Result<Tree, ParseError>, u
         match inline::parse_leaf(&ctx, leaf, &mut tree, &mut steps, &mut scratch) {
             Err(e) => return (Err(e), steps),
             Ok(Some(e)) => {
-                if tree_error.as_ref().is_none_or(|t| e.event < t.event) {
+                // At a tie (the end of the plan) the text's construct exits
+                // before the containers around it, so its error comes first.
+                if tree_error.as_ref().is_none_or(|t| e.event <= t.event) {
                     tree_error = Some(e);
                 }
             }
