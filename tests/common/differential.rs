@@ -122,7 +122,14 @@ fn definition_label_with_whitespace(plan: &str) -> bool {
 /// micromark-extension-mdx-jsx allows it, as JSX does, and so does this
 /// parser; markdown-rs does not take such a tag (it becomes text).
 fn whitespace_after_initializer(plan: &str) -> bool {
-    plan.contains('<') && ["= ", "=\t", "=\n", "=\r"].iter().any(|w| plan.contains(w))
+    // Any JavaScript whitespace (a superset of Rust's, but for U+0085).
+    plan.contains('<')
+        && plan.match_indices('=').any(|(i, _)| {
+            plan[i + 1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_whitespace() || c == '\u{feff}')
+        })
 }
 
 /// A possible table head starting with a character markdown-rs dispatches
