@@ -8,8 +8,9 @@
 //!   block (`  # h` starts at 0), micromark (the reference) does not (2);
 //! * `*` next to `_` (§2.5): markdown-rs lets a run open or close when the
 //!   character after or before it is another attention marker (`*`, `_`,
-//!   `~`, even an escaped one), the reference does not (`*a_*b` and
-//!   `\***a* b` are plain text and emphasis respectively here); not compared;
+//!   `~`, even an escaped one), the reference only for `~` (`*a_*b` and
+//!   `\***a* b` are plain text and emphasis respectively here, `r*~*` is
+//!   emphasis in both); not compared;
 //! * markdown-rs ends a paragraph in a container at a lazy line holding just
 //!   one or two of `` `~*_$ `` (`- a\n\`\``, `> a\n**`), which micromark
 //!   continues lazily; not compared;

@@ -522,3 +522,15 @@ fn a_one_column_delimiter_row_needs_no_pipe() {
     assert_eq!(kinds("a\n---")[1], "heading");
     assert_eq!(kinds("a|b\n-:")[1], "paragraph");
 }
+
+#[test]
+fn a_tilde_next_to_a_star_or_underscore_run_lets_it_open_or_close() {
+    // micromark loosens flanking for markers other constructs register (GFM
+    // strikethrough's `~`), not for `*` or `_` themselves.
+    for plan in ["r*~*", "*a~*b", "a*~b*", "_a~_b"] {
+        assert!(kinds(plan).iter().any(|k| k == "emphasis"), "{plan:?}");
+    }
+    for plan in ["*a_*b", "a*_b*"] {
+        assert!(!kinds(plan).iter().any(|k| k == "emphasis"), "{plan:?}");
+    }
+}

@@ -58,7 +58,8 @@
 //!   `<\u{85}Research />` fails);
 //! * `*a_*b` and `a*_b*` are plain text, and `\***a* b` is emphasis:
 //!   markdown-rs lets a run open or close when another attention marker
-//!   (`*`, `_`, `~`, even an escaped one) is next to it;
+//!   (`*`, `_`, `~`, even an escaped one) is next to it; micromark, and so
+//!   this parser, only when that marker is `~` (`r*~*` is emphasis);
 //! * reasons quote characters whole (`` `😀` (U+1F600) ``) and the lazy-line
 //!   reason is micromark's;
 //! * block positions exclude indentation, as in micromark: `  # h` starts at

@@ -11,8 +11,15 @@ impl Parser<'_, '_> {
         let after = self.char_at(i + run);
         let ws = |c: Option<char>| c.is_none_or(is_js_whitespace);
         let punct = |c: Option<char>| c.is_some_and(is_punct);
-        let left = !ws(after) && (!punct(after) || ws(before) || punct(before));
-        let right = !ws(before) && (!punct(before) || ws(after) || punct(after));
+        let mut left = !ws(after) && (!punct(after) || ws(before) || punct(before));
+        let mut right = !ws(before) && (!punct(before) || ws(after) || punct(after));
+        // micromark loosens flanking for `*` and `_` next to a marker that
+        // another construct registers, GFM strikethrough's `~` (the one
+        // before may be escaped): `r*~*` is emphasis.
+        if ch != b'~' {
+            left |= after == Some('~');
+            right |= before == Some('~');
+        }
         let (can_open, can_close) = if ch == b'_' {
             (
                 left && (!right || punct(before)),
