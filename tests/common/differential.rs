@@ -60,7 +60,13 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
             && x.start < y.start
             && plan
                 .get(x.start..y.start)
-                .is_some_and(|s| s == "\n" || s == "\r\n" || s == "\r");
+                .is_some_and(|s| {
+                    let rest = s
+                        .strip_prefix("\r\n")
+                        .or_else(|| s.strip_prefix('\n'))
+                        .or_else(|| s.strip_prefix('\r'));
+                    rest.is_some_and(|r| r.bytes().all(|c| c == b' ' || c == b'\t'))
+                });
         // A task item's paragraph whose head text was only the whitespace
         // after the check: mdast-util-gfm-task-list-item drops that text and
         // keeps the paragraph start, markdown-rs moves it.
