@@ -58,15 +58,13 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
                 .is_some_and(|s| s.bytes().all(|c| c == b' ' || c == b'\t'));
         let eol = x.label == "text"
             && x.start < y.start
-            && plan
-                .get(x.start..y.start)
-                .is_some_and(|s| {
-                    let rest = s
-                        .strip_prefix("\r\n")
-                        .or_else(|| s.strip_prefix('\n'))
-                        .or_else(|| s.strip_prefix('\r'));
-                    rest.is_some_and(|r| r.bytes().all(|c| c == b' ' || c == b'\t'))
-                });
+            && plan.get(x.start..y.start).is_some_and(|s| {
+                let rest = s
+                    .strip_prefix("\r\n")
+                    .or_else(|| s.strip_prefix('\n'))
+                    .or_else(|| s.strip_prefix('\r'));
+                rest.is_some_and(|r| r.bytes().all(|c| c == b' ' || c == b'\t'))
+            });
         // A task item's paragraph whose head text was only the whitespace
         // after the check: mdast-util-gfm-task-list-item drops that text and
         // keeps the paragraph start, markdown-rs moves it.
@@ -258,19 +256,27 @@ fn spaced_footnote_call(plan: &str, theirs: &str) -> bool {
     })
 }
 
+/// A line that starts a list item (after any container prefixes): the
+/// ordered item's number (`None` for a bullet) and the text after the marker.
+fn list_item(line: &str) -> Option<(Option<&str>, &str)> {
+    let t = line.trim_start_matches([' ', '\t', '>']);
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    if t.starts_with(['-', '*', '+']) {
+        Some((None, &t[1..]))
+    } else if digits > 0 && t[digits..].starts_with(['.', ')']) {
+        Some((Some(&t[..digits]), &t[digits + 1..]))
+    } else {
+        None
+    }
+}
+
 /// A list item whose marker is followed by five or more columns of
 /// whitespace and then content: with indented code off, micromark (and this
 /// parser) take all of it as the item's indentation; markdown-rs keeps
 /// CommonMark's "one space, then indented content" (see the module docs).
 fn item_with_wide_gap(plan: &str) -> bool {
     plan_lines(plan).any(|l| {
-        let t = l.trim_start_matches([' ', '\t', '>']);
-        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        let rest = if t.starts_with(['-', '*', '+']) {
-            &t[1..]
-        } else if digits > 0 && t[digits..].starts_with(['.', ')']) {
-            &t[digits + 1..]
-        } else {
+        let Some((_, rest)) = list_item(l) else {
             return false;
         };
         let gap = rest.len() - rest.trim_start_matches([' ', '\t']).len();
@@ -299,13 +305,7 @@ fn without_attention(shape: &str) -> Vec<(String, usize)> {
 /// A list item whose content starts with a code or math fence.
 fn item_starting_with_fence(plan: &str) -> bool {
     plan_lines(plan).any(|l| {
-        let t = l.trim_start_matches([' ', '\t', '>']);
-        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        let rest = if t.starts_with(['-', '*', '+']) {
-            &t[1..]
-        } else if digits > 0 && t[digits..].starts_with(['.', ')']) {
-            &t[digits + 1..]
-        } else {
+        let Some((_, rest)) = list_item(l) else {
             return false;
         };
         let rest = rest.trim_start_matches([' ', '\t']);
@@ -318,16 +318,10 @@ fn item_starting_with_fence(plan: &str) -> bool {
 fn item_that_cannot_interrupt_after_text(plan: &str) -> bool {
     let lines: Vec<&str> = plan_lines(plan).collect();
     let empty_item = |l: &str| {
-        let t = l.trim_start_matches([' ', '\t', '>']);
-        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        let rest = if t.starts_with(['-', '*', '+']) {
-            &t[1..]
-        } else if digits > 0 && t[digits..].starts_with(['.', ')']) {
-            &t[digits + 1..]
-        } else {
+        let Some((number, rest)) = list_item(l) else {
             return false;
         };
-        let starts_past_one = digits > 0 && t[..digits].trim_start_matches('0') != "1";
+        let starts_past_one = number.is_some_and(|n| n.trim_start_matches('0') != "1");
         rest.trim_matches([' ', '\t']).is_empty() || starts_past_one
     };
     lines
