@@ -93,3 +93,13 @@ fn generated_inputs_match_micromark() {
     plans.extend(generated(0x0dd_ba11_cafe_f00e, 4000));
     check_all(plans);
 }
+
+/// A larger run for local bug hunting: `cargo test --test dialect_micromark
+/// -- --ignored` (200,000 plans through one Node process).
+#[test]
+#[ignore]
+fn many_generated_inputs_match_micromark() {
+    for seed in 1..=40u64 {
+        check_all(generated(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 5000));
+    }
+}

@@ -313,17 +313,19 @@ fn item_starting_with_fence(plan: &str) -> bool {
     })
 }
 
-/// An empty list item, or an ordered one not starting at 1, right after a
-/// non-blank line (see the module docs).
+/// A line opening an empty list item, or an ordered one not starting at 1,
+/// right after a non-blank line (see the module docs).
 fn item_that_cannot_interrupt_after_text(plan: &str) -> bool {
     let lines: Vec<&str> = plan_lines(plan).collect();
-    let empty_item = |l: &str| {
+    // Every item a line opens interrupts (`- -` after text: the inner item
+    // is empty too).
+    fn empty_item(l: &str) -> bool {
         let Some((number, rest)) = list_item(l) else {
             return false;
         };
         let starts_past_one = number.is_some_and(|n| n.trim_start_matches('0') != "1");
-        rest.trim_matches([' ', '\t']).is_empty() || starts_past_one
-    };
+        rest.trim_matches([' ', '\t']).is_empty() || starts_past_one || empty_item(rest)
+    }
     lines
         .windows(2)
         .any(|w| !w[0].trim().is_empty() && empty_item(w[1]))
