@@ -534,3 +534,15 @@ fn a_tilde_next_to_a_star_or_underscore_run_lets_it_open_or_close() {
         assert!(!kinds(plan).iter().any(|k| k == "emphasis"), "{plan:?}");
     }
 }
+
+#[test]
+fn attention_and_strikethrough_resolve_in_micromarks_order() {
+    // The text's first run decides which resolver goes first; inside a
+    // link, strikethrough does (micromark's `insideSpan` order).
+    assert!(kinds("_~~*~~*").contains(&"emphasis".to_owned()));
+    assert!(!kinds("_~~*~~*").contains(&"delete".to_owned()));
+    assert!(kinds("~~_*~~*").contains(&"delete".to_owned()));
+    assert!(!kinds("~~_*~~*").contains(&"emphasis".to_owned()));
+    let link = kinds("[_~~*~~*](u)");
+    assert!(link.contains(&"delete".to_owned()) && !link.contains(&"emphasis".to_owned()));
+}

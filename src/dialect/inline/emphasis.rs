@@ -5,6 +5,19 @@ use super::{Delim, IKind, INode, NONE, Parser, is_punct};
 use crate::dialect::is_js_whitespace;
 use crate::dialect::tree::Kind;
 
+/// One of micromark's two resolvers of delimiter runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Resolver {
+    /// `*` and `_`.
+    Attention,
+    /// `~~`.
+    Strikethrough,
+}
+
+/// micromark's `insideSpan` order: extensions' resolvers go before the
+/// core's, so strikethrough comes first.
+pub(super) const INSIDE_SPAN: [Resolver; 2] = [Resolver::Strikethrough, Resolver::Attention];
+
 impl Parser<'_, '_> {
     pub(super) fn push_delim(&mut self, root: usize, ch: u8, i: usize, run: usize) {
         let before = self.char_before(i);
@@ -106,28 +119,27 @@ impl Parser<'_, '_> {
 
     /// The CommonMark emphasis algorithm over delimiters above `bottom`
     /// (an index into `delims`; everything with a smaller index is below),
-    /// with micromark's second chance for what lies inside a match: where
-    /// CommonMark drops the delimiters between an opener and its closer,
-    /// micromark resolves them once more among themselves (its `insideSpan`
-    /// resolvers run on the span), so runs that the rule of three kept apart
-    /// before a later match shrank one of them can still pair
-    /// (`*'********:************:******`). Each such span is cut out of the
-    /// list and resolved after the pass, as a pass of its own.
-    pub(super) fn process_emphasis(&mut self, bottom: usize) {
-        // First delimiter at or above `bottom`.
-        let mut first = self.delim_top;
-        if first == NONE {
-            return;
-        }
-        while self.delims[first].prev != NONE && self.delims[first].prev >= bottom {
-            first = self.delims[first].prev;
-            self.steps += 1;
-        }
-        if first < bottom {
-            return;
-        }
+    /// shaped as micromark runs it:
+    ///
+    /// * Attention (`*`, `_`) and strikethrough (`~~`) are separate
+    ///   resolvers, run one after the other in `order`: for a leaf's text,
+    ///   the order in which the text first uses them (`_~~*~~*` is emphasis,
+    ///   `~~_*~~*` is delete); inside a link, micromark's `insideSpan` order,
+    ///   strikethrough first.
+    /// * Where CommonMark drops the delimiters between an opener and its
+    ///   closer, micromark resolves that span once more, with the
+    ///   `insideSpan` resolvers, so runs that the rule of three kept apart
+    ///   before a later match shrank one of them can still pair
+    ///   (`*'********:************:******`). Each span is cut out of the list
+    ///   and resolved after the passes that found it.
+    pub(super) fn process_emphasis(&mut self, bottom: usize, order: [Resolver; 2]) {
         let mut spans = Vec::new();
-        self.emphasis_pass(first, bottom, &mut spans);
+        for resolver in order {
+            let Some(first) = self.first_delim(bottom) else {
+                break;
+            };
+            self.emphasis_pass(first, bottom, resolver, &mut spans);
+        }
         // Remove everything above bottom.
         while self.delim_top != NONE && self.delim_top >= bottom {
             self.steps += 1;
@@ -138,18 +150,43 @@ impl Parser<'_, '_> {
             }
         }
         // Spans are disjoint and each delimiter is in at most one at a time;
-        // what a span's pass leaves unmatched is text.
+        // what a span's passes leave unmatched is text.
         let top = self.delim_top;
         while let Some((first, last)) = spans.pop() {
             self.delim_top = last;
-            self.emphasis_pass(first, first, &mut spans);
+            for resolver in INSIDE_SPAN {
+                let Some(head) = self.first_delim(first) else {
+                    break;
+                };
+                self.emphasis_pass(head, first, resolver, &mut spans);
+            }
         }
         self.delim_top = top;
     }
 
+    /// The first live delimiter at or above `bottom` (walking back from the
+    /// top of the list).
+    fn first_delim(&mut self, bottom: usize) -> Option<usize> {
+        let mut first = self.delim_top;
+        if first == NONE || first < bottom {
+            return None;
+        }
+        while self.delims[first].prev != NONE && self.delims[first].prev >= bottom {
+            first = self.delims[first].prev;
+            self.steps += 1;
+        }
+        Some(first)
+    }
+
     /// One pass of the algorithm over the list from `closer` on, openers at
     /// or above `bottom`; spans between matched pairs go to `spans`.
-    fn emphasis_pass(&mut self, mut closer: usize, bottom: usize, spans: &mut Vec<(usize, usize)>) {
+    fn emphasis_pass(
+        &mut self,
+        mut closer: usize,
+        bottom: usize,
+        resolver: Resolver,
+        spans: &mut Vec<(usize, usize)>,
+    ) {
         // openers_bottom per (character, closer can open, closer length % 3).
         let mut openers_bottom = [[bottom; 6]; 3];
         let key = |ch: u8| match ch {
@@ -162,7 +199,7 @@ impl Parser<'_, '_> {
         while closer != NONE {
             self.steps += 1;
             let c = self.delims[closer];
-            if !c.can_close {
+            if !c.can_close || (c.ch == b'~') != (resolver == Resolver::Strikethrough) {
                 closer = c.next;
                 continue;
             }

@@ -111,7 +111,7 @@ impl Parser<'_, '_> {
             return i + 1;
         };
         let is_link = !br.image;
-        self.process_emphasis(br.delim_bottom);
+        self.process_emphasis(br.delim_bottom, super::emphasis::INSIDE_SPAN);
         let start = self.nodes[br.node].start;
         let closer = self.append(root, IKind::Text(String::new()), i);
         let link = self.new_node(IKind::Container(kind), start);

@@ -141,6 +141,9 @@ struct Parser<'a, 'c> {
     link_barrier: usize,
     title_fail: [usize; 3],
     steps: u64,
+    /// The first delimiter run the text holds (`*`, `_` or `~`), which
+    /// decides micromark's order of resolvers for the leaf (0: none).
+    first_marker: u8,
 }
 
 pub(crate) fn is_punct(c: char) -> bool {
@@ -322,6 +325,7 @@ pub(crate) fn parse_leaf(
         link_barrier: 0,
         title_fail: [usize::MAX; 3],
         steps: 0,
+        first_marker: 0,
     };
     p.nodes.clear();
     p.delims.clear();
@@ -344,7 +348,17 @@ pub(crate) fn parse_leaf(
     let result = p.run(root, if task.is_some() { 3 } else { 0 });
     *steps += p.steps;
     let result = result.map(|()| {
-        p.process_emphasis(0);
+        // micromark runs its resolvers in the order the text first used
+        // them.
+        let order = if p.first_marker == b'~' {
+            emphasis::INSIDE_SPAN
+        } else {
+            [
+                emphasis::Resolver::Attention,
+                emphasis::Resolver::Strikethrough,
+            ]
+        };
+        p.process_emphasis(0, order);
         let error = p.convert(root, leaf, tree);
         if let Some((item, checked)) = task {
             mark_task(tree, leaf.node, item, checked);
@@ -545,6 +559,9 @@ impl Parser<'_, '_> {
                     if b == b'~' && run != 2 {
                         i += run;
                         continue;
+                    }
+                    if self.first_marker == 0 {
+                        self.first_marker = b;
                     }
                     flush!(i);
                     self.push_delim(root, b, i, run);
