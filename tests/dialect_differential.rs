@@ -33,6 +33,9 @@
 //! * a text that opens with a backslash escape starts at the backslash, as
 //!   in micromark (`\\<Callout>` has a text at 0); markdown-rs starts it at
 //!   the escaped character (1);
+//! * a dash line under definitions only (`[a]: /u\n---`) is a thematic
+//!   break in micromark (and here), paragraph text in markdown-rs; not
+//!   compared;
 //! * a setext heading whose paragraph began with definitions starts at the
 //!   first definition, as micromark's `setextHeading` token wraps them
 //!   (`[a]: /u\nb\n===` has a heading at 0); markdown-rs starts it at its

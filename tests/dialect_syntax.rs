@@ -546,3 +546,29 @@ fn attention_and_strikethrough_resolve_in_micromarks_order() {
     let link = kinds("[_~~*~~*](u)");
     assert!(link.contains(&"delete".to_owned()) && !link.contains(&"emphasis".to_owned()));
 }
+
+#[test]
+fn footnote_definitions_continue_as_micromark_counts_their_indent() {
+    // A definition nested right in another continues on the outer one's
+    // 4-column indent; the whitespace after a label is not a list item's.
+    assert_eq!(
+        tree("[^1]:[^2]: a\n\n    b").shape(true),
+        "root @0\n  footnoteDefinition @0\n    footnoteDefinition @5\n      paragraph @11\n        text @11\n      paragraph @18\n        text @18\n"
+    );
+    assert_eq!(
+        tree("[^1]: - x\n\n      a").shape(true),
+        "root @0\n  footnoteDefinition @0\n    list @6\n      listItem @6\n        paragraph @8\n          text @8\n        paragraph @17\n          text @17\n"
+    );
+}
+
+#[test]
+fn an_underline_under_definitions_only_is_a_break_or_text() {
+    assert_eq!(
+        kinds("[a]: /u\n---"),
+        ["root", "definition", "thematicBreak"]
+    );
+    assert_eq!(
+        kinds("[a]: /u\n==="),
+        ["root", "definition", "paragraph", "text"]
+    );
+}

@@ -97,8 +97,9 @@
 //!   when normalized (`^a b`), as micromark's `normalizeIdentifier` does, so
 //!   `[^ab]` is text here; markdown-rs drops the whitespace and makes it a
 //!   reference;
-//! * `[a]: /u\n---`: a setext underline under definitions only is paragraph
-//!   text, here as in markdown-rs;
+//! * `[a]: /u\n---`: a setext underline under definitions only is a
+//!   thematic break, as in micromark (`===` is paragraph text); markdown-rs
+//!   makes both paragraph text;
 //! * `-      x`: a list item takes all the whitespace after its marker as
 //!   indentation (indented code is off), as micromark does; markdown-rs
 //!   keeps CommonMark's one space and indented content;

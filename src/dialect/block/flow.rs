@@ -81,7 +81,23 @@ pub(super) fn match_containers_from(
                     _ => 4,
                 };
                 if pcol - col < need {
-                    return (i, pos, col);
+                    // micromark-extension-gfm-footnote checks that the last
+                    // token is a 4-column definition indent, so a definition
+                    // nested right in another continues on the outer one's
+                    // indent when it has none of its own
+                    // (`[^1]:[^2]: a\n\n    b` keeps `b` in the inner one).
+                    let on_outer_indent = matches!(stack[i].kind, CKind::Footnote)
+                        && pcol == col
+                        && stack[..i]
+                            .iter()
+                            .rev()
+                            .find(|c| !matches!(c.kind, CKind::Root | CKind::List { .. }))
+                            .is_some_and(|c| matches!(c.kind, CKind::Footnote));
+                    if !on_outer_indent {
+                        return (i, pos, col);
+                    }
+                    i += 1;
+                    continue;
                 }
                 let target = col + need;
                 while col < target && pos < end {

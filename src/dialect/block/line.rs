@@ -173,8 +173,10 @@ impl Blocks<'_> {
                         label: label.to_owned(),
                     };
                     self.push_container(CKind::Footnote, kind, p);
-                    pos = after;
-                    col = pcol + (after - p);
+                    // The whitespace after the label belongs to the label
+                    // (micromark's `gfmFootnoteDefinitionWhitespace`), not to
+                    // a list item's indentation that may follow.
+                    (pos, col) = skip_ws(bytes, after, pcol + (after - p), end);
                     new_item = false;
                     continue;
                 }
@@ -235,7 +237,11 @@ impl Blocks<'_> {
         if let Some(depth) = setext_underline(bytes, p, end) {
             if !self.has_non_definition_text() {
                 // Only definitions above: as in micromark, the underline is
-                // then paragraph text.
+                // then a thematic break if it can be one (`[a]: /u\n---`),
+                // else paragraph text (`[a]: /u\n===`).
+                if self.thematic_break(p) {
+                    return false;
+                }
                 self.close_leaf();
                 self.open = Open::Para {
                     start: p,
