@@ -594,3 +594,22 @@ fn at_the_end_of_the_plan_a_text_reports_before_its_containers() {
         "Unable to parse plan MDX: Expected a closing tag for `<>` (2:3-2:5) before the end of `paragraph`"
     );
 }
+
+#[test]
+fn a_container_ends_at_its_last_line_with_more_than_whitespace() {
+    // Trailing blank lines are not part of where micromark says it ends; a
+    // line holding just `>` is.
+    for (plan, end) in [
+        ("<U>\n[^1]:</U>\n\n\n", "2:10"),
+        ("<U>\n- </U>\n  \n", "2:7"),
+        ("<U>\n> </U>\n>\n\n", "3:2"),
+    ] {
+        let issue = chopin_mcp::dialect::parse(plan).unwrap_err();
+        assert!(
+            issue.message.contains("after the end of")
+                && issue.message.contains(&format!("({end}) or")),
+            "{plan:?}: {}",
+            issue.message
+        );
+    }
+}

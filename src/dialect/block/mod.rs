@@ -46,6 +46,29 @@ pub(crate) struct Leaf {
     pub token_end: usize,
 }
 
+/// Where a container that closes at `at` (a line start, or the end of the
+/// plan) ends in micromark's positions: at the end of its last line that
+/// holds more than whitespace (a `>` marker counts), before the line ending.
+fn container_end(bytes: &[u8], start: usize, at: usize) -> usize {
+    let mut end = at;
+    loop {
+        if end > 0 && bytes[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > 0 && bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        let line_start = bytes[..end]
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |i| i + 1);
+        if line_start <= start || !bytes[line_start..end].iter().all(|&b| is_space(b)) {
+            return end;
+        }
+        end = line_start;
+    }
+}
+
 /// A tree-construction error: `event` orders it in document order (the first
 /// one found by the reference compiler wins), `error` is what is reported.
 #[derive(Debug)]
@@ -317,16 +340,9 @@ impl<'a> Blocks<'a> {
             let node = self.tree.node(c.node);
             let what = node.kind.token_name();
             let (l, col) = self.lines.locate(node.start);
-            // The container ends before the line ending that precedes `at`.
-            let bytes = self.src.as_bytes();
-            let mut end = at;
-            if end > 0 && bytes.get(end - 1) == Some(&b'\n') {
-                end -= 1;
-            }
-            if end > 0 && bytes.get(end - 1) == Some(&b'\r') {
-                end -= 1;
-            }
-            let (el, ec) = self.lines.locate(end);
+            let (el, ec) = self
+                .lines
+                .locate(container_end(self.src.as_bytes(), node.start, at));
             let reason = format!(
                 "Expected the closing tag `{}` either after the end of `{what}` ({el}:{ec}) or another opening tag after the start of `{what}` ({l}:{col})",
                 p.closing
