@@ -48,8 +48,12 @@
 //! * runs between a matched opener and closer get a second pass among
 //!   themselves in micromark (and here), which markdown-rs, like CommonMark's
 //!   reference algorithm, does not give (`*'********:************:******`
-//!   nests four strongs here); with a run of three or more `*` or `_`, only
-//!   the tree without emphasis, strong and text nodes is compared;
+//!   nests four strongs here), and micromark runs its attention and
+//!   strikethrough resolvers one after the other, in the order the text
+//!   first uses them, where markdown-rs has one resolver (`_~~*~~*` is
+//!   emphasis here, delete there); with a run of three or more `*` or `_`,
+//!   or `~~` with `*` or `_`, only the tree without emphasis, strong, delete
+//!   and text nodes is compared;
 //! * a task item whose text after the check starts with something other
 //!   than text (`- [ ] $x$`) keeps its paragraph start at the check, as in
 //!   mdast-util-gfm-task-list-item; markdown-rs moves it;

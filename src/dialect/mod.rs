@@ -107,6 +107,10 @@
 //!   closer are resolved once more among themselves, as micromark's
 //!   `insideSpan` resolvers do, so four strongs nest here; markdown-rs drops
 //!   them as CommonMark's reference algorithm does;
+//! * `_~~*~~*` is emphasis and `~~_*~~*` delete: attention and strikethrough
+//!   are resolved one after the other, in the order the text first uses
+//!   them (strikethrough first inside links and matched spans), as micromark
+//!   does; markdown-rs resolves them together (`~~``_) ~~]_`~~`);
 //! * `[a]: /u\nb\n===`: the heading starts at 0, where the definitions
 //!   begin, as in micromark; markdown-rs starts it at its text (8);
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
