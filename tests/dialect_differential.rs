@@ -33,6 +33,9 @@
 //! * a text that opens with a backslash escape starts at the backslash, as
 //!   in micromark (`\\<Callout>` has a text at 0); markdown-rs starts it at
 //!   the escaped character (1);
+//! * a footnote definition directly in another continues on the outer
+//!   one's indent in micromark (and here), on 4 more columns in markdown-rs
+//!   (`[^1]:[^2]: a\n\n    b`); not compared;
 //! * a dash line under definitions only (`[a]: /u\n---`) is a thematic
 //!   break in micromark (and here), paragraph text in markdown-rs; not
 //!   compared;

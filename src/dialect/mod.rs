@@ -111,6 +111,9 @@
 //!   are resolved one after the other, in the order the text first uses
 //!   them (strikethrough first inside links and matched spans), as micromark
 //!   does; markdown-rs resolves them together (`~~``_) ~~]_`~~`);
+//! * `[^1]:[^2]: a\n\n    b`: `b` is in the inner definition, which
+//!   continues on the outer one's 4-column indent as in micromark (whose
+//!   check sees the outer's indent token); markdown-rs needs 4 more columns;
 //! * `[a]: /u\nb\n===`: the heading starts at 0, where the definitions
 //!   begin, as in micromark; markdown-rs starts it at its text (8);
 //! * `- [ ] $x$`: the paragraph keeps its start at the check, as in
