@@ -36,6 +36,10 @@
 //! * a footnote definition directly in another continues on the outer
 //!   one's indent in micromark (and here), on 4 more columns in markdown-rs
 //!   (`[^1]:[^2]: a\n\n    b`); not compared;
+//! * a list item whose marker follows a tab (`\t+\n\tx`): micromark (and
+//!   this parser) need the next line to reach the item's content column
+//!   (the tab takes the marker to column 4), markdown-rs continues the item
+//!   on a tab; not compared;
 //! * a dash line under definitions only (`[a]: /u\n---`) is a thematic
 //!   break in micromark (and here), paragraph text in markdown-rs; not
 //!   compared;
