@@ -36,6 +36,9 @@
 //! * a footnote definition directly in another continues on the outer
 //!   one's indent in micromark (and here), on 4 more columns in markdown-rs
 //!   (`[^1]:[^2]: a\n\n    b`); not compared;
+//! * a flow tag that starts on a lazy line and goes on into the container
+//!   (`> a\n<e\n> />`) is in the container in micromark (and here);
+//!   markdown-rs fails; not compared;
 //! * a list item whose marker follows a tab (`\t+\n\tx`): micromark (and
 //!   this parser) need the next line to reach the item's content column
 //!   (the tab takes the marker to column 4), markdown-rs continues the item

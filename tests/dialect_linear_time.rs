@@ -136,6 +136,10 @@ fn angle_brackets() {
     assert_linear("multi-line expressions in flow attempts", |n| {
         format!("{}{}", "<a {\n".repeat(n), "}> x".repeat(n))
     });
+    // A lazy line starting a flow tag that goes on into the block quote.
+    assert_linear("multi-line flow tags on lazy lines", |n| {
+        "> a\n<e x={1\n> } />\n".repeat(n)
+    });
     assert_linear("multi-line expressions in quoted flow attempts", |n| {
         format!("{}> {}", "> <a {\n".repeat(n), "}> x".repeat(n))
     });

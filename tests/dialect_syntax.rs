@@ -572,3 +572,27 @@ fn an_underline_under_definitions_only_is_a_break_or_text() {
         ["root", "definition", "paragraph", "text"]
     );
 }
+
+#[test]
+fn a_multi_line_flow_tag_on_a_lazy_line_stays_in_the_containers() {
+    // The tag is still open when micromark places the lazy line; a tag that
+    // ends on the lazy line closes the block quote instead.
+    assert_eq!(
+        kinds("> a\n<e\n> />"),
+        [
+            "root",
+            "blockquote",
+            "paragraph",
+            "text",
+            "mdxJsxFlowElement"
+        ]
+    );
+    assert_eq!(
+        tree("> a\n<e\n> />").shape(true),
+        "root @0\n  blockquote @0\n    paragraph @2\n      text @2\n    mdxJsxFlowElement <e> @4\n"
+    );
+    assert_eq!(
+        tree("> a\n<e />").shape(true),
+        "root @0\n  blockquote @0\n    paragraph @2\n      text @2\n  mdxJsxFlowElement <e> @4\n"
+    );
+}

@@ -111,6 +111,9 @@
 //!   are resolved one after the other, in the order the text first uses
 //!   them (strikethrough first inside links and matched spans), as micromark
 //!   does; markdown-rs resolves them together (`~~``_) ~~]_`~~`);
+//! * `> a\n<e\n> />`: a flow tag that starts on a lazy line and goes on
+//!   into the block quote is in the block quote, as in micromark (the tag is
+//!   still open when the lazy line is placed); markdown-rs fails at it;
 //! * `[^1]:[^2]: a\n\n    b`: `b` is in the inner definition, which
 //!   continues on the outer one's 4-column indent as in micromark (whose
 //!   check sees the outer's indent token); markdown-rs needs 4 more columns;

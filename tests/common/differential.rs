@@ -281,6 +281,26 @@ fn item_after_tab(plan: &str) -> bool {
     })
 }
 
+/// A flow element in a container whose tag starts a lazy line (no prefix)
+/// and goes on into the container: micromark (and this parser) keep it in
+/// the container, markdown-rs fails (see the module docs).
+fn flow_tag_from_lazy_line(plan: &str, ours: &str) -> bool {
+    let mut parents: Vec<String> = Vec::new();
+    for line in lines(ours) {
+        parents.truncate(line.depth);
+        let in_container = parents.last().is_some_and(|p| {
+            matches!(p.as_str(), "blockquote" | "listItem" | "footnoteDefinition")
+        });
+        let at_line_start =
+            line.start == 0 || matches!(plan.as_bytes().get(line.start - 1), Some(b'\n' | b'\r'));
+        if line.label.starts_with("mdxJsxFlowElement") && in_container && at_line_start {
+            return true;
+        }
+        parents.push(line.label.split(' ').next().unwrap_or("").to_owned());
+    }
+    false
+}
+
 /// A footnote definition directly in another: micromark (and this parser)
 /// continue the inner one on the outer one's indent (its continuation check
 /// sees the outer's 4-column indent token), markdown-rs needs 4 columns more
@@ -430,6 +450,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
             if footnote_call_in_link(&ours)
                 || spaced_footnote_call(plan, &shape)
                 || footnote_in_footnote(&ours)
+                || flow_tag_from_lazy_line(plan, &ours)
             {
                 return Ok(());
             }
@@ -463,6 +484,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
         // markdown-rs refuses `$` after the first character of a tag or
         // attribute name (`<B$ />`); DIALECT.md §2.2 and JSX allow it.
         (Ok(_), Err(Some(at))) if plan.as_bytes().get(at) == Some(&b'$') => Ok(()),
+        (Ok(tree), Err(_)) if flow_tag_from_lazy_line(plan, &tree.shape(true)) => Ok(()),
         (Ok(tree), Err(at)) => Err(format!(
             "we parse, they fail at {at:?}:\n{}",
             tree.shape(true)

@@ -50,6 +50,20 @@ impl Blocks<'_> {
                 }
                 return Ok(next);
             }
+            // Flow tags that start on this line and go on to lines that
+            // continue the containers stay in them, as in micromark (the
+            // tag is still open when the lazy line is placed): `> a\n<e\n>
+            // />` has the element in the block quote. Tags that end on this
+            // line close the containers like any other interruption.
+            if !sibling && bytes[p] == b'<' {
+                if let Some((_, resume)) = self.read_flow_tags(p)? {
+                    if resume > next {
+                        if let Some(resume) = self.flow_tags(p)? {
+                            return Ok(resume);
+                        }
+                    }
+                }
+            }
         }
 
         // Close what did not match.
