@@ -39,6 +39,9 @@
 //! * a flow tag that starts on a lazy line and goes on into the container
 //!   (`> a\n<e\n> />`) is in the container in micromark (and here);
 //!   markdown-rs fails; not compared;
+//! * an attention run right after a container prefix (`>*>**`): the text
+//!   starts at the run, so micromark (and this parser) see no character
+//!   before it, markdown-rs sees the `>`; not compared;
 //! * a list item whose marker follows a tab (`\t+\n\tx`): micromark (and
 //!   this parser) need the next line to reach the item's content column
 //!   (the tab takes the marker to column 4), markdown-rs continues the item

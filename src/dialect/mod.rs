@@ -117,6 +117,8 @@
 //! * `[^1]:[^2]: a\n\n    b`: `b` is in the inner definition, which
 //!   continues on the outer one's 4-column indent as in micromark (whose
 //!   check sees the outer's indent token); markdown-rs needs 4 more columns;
+//! * `>*>**` is emphasis: the text starts at the first `*`, with nothing
+//!   before it, as in micromark; markdown-rs classifies the `>` before it;
 //! * `\t+\n\tx`: `x` is no part of the item (its content is at column 6),
 //!   as in micromark; markdown-rs continues the item;
 //! * `[a]: /u\nb\n===`: the heading starts at 0, where the definitions

@@ -420,6 +420,13 @@ pub fn compare(plan: &str) -> Result<(), String> {
     let nul_next_to_marker = ["*\0", "\0*", "_\0", "\0_", "~\0", "\0~"]
         .iter()
         .any(|p| plan.contains(p));
+    // A marker right after a block quote's `>` or a footnote label's `]:`:
+    // the text starts there, so micromark sees no character before it;
+    // markdown-rs classifies the prefix character (`>*>**` is emphasis in
+    // micromark and here, text there).
+    let marker_after_prefix = [">*", ">_", ">~", "]:*", "]:_", "]:~"]
+        .iter()
+        .any(|p| plan.contains(p));
     // A lazy line made only of one or two of one marker character.
     let short_marker_line = plan_lines(plan).any(|l| {
         let t = l.trim_matches([' ', '\t']);
@@ -433,6 +440,7 @@ pub fn compare(plan: &str) -> Result<(), String> {
         || whitespace_after_initializer(plan)
         || star_next_to_underscore
         || nul_next_to_marker
+        || marker_after_prefix
         || whitespace_set
         || short_marker_line
         || image_start_before_caret(plan)
