@@ -75,7 +75,9 @@
 //!   markdown-rs lets it once any container closed earlier
 //!   (`- \ntext\n- ` is a list and a heading here, two lists there); plans
 //!   with an empty item after text are not compared;
-//! * end of input inside a tag fails here (§2.5) and is text there;
+//! * end of input inside a tag fails here (§2.5) and is text there, also
+//!   when the tag's last line is lazy and empty (`><C\n` fails at the lazy
+//!   line, as in micromark);
 //! * markdown-rs drops a `#` run that begins an ATX heading's content
 //!   (`# #x` has the text `x` there; CommonMark and micromark keep `#x`), so
 //!   inputs with such a heading are not compared;

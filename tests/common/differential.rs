@@ -469,6 +469,18 @@ pub fn compare(plan: &str) -> Result<(), String> {
         }
         (Err(_), Err(_)) => Ok(()),
         (Err(issue), Ok(_)) if issue.message.contains("Unexpected end of file") => Ok(()),
+        // A tag open at the end of the plan whose last line is lazy (`><C\n`):
+        // micromark fails at that line, markdown-rs makes the tag text (as
+        // for any end of input in a tag, DIALECT.md §2.5).
+        (Err(issue), Ok(_))
+            if issue.message.contains("Unexpected lazy line")
+                && issue
+                    .offset
+                    .and_then(|at| plan.get(at..))
+                    .is_some_and(|rest| rest.trim().is_empty()) =>
+        {
+            Ok(())
+        }
         (Err(issue), Ok(_)) if quotes_astral_character(&issue.message) => Ok(()),
         (Err(issue), Ok(_)) if lazy_tag_started_on_lazy_line(plan, &issue) => Ok(()),
         (Err(issue), Ok(_))
