@@ -1,5 +1,6 @@
 //! `dialect::check` (parse, canonicalize, validate) throughput on typical
-//! plans and on 64 KiB adversarial inputs of each linear-time family.
+//! plans and on 32 KiB and 64 KiB adversarial inputs of each linear-time
+//! family (the pair gives each family's doubling ratio).
 
 use std::hint::black_box;
 
@@ -27,14 +28,21 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
 
-    let mut group = c.benchmark_group("dialect/adversarial-64KiB");
-    for (name, plan) in adversarial(64 * 1024) {
-        group.throughput(Throughput::Bytes(plan.len() as u64));
-        group.bench_function(name, |b| {
-            b.iter(|| check(black_box(&plan), &SequentialIds::new(0)))
-        });
+    // 32 KiB beside 64 KiB, so that the doubling ratio of each family comes
+    // from two criterion medians rather than from one-shot runs.
+    for (label, size) in [
+        ("adversarial-32KiB", 32 * 1024),
+        ("adversarial-64KiB", 64 * 1024),
+    ] {
+        let mut group = c.benchmark_group(format!("dialect/{label}"));
+        for (name, plan) in adversarial(size) {
+            group.throughput(Throughput::Bytes(plan.len() as u64));
+            group.bench_function(name, |b| {
+                b.iter(|| check(black_box(&plan), &SequentialIds::new(0)))
+            });
+        }
+        group.finish();
     }
-    group.finish();
 }
 
 criterion_group!(benches, bench);
