@@ -42,6 +42,10 @@
 //! * an attention run right after a container prefix (`>*>**`): the text
 //!   starts at the run, so micromark (and this parser) see no character
 //!   before it, markdown-rs sees the `>`; not compared;
+//! * a line after a setext heading in a container that does not continue
+//!   the container (`- a\n\t=\nb`) starts a paragraph outside it in
+//!   micromark (and here); markdown-rs keeps it in the container; not
+//!   compared;
 //! * a list item whose marker follows a tab (`\t+\n\tx`): micromark (and
 //!   this parser) need the next line to reach the item's content column
 //!   (the tab takes the marker to column 4), markdown-rs continues the item

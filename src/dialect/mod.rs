@@ -119,6 +119,8 @@
 //!   check sees the outer's indent token); markdown-rs needs 4 more columns;
 //! * `>*>**` is emphasis: the text starts at the first `*`, with nothing
 //!   before it, as in micromark; markdown-rs classifies the `>` before it;
+//! * `- a\n\t=\nb`: `b` is a paragraph after the list, as in micromark (a
+//!   heading cannot be continued lazily); markdown-rs keeps it in the item;
 //! * `\t+\n\tx`: `x` is no part of the item (its content is at column 6),
 //!   as in micromark; markdown-rs continues the item;
 //! * `[a]: /u\nb\n===`: the heading starts at 0, where the definitions
