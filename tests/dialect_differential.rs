@@ -67,7 +67,8 @@
 //!   reference algorithm, does not give (`*'********:************:******`
 //!   nests four strongs here), and micromark runs its attention and
 //!   strikethrough resolvers one after the other, in the order the text
-//!   first uses them, where markdown-rs has one resolver (`_~~*~~*` is
+//!   first uses them (strikethrough first inside a link), where markdown-rs
+//!   has one resolver (`_~~*~~*` is
 //!   emphasis here, delete there); with a run of three or more `*` or `_`,
 //!   or `~~` with `*` or `_`, only the tree without emphasis, strong, delete
 //!   and text nodes is compared;
@@ -99,8 +100,9 @@
 //!   markdown-rs does not take the tag (it becomes text); not compared;
 //! * markdown-rs drops the whitespace inside a definition label when it
 //!   normalizes the identifier (`[^a b]: y` defines `^ab` there, `^a b` in
-//!   micromark and here), so `x[^ab]` is a reference there and text here;
-//!   inputs with such a definition are not compared;
+//!   micromark and here), so `x[^ab]` is a reference there and text here,
+//!   and `[d01 v]` matches `[d01V]:` there; inputs with such a definition,
+//!   or such a reference, are not compared;
 //! * markdown-rs never tries a table when the head row or a body row starts
 //!   with one of `` #$`~*_<ei{ `` (its flow dispatch goes straight to
 //!   paragraph content), while micromark tries tables on every line:

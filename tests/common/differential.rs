@@ -113,13 +113,31 @@ fn heading_starts_with_hash(plan: &str) -> bool {
 /// (`[a b]: u` is defined as `ab` there, `a b` in micromark), so a reference
 /// elsewhere can match there and not here.
 fn definition_label_with_whitespace(plan: &str) -> bool {
-    plan_lines(plan).any(|line| {
+    let squeeze = |label: &str| -> String {
+        label
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let mut labels = Vec::new();
+    for line in plan_lines(plan) {
         let line = line.trim_start_matches([' ', '\t', '>', '-', '*', '+']);
-        line.starts_with('[')
-            && line
-                .split_once("]:")
-                .is_some_and(|(label, _)| label.contains([' ', '\t']))
-    })
+        if let Some((label, _)) = line.strip_prefix('[').and_then(|l| l.split_once("]:")) {
+            if label.contains([' ', '\t']) {
+                return true;
+            }
+            labels.push(squeeze(label));
+        }
+    }
+    // Or the other way round: a bracketed text with whitespace that matches
+    // a definition once the whitespace is gone (`[d01 v]` and `[d01V]:`).
+    !labels.is_empty()
+        && plan.split('[').skip(1).any(|rest| {
+            rest.split_once(']').is_some_and(|(text, _)| {
+                text.contains(char::is_whitespace) && labels.contains(&squeeze(text))
+            })
+        })
 }
 
 /// Whitespace between an attribute's `=` and its value (`<B a= "x" />`):
@@ -281,19 +299,20 @@ fn item_after_tab(plan: &str) -> bool {
     })
 }
 
-/// A flow element in a container whose tag starts a lazy line (no prefix)
-/// and goes on into the container: micromark (and this parser) keep it in
-/// the container, markdown-rs fails (see the module docs).
+/// An element in a container whose tag starts a lazy line (no prefix) and
+/// goes on into the container: micromark (and this parser) keep it in the
+/// container (as flow, or in the paragraph when text follows the tag),
+/// markdown-rs fails (see the module docs).
 fn flow_tag_from_lazy_line(plan: &str, ours: &str) -> bool {
     let mut parents: Vec<String> = Vec::new();
     for line in lines(ours) {
         parents.truncate(line.depth);
-        let in_container = parents.last().is_some_and(|p| {
-            matches!(p.as_str(), "blockquote" | "listItem" | "footnoteDefinition")
-        });
+        let in_container = parents
+            .iter()
+            .any(|p| matches!(p.as_str(), "blockquote" | "listItem" | "footnoteDefinition"));
         let at_line_start =
             line.start == 0 || matches!(plan.as_bytes().get(line.start - 1), Some(b'\n' | b'\r'));
-        if line.label.starts_with("mdxJsxFlowElement") && in_container && at_line_start {
+        if line.label.starts_with("mdxJsx") && in_container && at_line_start {
             return true;
         }
         parents.push(line.label.split(' ').next().unwrap_or("").to_owned());
@@ -386,13 +405,13 @@ fn attention_may_differ(plan: &str) -> bool {
         || (plan.contains("~~") && plan.contains(['*', '_']))
 }
 
-/// The shape without emphasis, strong, delete and text nodes (the rest in
-/// order, with starts), for inputs where only attention may differ.
-fn without_attention(shape: &str) -> Vec<(String, usize)> {
+/// The node kinds without emphasis, strong, delete and text nodes (the rest
+/// in order), for inputs where only attention may differ.
+fn without_attention(shape: &str) -> Vec<String> {
     lines(shape)
         .into_iter()
         .filter(|l| !matches!(l.label.as_str(), "emphasis" | "strong" | "delete" | "text"))
-        .map(|l| (l.label, l.start))
+        .map(|l| l.label)
         .collect()
 }
 
