@@ -69,6 +69,8 @@ fn brackets() {
     assert_linear("[a]", |n| "[a]".repeat(n));
     assert_linear("![", |n| "![".repeat(n));
     assert_linear("[a](b \"", |n| "[a](b \"".repeat(n));
+    assert_linear("[a](b (", |n| "[a](b (".repeat(n));
+    assert_linear("[a](b ((", |n| "[a](b ((x".repeat(n));
     assert_linear("nested links", |n| {
         format!("{}a{}", "[".repeat(n), "](b)".repeat(n))
     });

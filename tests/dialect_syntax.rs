@@ -596,3 +596,10 @@ fn a_multi_line_flow_tag_on_a_lazy_line_stays_in_the_containers() {
         "root @0\n  blockquote @0\n    paragraph @2\n      text @2\n  mdxJsxFlowElement <e> @4\n"
     );
 }
+
+#[test]
+fn a_parenthesized_title_may_hold_an_opening_parenthesis() {
+    // micromark ends such a title at the first `)`, whatever came before.
+    assert_eq!(kinds("[](o (()))"), ["root", "paragraph", "link", "text"]);
+    assert_eq!(kinds("[](o (a(b)c))"), ["root", "paragraph", "text"]);
+}

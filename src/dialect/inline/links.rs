@@ -270,7 +270,6 @@ impl Parser<'_, '_> {
                         return None;
                     }
                     Some(&c) if c == close => break,
-                    Some(b'(') if open == b'(' => return None,
                     Some(b'\\') if bytes.get(k + 1).is_some_and(u8::is_ascii_punctuation) => k += 2,
                     _ => k += 1,
                 }
