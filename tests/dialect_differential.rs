@@ -46,6 +46,9 @@
 //!   the container (`- a\n\t=\nb`) starts a paragraph outside it in
 //!   micromark (and here); markdown-rs keeps it in the container; not
 //!   compared;
+//! * after a line ending in an attribute expression micromark (and this
+//!   parser) drop two whitespace codes, markdown-rs four; values are
+//!   compared without that whitespace, and with NUL read as U+FFFD;
 //! * a list item whose marker follows a tab (`\t+\n\tx`): micromark (and
 //!   this parser) need the next line to reach the item's content column
 //!   (the tab takes the marker to column 4), markdown-rs continues the item

@@ -81,6 +81,9 @@
 //!   `` #$`~*_<ei{ ``;
 //! * NUL in an attribute value is U+FFFD (micromark replaces it before
 //!   parsing); markdown-rs keeps NUL;
+//! * `<B a={x\n    y} />`: after a line ending in an expression two
+//!   whitespace codes are dropped (micromark-factory-mdx-expression's
+//!   `indentSize`), so the value is `x\n  y`; markdown-rs drops four;
 //! * `\\<Callout>`: a text that opens with an escape starts at the
 //!   backslash (0), as in micromark; markdown-rs starts it at 1;
 //! * `- \ntext\n- `: an empty item cannot interrupt a paragraph, so this is a

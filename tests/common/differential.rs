@@ -35,6 +35,52 @@ fn lines(shape: &str) -> Vec<Line> {
         .collect()
 }
 
+/// NUL in an attribute value is U+FFFD here, as micromark preprocesses it;
+/// markdown-rs keeps it. Reads the label's `Debug` escapes, so that an
+/// escaped backslash before a `0` stays what it is.
+fn nul_as_replacement(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    let mut chars = label.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '\\') {
+            (_, true) => match chars.next() {
+                Some('0') => out.push('\u{fffd}'),
+                Some(n) => {
+                    out.push('\\');
+                    out.push(n);
+                }
+                None => out.push('\\'),
+            },
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Whitespace after a line ending inside an attribute value: micromark (and
+/// this parser) drop two whitespace codes of it in expressions, markdown-rs
+/// four (see the module docs); values are compared without it. Reads the
+/// label's `Debug` escapes (`\n`, `\t`).
+fn without_expression_indent(label: &str) -> String {
+    let mut out = String::with_capacity(label.len());
+    let mut rest = label;
+    while let Some(at) = rest.find("\\n") {
+        out.push_str(&rest[..at + 2]);
+        rest = &rest[at + 2..];
+        loop {
+            if let Some(r) = rest.strip_prefix(' ') {
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("\\t") {
+                rest = r;
+            } else {
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Same shape; starts equal, or differing only by indentation before ours.
 fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
     let (a, b) = (lines(ours), lines(theirs));
@@ -42,14 +88,15 @@ fn same(plan: &str, ours: &str, theirs: &str) -> Result<(), String> {
         return Err("node count differs".to_owned());
     }
     for (x, y) in a.iter().zip(&b) {
-        // NUL in an attribute value is U+FFFD here, as micromark
-        // preprocesses it; markdown-rs keeps it.
-        let their_label = if plan.contains('\0') && y.label.starts_with("mdxJsx") {
-            y.label.replace("\\0", "\u{fffd}")
+        let (ours, theirs) = if y.label.starts_with("mdxJsx") {
+            (
+                without_expression_indent(&x.label),
+                without_expression_indent(&nul_as_replacement(&y.label)),
+            )
         } else {
-            y.label.clone()
+            (x.label.clone(), y.label.clone())
         };
-        if x.depth != y.depth || x.label != their_label {
+        if x.depth != y.depth || ours != theirs {
             return Err(format!("node differs: {} vs {}", x.label, y.label));
         }
         let indentation = y.start <= x.start
@@ -474,8 +521,11 @@ pub fn compare(plan: &str) -> Result<(), String> {
         .iter()
         .any(|p| plan.contains(p));
     // A lazy line made only of one or two of one marker character.
+    // (After any `>` markers: the line may continue some containers.)
     let short_marker_line = plan_lines(plan).any(|l| {
-        let t = l.trim_matches([' ', '\t']);
+        let t = l
+            .trim_start_matches([' ', '\t', '>'])
+            .trim_end_matches([' ', '\t']);
         (1..=2).contains(&t.len())
             && t.chars().all(|c| c == t.chars().next().unwrap_or(' '))
             && t.starts_with(['`', '~', '*', '_', '$'])
@@ -551,7 +601,12 @@ pub fn compare(plan: &str) -> Result<(), String> {
         // markdown-rs refuses `$` after the first character of a tag or
         // attribute name (`<B$ />`); DIALECT.md §2.2 and JSX allow it.
         (Ok(_), Err(Some(at))) if plan.as_bytes().get(at) == Some(&b'$') => Ok(()),
-        (Ok(tree), Err(_)) if flow_tag_from_lazy_line(plan, &tree.shape(true)) => Ok(()),
+        (Ok(tree), Err(_))
+            if flow_tag_from_lazy_line(plan, &tree.shape(true))
+                || footnote_call_in_link(&tree.shape(true)) =>
+        {
+            Ok(())
+        }
         (Ok(tree), Err(at)) => Err(format!(
             "we parse, they fail at {at:?}:\n{}",
             tree.shape(true)
