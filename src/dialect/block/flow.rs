@@ -466,6 +466,11 @@ impl Blocks<'_> {
         let Some((tags, resume)) = self.read_flow_tags(p)? else {
             return Ok(None);
         };
+        Ok(Some(self.add_flow_tags(p, tags, resume)))
+    }
+
+    /// Adds the tags of a flow tag line read at `p`; returns `resume`.
+    pub(super) fn add_flow_tags(&mut self, p: usize, tags: Vec<Tag>, resume: usize) -> usize {
         self.close_leaf();
         // A tag line is not a list item: it ends a list left open.
         if matches!(self.stack.last().map(|c| c.kind), Some(CKind::List { .. })) {
@@ -474,7 +479,7 @@ impl Blocks<'_> {
         for tag in tags {
             self.flow_tag(tag);
         }
-        Ok(Some(resume))
+        resume
     }
 
     fn flow_tag(&mut self, tag: Tag) {

@@ -56,11 +56,9 @@ impl Blocks<'_> {
             // />` has the element in the block quote. Tags that end on this
             // line close the containers like any other interruption.
             if !sibling && bytes[p] == b'<' {
-                if let Some((_, resume)) = self.read_flow_tags(p)? {
+                if let Some((tags, resume)) = self.read_flow_tags(p)? {
                     if resume > next {
-                        if let Some(resume) = self.flow_tags(p)? {
-                            return Ok(resume);
-                        }
+                        return Ok(self.add_flow_tags(p, tags, resume));
                     }
                 }
             }
