@@ -61,7 +61,7 @@ fn nul_as_replacement(label: &str) -> String {
 /// this parser) drop two whitespace codes of it in expressions, markdown-rs
 /// four (see the module docs); values are compared without it. Reads the
 /// label's `Debug` escapes (`\n`, `\t`).
-fn without_expression_indent(label: &str) -> String {
+pub fn without_expression_indent(label: &str) -> String {
     let mut out = String::with_capacity(label.len());
     let mut rest = label;
     while let Some(at) = rest.find("\\n") {
@@ -264,35 +264,42 @@ fn marker_next_to_marker(plan: &str) -> bool {
     })
 }
 
+/// Whether some node of the shape, with the kinds of its ancestors
+/// (innermost last, JSX names dropped), satisfies `test`.
+fn any_node(shape: &str, mut test: impl FnMut(&Line, &[&str]) -> bool) -> bool {
+    let lines = lines(shape);
+    let mut parents: Vec<&str> = Vec::new();
+    for line in &lines {
+        parents.truncate(line.depth);
+        if test(line, &parents) {
+            return true;
+        }
+        parents.push(line.label.split(' ').next().unwrap_or(""));
+    }
+    false
+}
+
+/// The container kinds a lazy line can be in.
+fn is_container(kind: &str) -> bool {
+    matches!(kind, "blockquote" | "listItem" | "footnoteDefinition")
+}
+
 /// A `list` directly inside a `list`: no valid mdast, markdown-rs builds it
 /// after an item whose fenced code is still open (see the module docs).
 fn list_in_list(shape: &str) -> bool {
-    let mut parents: Vec<String> = Vec::new();
-    for line in lines(shape) {
-        parents.truncate(line.depth);
-        if line.label == "list" && parents.last().is_some_and(|p| p == "list") {
-            return true;
-        }
-        parents.push(line.label);
-    }
-    false
+    any_node(shape, |line, parents| {
+        line.label == "list" && parents.last() == Some(&"list")
+    })
 }
 
 /// A footnote call inside a link's text: micromark keeps the link, while
 /// markdown-rs treats the call as a link of its own that ends earlier
 /// openers (see the module docs).
 fn footnote_call_in_link(shape: &str) -> bool {
-    let mut parents: Vec<String> = Vec::new();
-    for line in lines(shape) {
-        parents.truncate(line.depth);
-        if line.label == "footnoteReference"
-            && parents.iter().any(|p| p == "link" || p == "linkReference")
-        {
-            return true;
-        }
-        parents.push(line.label);
-    }
-    false
+    any_node(shape, |line, parents| {
+        line.label == "footnoteReference"
+            && parents.iter().any(|&p| p == "link" || p == "linkReference")
+    })
 }
 
 /// An image start followed by `^` (after whitespace, if any): micromark
@@ -351,20 +358,13 @@ fn item_after_tab(plan: &str) -> bool {
 /// container (as flow, or in the paragraph when text follows the tag),
 /// markdown-rs fails (see the module docs).
 fn flow_tag_from_lazy_line(plan: &str, ours: &str) -> bool {
-    let mut parents: Vec<String> = Vec::new();
-    for line in lines(ours) {
-        parents.truncate(line.depth);
-        let in_container = parents
-            .iter()
-            .any(|p| matches!(p.as_str(), "blockquote" | "listItem" | "footnoteDefinition"));
+    any_node(ours, |line, parents| {
         let at_line_start =
             line.start == 0 || matches!(plan.as_bytes().get(line.start - 1), Some(b'\n' | b'\r'));
-        if line.label.starts_with("mdxJsx") && in_container && at_line_start {
-            return true;
-        }
-        parents.push(line.label.split(' ').next().unwrap_or("").to_owned());
-    }
-    false
+        line.label.starts_with("mdxJsx")
+            && parents.iter().any(|&p| is_container(p))
+            && at_line_start
+    })
 }
 
 /// A setext heading in a container followed by a line that does not
@@ -378,20 +378,10 @@ fn line_after_setext_heading_in_container(plan: &str, ours: &str) -> bool {
             && (u.bytes().all(|c| c == b'=') || u.bytes().all(|c| c == b'-'))
             && !w[1].trim().is_empty()
     });
-    let mut parents: Vec<String> = Vec::new();
-    let mut heading_in_container = false;
-    for line in lines(ours) {
-        parents.truncate(line.depth);
-        if line.label == "heading"
-            && parents.last().is_some_and(|p| {
-                matches!(p.as_str(), "blockquote" | "listItem" | "footnoteDefinition")
-            })
-        {
-            heading_in_container = true;
-        }
-        parents.push(line.label.split(' ').next().unwrap_or("").to_owned());
-    }
-    underline_then_text && heading_in_container
+    underline_then_text
+        && any_node(ours, |line, parents| {
+            line.label == "heading" && parents.last().is_some_and(|&p| is_container(p))
+        })
 }
 
 /// A footnote definition directly in another: micromark (and this parser)
@@ -399,17 +389,9 @@ fn line_after_setext_heading_in_container(plan: &str, ours: &str) -> bool {
 /// sees the outer's 4-column indent token), markdown-rs needs 4 columns more
 /// (see the module docs).
 fn footnote_in_footnote(shape: &str) -> bool {
-    let mut parents: Vec<String> = Vec::new();
-    for line in lines(shape) {
-        parents.truncate(line.depth);
-        if line.label == "footnoteDefinition"
-            && parents.last().is_some_and(|p| p == "footnoteDefinition")
-        {
-            return true;
-        }
-        parents.push(line.label);
-    }
-    false
+    any_node(shape, |line, parents| {
+        line.label == "footnoteDefinition" && parents.last() == Some(&"footnoteDefinition")
+    })
 }
 
 /// A line that starts a list item (after any container prefixes): the

@@ -175,14 +175,7 @@ fn same_but_text_expression_indent(ours: &str, theirs: &str) -> bool {
                 if !line.trim_start().starts_with("mdxJsxTextElement") {
                     return line.to_owned();
                 }
-                let mut out = String::new();
-                let mut rest = line;
-                while let Some(at) = rest.find("\\n") {
-                    out.push_str(&rest[..at + 2]);
-                    rest = rest[at + 2..].trim_start_matches(' ');
-                }
-                out.push_str(rest);
-                out
+                super::differential::without_expression_indent(line)
             })
             .collect::<Vec<_>>()
             .join("\n")
