@@ -1,14 +1,10 @@
-//! The example servers' document store: one SQLite database holding documents,
+//! The servers' document store: one SQLite database holding documents,
 //! access tokens and grants.
 //!
 //! Every operation is one statement or one transaction, so several server
 //! processes (replicas) can share one database file. The file runs in WAL
 //! mode with `synchronous=FULL`: a document whose creation was answered
 //! survives a `kill -9` or a power cut.
-//!
-//! This module is shared by `examples/serve.rs`, `examples/blocking.rs` and
-//! `tests/server_store.rs`; each uses a different part of it.
-#![allow(dead_code)]
 
 use std::path::Path;
 use std::sync::{Condvar, Mutex};

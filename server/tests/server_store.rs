@@ -1,12 +1,9 @@
-//! The example servers' SQLite store: grants, ordering, and the create
+//! The servers' SQLite store: grants, ordering, and the create
 //! operation's idempotency (replay, conflict, forbidden) and atomicity.
-
-#[path = "../examples/common/store.rs"]
-mod store;
 
 use std::path::PathBuf;
 
-use store::{CreateOutcome, Draft, Imported, Store};
+use chopin_mcp_server::store::{CreateOutcome, Draft, Imported, Store};
 
 fn doc(id: &str, repository: &str, title: &str) -> Imported {
     Imported {

@@ -1,4 +1,4 @@
-//! What both example servers share beyond the store: opening and seeding the
+//! What both servers share beyond the store: opening and seeding the
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the list, read and create effects.
 

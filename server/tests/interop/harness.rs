@@ -1,59 +1,32 @@
-//! Starting the example servers (`examples/serve.rs`, `examples/blocking.rs`)
-//! as child processes, and talking to them over raw TCP.
-//!
-//! The binaries are not `CARGO_BIN_EXE_*` targets, so they are found next to
-//! this test executable, in `target/<profile>/examples/<name>`. `cargo test`
-//! does not put them there (it builds examples only to check them), so the
-//! harness runs `cargo build --examples` once per test binary first; when
-//! they are up to date that is a no-op.
+//! Starting the server binaries (`chopin-mcp-server`, `chopin-mcp-blocking`)
+//! as child processes, and talking to them over raw TCP. Cargo builds both
+//! binaries before any integration test of this package runs.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Both servers: every behaviour is checked on each.
-pub const SERVERS: [&str; 2] = ["serve", "blocking"];
+pub const SERVERS: [&str; 2] = ["chopin-mcp-server", "chopin-mcp-blocking"];
 
 /// The token and caller every test server accepts.
 pub const TOKEN: &str = "allowed";
 pub const DOC_ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
 pub const DOC_TITLE: &str = "Release readiness";
 
-/// The path of an example binary, built first if need be.
-pub fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    // target/<profile>/deps/<test> → target/<profile>/examples/<name>
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the test executable is in target/<profile>/deps");
-    build_examples(profile);
-    let path = profile.join("examples").join(name);
-    assert!(path.exists(), "{} was not built", path.display());
-    path
+/// The path of a server binary by name.
+pub fn binary(name: &str) -> PathBuf {
+    PathBuf::from(match name {
+        "chopin-mcp-server" => env!("CARGO_BIN_EXE_chopin-mcp-server"),
+        "chopin-mcp-blocking" => env!("CARGO_BIN_EXE_chopin-mcp-blocking"),
+        other => panic!("no server binary named {other}"),
+    })
 }
 
-/// Runs `cargo build --examples` for this test's profile, once.
-fn build_examples(profile: &Path) {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let mut cargo = Command::new(env!("CARGO"));
-        cargo
-            .args(["build", "--examples", "--quiet"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile.file_name().is_some_and(|name| name == "release") {
-            cargo.arg("--release");
-        }
-        let status = cargo.status().expect("run cargo build --examples");
-        assert!(status.success(), "cargo build --examples failed");
-    });
-}
-
-/// A running example server, killed (SIGKILL) when dropped.
+/// A running server, killed (SIGKILL) when dropped.
 pub struct Server {
     child: Child,
     pub addr: SocketAddr,
@@ -64,14 +37,14 @@ pub struct Server {
 impl Server {
     /// Starts `name` on an ephemeral loopback port with `args` added.
     pub fn start(name: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(example(name))
+        let mut child = Command::new(binary(name))
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .expect("start the example server");
+            .expect("start the server");
         let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
         let mut banner = Vec::new();
         let addr = loop {

@@ -1,5 +1,5 @@
 // Interop check: the official MCP TypeScript SDK client against a running
-// chopin-mcp example server.
+// chopin-mcp server.
 //
 //   node interop.mjs URL TOKEN [DOCUMENT_ID] [REPOSITORY]
 //

@@ -1,21 +1,14 @@
 //! An MCP server on tokio and hyper 1, backed by SQLite.
 //!
 //! ```sh
-//! cargo run --release --example serve            # ./chopin.db, seeded on first run
-//! cargo run --release --example serve -- --help
+//! cargo run --release -p chopin-mcp-server            # ./chopin.db, seeded on first run
+//! cargo run --release -p chopin-mcp-server -- --help
 //! ```
 //!
 //! The endpoint decides everything; this file only moves bytes: it maps
 //! hyper's request head to `RequestParts`, pushes body frames into the
 //! endpoint as they arrive (and stops reading at the 413), runs reads inline
 //! and creates on tokio's blocking pool, and holds `GET` event streams open.
-
-#[path = "common/host.rs"]
-mod host;
-#[path = "common/options.rs"]
-mod options;
-#[path = "common/store.rs"]
-mod store;
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -35,7 +28,8 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 
-use host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{self, Host, INTERNAL_ERROR};
+use chopin_mcp_server::options;
 
 /// How long a client may take to send a request head before the connection
 /// is closed: a slow or stalled client holds a task, never a thread.

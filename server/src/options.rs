@@ -1,4 +1,4 @@
-//! The example servers' command line, parsed by hand (no argument crate).
+//! The servers' command line, parsed by hand (no argument crate).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

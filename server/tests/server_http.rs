@@ -1,6 +1,7 @@
-//! The example servers over real sockets: the MCP exchange, HTTP-level
+//! Both servers over real sockets: the MCP exchange, HTTP-level
 //! refusals, event streams, slow clients and crash durability. Every check
-//! runs against both `serve` (tokio + hyper) and `blocking` (std::net).
+//! runs against both `chopin-mcp-server` (tokio + hyper) and
+//! `chopin-mcp-blocking` (std::net).
 // Timing a slow client needs the clock the crate's core may not read.
 #![allow(clippy::disallowed_methods)]
 

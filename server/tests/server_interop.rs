@@ -1,7 +1,7 @@
-//! The official MCP TypeScript SDK client against both example servers:
-//! runs `node tests/interop/interop.mjs URL TOKEN` (see that file).
+//! The official MCP TypeScript SDK client against both servers: runs
+//! `node server/tests/interop/interop.mjs URL TOKEN` (see that file).
 //!
-//! Needs `npm ci` in `tests/interop` first; without `node_modules` the test
+//! Needs `npm ci` in `server/tests/interop` first; without `node_modules` the test
 //! says so and passes, so that a machine without Node can still run the rest.
 
 #[path = "interop/harness.rs"]

@@ -1,9 +1,9 @@
-//! The same MCP server as `serve`, on `std::net` and threads only: no async
+//! The same MCP server as `chopin-mcp-server`, on `std::net` and threads only: no async
 //! runtime, with the crate's HTTP/1.1 adapter (`chopin_mcp::http1`) doing the
 //! parsing and framing.
 //!
 //! ```sh
-//! cargo run --example blocking -- --memory
+//! cargo run -p chopin-mcp-server --bin chopin-mcp-blocking -- --memory
 //! ```
 //!
 //! One thread per connection, at most [`MAX_CONNECTIONS`] at once. Every read
@@ -12,13 +12,6 @@
 // The host owns the clock: deadlines are this server's business, not the
 // endpoint's (clippy.toml forbids `Instant::now` for the crate's core).
 #![allow(clippy::disallowed_methods)]
-
-#[path = "common/host.rs"]
-mod host;
-#[path = "common/options.rs"]
-mod options;
-#[path = "common/store.rs"]
-mod store;
 
 use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -30,7 +23,8 @@ use std::time::{Duration, Instant};
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
-use host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{self, Host, INTERNAL_ERROR};
+use chopin_mcp_server::options;
 
 /// Open connections (threads) at most; more get a 503.
 const MAX_CONNECTIONS: usize = 512;

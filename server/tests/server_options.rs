@@ -1,12 +1,8 @@
-//! The example servers' command line (`examples/common/options.rs`).
-
-#[path = "../examples/common/options.rs"]
-#[allow(dead_code)] // the servers' entry point is not under test here
-mod options;
+//! The servers' command line (`src/options.rs`).
 
 use std::path::PathBuf;
 
-use options::{Command, Database, Options, USAGE};
+use chopin_mcp_server::options::{self, Command, Database, Options, USAGE};
 
 fn parse(args: &[&str]) -> Result<Options, String> {
     match options::parse(args.iter().map(|a| a.to_string()))? {

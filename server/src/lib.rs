@@ -1,0 +1,13 @@
+//! The reference server for [`chopin_mcp`]: what its two binaries share.
+//!
+//! - `chopin-mcp-server` (`src/main.rs`): tokio and hyper 1 drive the
+//!   endpoint; the default.
+//! - `chopin-mcp-blocking` (`src/bin/chopin-mcp-blocking.rs`): `std::net`
+//!   threads and the crate's own HTTP/1.1 adapter, no async runtime.
+//!
+//! Both parse the same command line ([`options`]), open the same store
+//! ([`store`]) and carry out the endpoint's effects the same way ([`host`]).
+
+pub mod host;
+pub mod options;
+pub mod store;
