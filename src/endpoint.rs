@@ -116,17 +116,19 @@ impl Endpoint {
         // Step 2 is judged first: a preflight and a 405 need its verdict.
         let admission = Admission::judge(&self.inner, parts);
         if cors::is_preflight(parts) {
-            return Outcome::Respond(match (admission.refusal(), admission.grant()) {
+            let response = match (admission.refusal(), admission.into_grant()) {
                 (None, Some(origin)) => Response::preflight(origin),
                 (Some(refusal), _) => refusal,
+                // Unreachable: a preflight has an Origin, so no refusal means a grant.
                 (None, None) => Response::text(403, "origin is not allowed"),
-            });
+            };
+            return Outcome::Respond(response);
         }
         let method = match parts.method() {
             "GET" => Method::Get,
             "POST" => Method::Post,
             _ => {
-                let response = Response::method_not_allowed().granted(admission.grant());
+                let response = Response::method_not_allowed().granted(admission.into_grant());
                 return Outcome::Respond(response);
             }
         };
@@ -138,7 +140,7 @@ impl Endpoint {
             authorization: parts.header("authorization").map(Bytes::copy_from_slice),
             screen: Screen::read(method, parts, &self.inner.config),
             body,
-            origin: admission.grant(),
+            origin: admission.into_grant(),
             caller: PhantomData,
         })
     }

@@ -77,9 +77,9 @@ impl Admission {
 
     /// The origin to grant CORS access to: the request's one `Origin`, when it
     /// is allowed and the `Host` passes too. `None` for every other request.
-    pub(crate) fn grant(&self) -> Option<Bytes> {
-        match &self.origin {
-            OriginVerdict::Allowed(origin) if self.host_allowed => Some(origin.clone()),
+    pub(crate) fn into_grant(self) -> Option<Bytes> {
+        match self.origin {
+            OriginVerdict::Allowed(origin) if self.host_allowed => Some(origin),
             _ => None,
         }
     }

@@ -113,8 +113,8 @@ fn the_cors_grant_costs_no_allocation_per_request() {
     let plain_parts = RequestParts::new("POST", "/mcp", &HEADERS);
     headers.push(Header::new("origin", b"https://app.example"));
     let parts = RequestParts::new("POST", "/mcp", &headers);
-    let cycle = |parts: &RequestParts<'_>| {
-        let mut outcome: Outcome<&str> = endpoint.handle(&parts, body.clone());
+    let cycle = |request: &RequestParts<'_>| {
+        let mut outcome: Outcome<&str> = endpoint.handle(request, body.clone());
         loop {
             outcome = match outcome {
                 Outcome::Respond(response) => break response,
