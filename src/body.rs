@@ -6,10 +6,10 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::dispatch;
 use crate::endpoint::Exchange;
 use crate::outcome::Outcome;
 use crate::response::Response;
+use crate::{cors, dispatch};
 
 /// A request body the host already holds, as a sequence of chunks.
 ///
@@ -126,7 +126,7 @@ impl<C> BodyIntake<C> {
     /// after which the host must stop reading the body.
     pub fn push(mut self, chunk: &[u8]) -> Result<Self, Response> {
         if chunk.len() > self.remaining() {
-            return Err(Response::too_large());
+            return Err(Response::too_large().granted(self.exchange.origin));
         }
         self.received.extend_from_slice(chunk);
         Ok(self)
@@ -147,7 +147,11 @@ impl<C> BodyIntake<C> {
 
     /// The body is complete: parse and dispatch it.
     pub fn finish(self) -> Outcome<C> {
-        dispatch::start(self.exchange, Bytes::from(self.received))
+        let origin = self.exchange.origin.clone();
+        cors::grant(
+            dispatch::start(self.exchange, Bytes::from(self.received)),
+            origin,
+        )
     }
 
     /// Pushes every chunk of a held body, then finishes; stops at the first

@@ -31,6 +31,8 @@ pub struct Config {
     pub(crate) server_name: String,
     pub(crate) server_version: String,
     pub(crate) origins: Vec<String>,
+    /// Loopback origins are admitted (MODERN.md §7).
+    pub(crate) loopback_origins: bool,
     pub(crate) hosts: Option<Vec<String>>,
     pub(crate) resource_metadata: Option<String>,
     pub(crate) versions: Vec<ProtocolVersion>,
@@ -48,6 +50,7 @@ impl Config {
             server_name: "chopin".to_owned(),
             server_version: env!("CARGO_PKG_VERSION").to_owned(),
             origins: Vec::new(),
+            loopback_origins: false,
             hosts: None,
             resource_metadata: None,
             versions: ProtocolVersion::ALL.to_vec(),
@@ -93,8 +96,18 @@ impl Config {
     }
 
     /// Allows browser requests carrying this exact `Origin` (e.g.
-    /// `https://chopin.example`). Without any, every request with an `Origin`
-    /// header is refused.
+    /// `https://chopin.example`): byte for byte, so `http://chopin.example`
+    /// or `https://CHOPIN.example` is another origin. Without any (and
+    /// without [`allow_loopback_hosts`](Self::allow_loopback_hosts)), every
+    /// request with an `Origin` header is refused.
+    ///
+    /// Requests from an allowed origin get CORS answers: a preflight is
+    /// answered 204, and every response grants that origin access
+    /// (`access-control-allow-origin`, `access-control-expose-headers`,
+    /// `vary: origin`). The value is echoed in those headers, so
+    /// [`Endpoint::new`](crate::Endpoint::new) refuses one that is empty or
+    /// holds anything but visible ASCII
+    /// ([`ConfigError::BadHeaderValue`]).
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.origins.push(origin.into());
         self
@@ -111,7 +124,14 @@ impl Config {
 
     /// Allows the loopback names `localhost`, `127.0.0.1` and `[::1]`: the
     /// right default for a server bound to a loopback address.
-    pub fn allow_loopback_hosts(self) -> Self {
+    ///
+    /// Also admits **loopback origins**: `http` or `https`, `://`,
+    /// `localhost`, `127.0.0.1` or `[::1]` (ASCII case-insensitive), an
+    /// optional `:` and 1–5 digits, and nothing more: `http://localhost:5173`
+    /// and `https://[::1]` pass; `http://localhost.evil.example`,
+    /// `http://localhost:5173/`, `http://user@localhost` and `null` do not.
+    pub fn allow_loopback_hosts(mut self) -> Self {
+        self.loopback_origins = true;
         self.allow_host("localhost")
             .allow_host("127.0.0.1")
             .allow_host("[::1]")
@@ -155,6 +175,7 @@ impl fmt::Debug for Config {
             .field("server_name", &self.server_name)
             .field("server_version", &self.server_version)
             .field("origins", &self.origins)
+            .field("loopback_origins", &self.loopback_origins)
             .field("hosts", &self.hosts)
             .field("resource_metadata", &self.resource_metadata)
             .field("versions", &self.versions)
@@ -172,7 +193,8 @@ pub enum ConfigError {
     NoVersions,
     /// A value that goes into a response header holds a character that would
     /// break the header (a control character or, in the quoted
-    /// `resource_metadata`, a `"` or `\`).
+    /// `resource_metadata`, a `"` or `\`), or an allowed origin is empty or
+    /// holds anything but visible ASCII.
     #[error("{0} cannot be used in a response header")]
     BadHeaderValue(&'static str),
     /// The body budget is 0.

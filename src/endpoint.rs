@@ -2,9 +2,13 @@
 //!
 //! Every transition of an exchange lives in this module and in
 //! [`dispatch`](crate::dispatch): `start` runs the checks that need no caller
-//! (method, origin, host) and reads what later steps need from the head;
-//! [`Authenticate::answer`] runs the rest in table order and hands over to the
-//! body intake.
+//! (CORS preflight, method, origin, host) and reads what later steps need from
+//! the head; [`Authenticate::answer`] runs the rest in table order and hands
+//! over to the body intake.
+//!
+//! The origin a request is granted CORS access to (see [`cors`](crate::cors))
+//! travels with the exchange; each public step that can return a response
+//! (`answer`, `push`, `finish`, the effects' answers) adds the grant to it.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -14,8 +18,10 @@ use bytes::Bytes;
 
 use crate::body::{BodyChunks, BodyIntake};
 use crate::config::{Config, ConfigError};
+use crate::cors;
 use crate::jsonrpc;
 use crate::negotiate::quality;
+use crate::origin::{self, Admission};
 use crate::outcome::Outcome;
 use crate::request::{RequestParts, trim_ows};
 use crate::response::{ContentType, Response};
@@ -36,6 +42,8 @@ pub(crate) struct Inner {
     pub challenge: Bytes,
     /// The `tools/list` result, computed once.
     pub tools: Vec<u8>,
+    /// The allowed origins, as the bytes a grant echoes.
+    pub origins: Vec<Bytes>,
 }
 
 impl Endpoint {
@@ -55,11 +63,24 @@ impl Endpoint {
             }
             Some(url) => Bytes::from(format!("Bearer resource_metadata=\"{url}\"")),
         };
+        if !config
+            .origins
+            .iter()
+            .all(|origin| origin::is_valid_configured_origin(origin))
+        {
+            return Err(ConfigError::BadHeaderValue("allow_origin"));
+        }
+        let origins = config
+            .origins
+            .iter()
+            .map(|origin| Bytes::from(origin.clone()))
+            .collect();
         Ok(Endpoint {
             inner: Arc::new(Inner {
                 budget,
                 challenge,
                 tools: tools::list_result(config.creation),
+                origins,
                 config,
             }),
         })
@@ -72,7 +93,8 @@ impl Endpoint {
 
     /// Starts an exchange for a request whose whole body the host holds.
     ///
-    /// The first outcome is a response (405, 403) or the authenticate effect.
+    /// The first outcome is a response (the 204 or 403 of a CORS preflight,
+    /// 405, 403) or the authenticate effect.
     /// The body's chunks are read only after the request passed every check
     /// before it, and no further chunk is read once the budget is exceeded.
     /// Exchanges started here never yield [`Outcome::Body`].
@@ -91,36 +113,34 @@ impl Endpoint {
     }
 
     fn start<C>(&self, parts: &RequestParts<'_>, body: Option<BodyChunks>) -> Outcome<C> {
+        // Step 2 is judged first: a preflight and a 405 need its verdict.
+        let admission = Admission::judge(&self.inner, parts);
+        if cors::is_preflight(parts) {
+            let response = match (admission.refusal(), admission.into_grant()) {
+                (None, Some(origin)) => Response::preflight(origin),
+                (Some(refusal), _) => refusal,
+                // Unreachable: a preflight has an Origin, so no refusal means a grant.
+                (None, None) => Response::text(403, "origin is not allowed"),
+            };
+            return Outcome::Respond(response);
+        }
         let method = match parts.method() {
             "GET" => Method::Get,
             "POST" => Method::Post,
-            _ => return Outcome::Respond(Response::method_not_allowed()),
-        };
-        let config = &self.inner.config;
-        let origin_refused = parts.all("origin").any(|origin| {
-            !config
-                .origins
-                .iter()
-                .any(|allowed| allowed.as_bytes() == origin)
-        });
-        if origin_refused {
-            return Outcome::Respond(Response::text(403, "origin is not allowed"));
-        }
-        if let Some(hosts) = &config.hosts {
-            let mut values = parts.all("host");
-            let allowed = match (values.next(), values.next()) {
-                (Some(host), None) => host_allowed(hosts, host),
-                _ => false,
-            };
-            if !allowed {
-                return Outcome::Respond(Response::text(403, "host is not allowed"));
+            _ => {
+                let response = Response::method_not_allowed().granted(admission.into_grant());
+                return Outcome::Respond(response);
             }
+        };
+        if let Some(refusal) = admission.refusal() {
+            return Outcome::Respond(refusal);
         }
         Outcome::Authenticate(Authenticate {
             endpoint: self.clone(),
             authorization: parts.header("authorization").map(Bytes::copy_from_slice),
-            screen: Screen::read(method, parts, config),
+            screen: Screen::read(method, parts, &self.inner.config),
             body,
+            origin: admission.into_grant(),
             caller: PhantomData,
         })
     }
@@ -133,20 +153,6 @@ impl fmt::Debug for Endpoint {
             .field("budget", &self.inner.budget)
             .finish()
     }
-}
-
-/// Whether a `Host` value matches the allowlist: the whole value, or its host
-/// part without the port.
-fn host_allowed(hosts: &[String], value: &[u8]) -> bool {
-    let value = trim_ows(value);
-    let without_port = match value.iter().rposition(|&b| b == b':') {
-        Some(colon) if !value[colon..].contains(&b']') => &value[..colon],
-        _ => value,
-    };
-    hosts.iter().any(|host| {
-        host.as_bytes().eq_ignore_ascii_case(value)
-            || host.as_bytes().eq_ignore_ascii_case(without_port)
-    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,6 +253,8 @@ pub struct Authenticate<C> {
     authorization: Option<Bytes>,
     screen: Screen,
     body: Option<BodyChunks>,
+    /// The origin granted CORS access, if any.
+    origin: Option<Bytes>,
     caller: PhantomData<fn() -> C>,
 }
 
@@ -267,6 +275,12 @@ impl<C> Authenticate<C> {
 
     /// Answers with the caller the credentials name, or `None` (401).
     pub fn answer(self, caller: Option<C>) -> Outcome<C> {
+        let origin = self.origin.clone();
+        cors::grant(self.decide(caller), origin)
+    }
+
+    /// Steps 3–8 (SPEC.md §3), then the body intake.
+    fn decide(self, caller: Option<C>) -> Outcome<C> {
         let inner = &self.endpoint.inner;
         let Some(caller) = caller else {
             return Outcome::Respond(Response::unauthorized(inner.challenge.clone()));
@@ -295,6 +309,7 @@ impl<C> Authenticate<C> {
             caller,
             version,
             reply,
+            origin: self.origin,
         };
         let intake = BodyIntake::new(exchange, capacity);
         match self.body {
@@ -318,4 +333,7 @@ pub(crate) struct Exchange<C> {
     pub caller: C,
     pub version: ProtocolVersion,
     pub reply: ReplyMode,
+    /// The origin granted CORS access, if any: every response of the
+    /// exchange carries the grant.
+    pub origin: Option<Bytes>,
 }

@@ -45,13 +45,25 @@ impl<'a> Cursor<'a> {
 
 const SECRET: &str = "SECRET-DOCUMENT-CONTENT";
 
+/// The one origin the fuzz endpoints allow exactly.
+const ALLOWED_ORIGIN: &[u8] = b"https://allowed.example";
+
 fn endpoint(budget: usize) -> Endpoint {
-    let config = Config::new()
+    endpoint_with(budget, false)
+}
+
+/// With `loopback`, the endpoint also calls `allow_loopback_hosts` (loopback
+/// `Host` names only, loopback origins admitted).
+fn endpoint_with(budget: usize, loopback: bool) -> Endpoint {
+    let mut config = Config::new()
         .body_budget(budget)
         .allow_origin("https://allowed.example")
         .resource_metadata("https://auth.example/.well-known/oauth-protected-resource")
         .enable_creation()
         .id_source(SequentialIds::new(1));
+    if loopback {
+        config = config.allow_loopback_hosts();
+    }
     Endpoint::new(config).unwrap_or_else(|_| unreachable!("the fuzz configuration is valid"))
 }
 
@@ -70,6 +82,7 @@ struct Transcript {
     effects: Vec<&'static str>,
     document_given: bool,
     status: u16,
+    headers: Vec<(&'static str, Vec<u8>)>,
     body: Bytes,
 }
 
@@ -136,6 +149,10 @@ fn drive(
         effects,
         document_given,
         status: response.status(),
+        headers: response
+            .headers()
+            .map(|(name, value)| (name, value.to_vec()))
+            .collect(),
         body: response.into_body(),
     }
 }
@@ -177,7 +194,7 @@ fn created_document(document: &NewDocument) -> CreatedDocument {
 fn check_response(response: &Response, effects: &[&str], document_given: bool) {
     let status = response.status();
     assert!(
-        [200, 202, 400, 401, 403, 405, 406, 413, 415].contains(&status),
+        [200, 202, 204, 400, 401, 403, 405, 406, 413, 415].contains(&status),
         "unexpected status {status}"
     );
     assert_eq!(
@@ -230,7 +247,7 @@ fn split<'b>(body: &'b [u8], sizes: &[u8]) -> Vec<&'b [u8]> {
     chunks
 }
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 16] = [
     "authorization",
     "accept",
     "content-type",
@@ -239,18 +256,31 @@ const NAMES: [&str; 8] = [
     "origin",
     "host",
     "x-other",
+    "access-control-request-method",
+    "access-control-request-headers",
+    "Origin",
+    "Access-Control-Request-Method",
+    "mcp-method",
+    "mcp-name",
+    "mcp-session-id",
+    "last-event-id",
 ];
 
 /// `handle`: an arbitrary head, body split into arbitrary chunks, and
-/// arbitrary effect answers; the held and incremental forms must agree.
+/// arbitrary effect answers; the held and incremental forms must agree, and
+/// CORS headers appear only as the origin rules allow.
 pub fn handle(data: &[u8]) {
     let mut input = Cursor { data };
-    let budget = [16, 64, 1024, 65_536][usize::from(input.byte() % 4)];
-    let method = ["GET", "POST", "PUT", "post"][usize::from(input.byte() % 4)];
+    let control = input.byte();
+    let budget = [16, 64, 1024, 65_536][usize::from(control % 4)];
+    let loopback = control & 4 != 0;
+    let method = [
+        "GET", "POST", "PUT", "post", "OPTIONS", "OPTIONS", "options", "DELETE",
+    ][usize::from(input.byte() % 8)];
     let count = usize::from(input.byte() % 8);
     let mut owned: Vec<(&str, &[u8])> = Vec::new();
     for _ in 0..count {
-        let name = NAMES[usize::from(input.byte() % 8)];
+        let name = NAMES[usize::from(input.byte() % 16)];
         owned.push((name, input.slice()));
     }
     let sizes = input.slice();
@@ -258,7 +288,7 @@ pub fn handle(data: &[u8]) {
     let body = input.rest();
     let headers: Vec<Header<'_>> = owned.iter().map(|(n, v)| Header::new(n, v)).collect();
     let parts = RequestParts::new(method, "/mcp", &headers);
-    let endpoint = endpoint(budget);
+    let endpoint = endpoint_with(budget, loopback);
     let chunks = split(body, sizes);
 
     let held: Outcome<u8> = endpoint.handle(
@@ -278,6 +308,65 @@ pub fn handle(data: &[u8]) {
     let pushed_effects: Vec<_> = pushed.effects.iter().filter(|e| **e != "body").collect();
     assert_eq!(held.effects.iter().collect::<Vec<_>>(), pushed_effects);
     assert_eq!((held.status, &held.body), (pushed.status, &pushed.body));
+    assert_eq!(held.headers, pushed.headers);
+    check_cors(&parts, &held, loopback);
+}
+
+/// CORS invariants: a grant only for a request with exactly one `Origin`,
+/// echoing it only when it is the allowed origin or (with loopback origins)
+/// has a loopback origin's shape; no CORS header at all without `Origin`;
+/// 204 only for a granted `OPTIONS`, which starts no effect.
+fn check_cors(parts: &RequestParts<'_>, transcript: &Transcript, loopback: bool) {
+    let origins: Vec<&[u8]> = parts.all("origin").collect();
+    let header = |wanted: &str| {
+        transcript
+            .headers
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map(|(_, value)| value.as_slice())
+    };
+    let granted = header("access-control-allow-origin");
+    let cors_headers = transcript
+        .headers
+        .iter()
+        .filter(|(name, _)| name.starts_with("access-control-") || *name == "vary")
+        .count();
+    match granted {
+        None => assert_eq!(cors_headers, 0, "CORS headers without a grant"),
+        Some(origin) => {
+            assert_eq!(origins, [origin], "the grant echoes the one Origin");
+            assert!(
+                origin == ALLOWED_ORIGIN || (loopback && looks_like_loopback_origin(origin)),
+                "granted an origin that is not allowed"
+            );
+            assert_eq!(header("vary"), Some(&b"origin"[..]));
+        }
+    }
+    if transcript.status == 204 {
+        assert_eq!(parts.method(), "OPTIONS");
+        assert!(granted.is_some(), "a preflight answer without a grant");
+        assert!(
+            transcript.effects.is_empty(),
+            "a preflight started an effect"
+        );
+    }
+}
+
+/// An independent, looser statement of MODERN.md §7's shape: a web scheme,
+/// then only host and port characters.
+fn looks_like_loopback_origin(origin: &[u8]) -> bool {
+    let lower = origin.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix(b"http://")
+        .or_else(|| lower.strip_prefix(b"https://"));
+    rest.is_some_and(|rest| {
+        (rest.starts_with(b"localhost")
+            || rest.starts_with(b"127.0.0.1")
+            || rest.starts_with(b"[::1]"))
+            && rest
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b".:[]".contains(&b))
+    })
 }
 
 /// `ops`: random sequences of operations on exchanges (begin, push, finish,
@@ -285,7 +374,12 @@ pub fn handle(data: &[u8]) {
 pub fn ops(data: &[u8]) {
     let mut input = Cursor { data };
     let endpoint = endpoint(256);
-    let headers = [Header::new("authorization", b"Bearer x")];
+    // From the allowed origin: every response of every exchange, whatever
+    // step gives it, must carry the grant.
+    let headers = [
+        Header::new("authorization", b"Bearer x"),
+        Header::new("origin", ALLOWED_ORIGIN),
+    ];
     let parts = RequestParts::new("POST", "/mcp", &headers);
     let bodies: [&[u8]; 6] = [
         br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
@@ -340,6 +434,11 @@ pub fn ops(data: &[u8]) {
                 match next {
                     Outcome::Respond(response) => {
                         check_response(&response, &[], true);
+                        assert_eq!(
+                            response.header("access-control-allow-origin"),
+                            Some(ALLOWED_ORIGIN),
+                            "a response lost the grant"
+                        );
                         responses += 1;
                         started -= 1;
                     }

@@ -4,6 +4,7 @@
 
 mod body;
 mod config;
+mod cors;
 pub mod dialect;
 mod dispatch;
 mod endpoint;
@@ -14,6 +15,7 @@ mod ids;
 mod json;
 mod jsonrpc;
 pub mod negotiate;
+mod origin;
 mod outcome;
 mod request;
 mod response;

@@ -5,6 +5,7 @@ use std::fmt;
 use bytes::Bytes;
 
 use crate::body::BodyIntake;
+use crate::cors;
 use crate::dispatch::Dispatch;
 use crate::endpoint::Authenticate;
 use crate::response::Response;
@@ -90,8 +91,11 @@ impl<C> ListDocuments<C> {
 
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
-        self.dispatch
-            .resume(&self.id, |out| list::write_result(out, documents))
+        let origin = self.dispatch.exchange.origin.clone();
+        let outcome = self
+            .dispatch
+            .resume(&self.id, |out| list::write_result(out, documents));
+        cors::grant(outcome, origin)
     }
 }
 
@@ -133,8 +137,11 @@ impl<C> ReadDocument<C> {
     /// Answers with the document, or `None` when it is missing or the caller
     /// may not see it (the two must be indistinguishable).
     pub fn answer(self, document: Option<&Document>) -> Outcome<C> {
-        self.dispatch
-            .resume(&self.id, |out| read::write_result(out, document))
+        let origin = self.dispatch.exchange.origin.clone();
+        let outcome = self
+            .dispatch
+            .resume(&self.id, |out| read::write_result(out, document));
+        cors::grant(outcome, origin)
     }
 }
 
@@ -180,8 +187,11 @@ impl<C> CreateDocument<C> {
 
     /// Answers with what the host did.
     pub fn answer(self, answer: CreateAnswer<'_>) -> Outcome<C> {
-        self.dispatch
-            .resume(&self.id, |out| create::write_result(out, answer))
+        let origin = self.dispatch.exchange.origin.clone();
+        let outcome = self
+            .dispatch
+            .resume(&self.id, |out| create::write_result(out, answer));
+        cors::grant(outcome, origin)
     }
 }
 

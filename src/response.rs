@@ -2,6 +2,8 @@
 
 use bytes::Bytes;
 
+use crate::cors;
+
 /// What the body of a [`Response`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ContentType {
@@ -38,6 +40,10 @@ pub struct Response {
     stream: bool,
     allow: bool,
     www_authenticate: Option<Bytes>,
+    /// The allowed origin this response grants CORS access to, if any.
+    origin: Option<Bytes>,
+    /// A CORS preflight answer (204).
+    preflight: bool,
     body: Bytes,
 }
 
@@ -49,6 +55,8 @@ impl Response {
             stream: false,
             allow: false,
             www_authenticate: None,
+            origin: None,
+            preflight: false,
             body,
         }
     }
@@ -91,6 +99,23 @@ impl Response {
         }
     }
 
+    /// The answer to an admitted CORS preflight.
+    pub(crate) fn preflight(origin: Bytes) -> Self {
+        Response {
+            origin: Some(origin),
+            preflight: true,
+            ..Response::new(204, ContentType::None, Bytes::new())
+        }
+    }
+
+    /// Grants CORS access to `origin`, when there is one.
+    pub(crate) fn granted(mut self, origin: Option<Bytes>) -> Self {
+        if origin.is_some() {
+            self.origin = origin;
+        }
+        self
+    }
+
     /// The status code.
     pub fn status(&self) -> u16 {
         self.status
@@ -109,7 +134,7 @@ impl Response {
         self.stream
     }
 
-    /// The complete body (empty for 202 and for an event stream).
+    /// The complete body (empty for 202, 204 and an event stream).
     pub fn body(&self) -> &Bytes {
         &self.body
     }
@@ -120,6 +145,13 @@ impl Response {
     }
 
     /// The response headers, names in lower case, in a fixed order.
+    ///
+    /// A response to a request from an allowed browser origin ends with the
+    /// CORS grant: `access-control-allow-origin` (that origin),
+    /// `access-control-expose-headers` and `vary: origin`; a preflight answer
+    /// carries `access-control-allow-methods`, `access-control-allow-headers`
+    /// and `access-control-max-age` instead of the exposed headers. Other
+    /// responses have no CORS header.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &[u8])> {
         let cache: &'static [u8] = if self.stream {
             b"no-cache"
@@ -142,6 +174,7 @@ impl Response {
             ])
             .chain(allow)
             .chain(challenge)
+            .chain(cors::headers(self.origin.as_deref(), self.preflight))
     }
 
     /// The value of the first header called `name` (ASCII case-insensitive).

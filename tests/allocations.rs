@@ -89,6 +89,58 @@ fn a_read_document_cycle_allocates_at_most_eight_times() {
     assert!(count <= 8, "{count} allocations");
 }
 
+/// A cycle from an allowed browser origin: the grant echoes the configured
+/// value (a reference count), so it costs nothing per request beyond the
+/// first, which makes the configured origin's `Bytes` shareable.
+#[test]
+fn the_cors_grant_costs_no_allocation_per_request() {
+    let endpoint = Endpoint::new(
+        Config::new()
+            .allow_origin("https://app.example")
+            .id_source(SequentialIds::new(0)),
+    )
+    .unwrap();
+    let document = Document {
+        id: "doc".into(),
+        title: "Title".into(),
+        source: "# Title\n".into(),
+        revision: 1,
+    };
+    let body = Bytes::from_static(
+        br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
+    );
+    let mut headers = HEADERS.to_vec();
+    let plain_parts = RequestParts::new("POST", "/mcp", &HEADERS);
+    headers.push(Header::new("origin", b"https://app.example"));
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let cycle = |request: &RequestParts<'_>| {
+        let mut outcome: Outcome<&str> = endpoint.handle(request, body.clone());
+        loop {
+            outcome = match outcome {
+                Outcome::Respond(response) => break response,
+                Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
+                Outcome::Read(read) => read.answer(Some(&document)),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    };
+    let first = allocations(|| {
+        let response = cycle(&parts);
+        assert_eq!(
+            response.header("access-control-allow-origin"),
+            Some(&b"https://app.example"[..])
+        );
+    });
+    let next = allocations(|| drop(cycle(&parts)));
+    let plain = allocations(|| drop(cycle(&plain_parts)));
+    println!("read_document cycle with Origin: {first} allocations, then {next}; without: {plain}");
+    assert!(
+        first <= plain + 1,
+        "{first} allocations, {plain} without Origin"
+    );
+    assert_eq!(next, plain);
+}
+
 #[test]
 fn accept_negotiation_does_not_allocate() {
     let header: &[u8] = b"application/json;q=0.9, text/event-stream;q=0.5, */*;q=0.1";
