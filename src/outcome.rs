@@ -90,8 +90,9 @@ impl<C> ListDocuments<C> {
 
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
-        self.dispatch
-            .resume(&self.id, |out| list::write_result(out, documents))
+        self.dispatch.resume(&self.id, |out, frame| {
+            list::write_result(out, frame, documents)
+        })
     }
 }
 
@@ -133,8 +134,9 @@ impl<C> ReadDocument<C> {
     /// Answers with the document, or `None` when it is missing or the caller
     /// may not see it (the two must be indistinguishable).
     pub fn answer(self, document: Option<&Document>) -> Outcome<C> {
-        self.dispatch
-            .resume(&self.id, |out| read::write_result(out, document))
+        self.dispatch.resume(&self.id, |out, frame| {
+            read::write_result(out, frame, document)
+        })
     }
 }
 
@@ -180,8 +182,9 @@ impl<C> CreateDocument<C> {
 
     /// Answers with what the host did.
     pub fn answer(self, answer: CreateAnswer<'_>) -> Outcome<C> {
-        self.dispatch
-            .resume(&self.id, |out| create::write_result(out, answer))
+        self.dispatch.resume(&self.id, |out, frame| {
+            create::write_result(out, frame, answer)
+        })
     }
 }
 

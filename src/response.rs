@@ -37,6 +37,7 @@ pub struct Response {
     content_type: ContentType,
     stream: bool,
     allow: bool,
+    unbuffered: bool,
     www_authenticate: Option<Bytes>,
     body: Bytes,
 }
@@ -48,6 +49,7 @@ impl Response {
             content_type,
             stream: false,
             allow: false,
+            unbuffered: false,
             www_authenticate: None,
             body,
         }
@@ -78,6 +80,15 @@ impl Response {
 
     pub(crate) fn too_large() -> Self {
         Response::text(413, "request too large")
+    }
+
+    /// Adds `x-accel-buffering: no` (modern `text/event-stream` replies), so
+    /// that proxies pass events on as they are written.
+    pub(crate) fn unbuffered(self) -> Self {
+        Response {
+            unbuffered: true,
+            ..self
+        }
     }
 
     pub(crate) fn accepted() -> Self {
@@ -130,6 +141,7 @@ impl Response {
             .content_type()
             .map(|value| ("content-type", value.as_bytes()));
         let allow = self.allow.then_some(("allow", &b"GET, POST"[..]));
+        let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
         let challenge = self
             .www_authenticate
             .as_deref()
@@ -141,6 +153,7 @@ impl Response {
                 ("x-content-type-options", &b"nosniff"[..]),
             ])
             .chain(allow)
+            .chain(unbuffered)
             .chain(challenge)
     }
 
