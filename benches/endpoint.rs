@@ -17,6 +17,22 @@ const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{
 const TOOLS: &[u8] = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
 const INITIALIZE: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+const MODERN_READ: &str = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"},META}}"#;
+const MODERN_TOOLS: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{META}}"#;
+const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{META}}"#;
+
+/// The legacy headers plus the modern standard headers for `method`.
+fn modern_headers(method: &'static [u8], name: Option<&'static [u8]>) -> Vec<Header<'static>> {
+    let mut headers = HEADERS.to_vec();
+    headers.push(Header::new("mcp-protocol-version", b"2026-07-28"));
+    headers.push(Header::new("mcp-method", method));
+    if let Some(name) = name {
+        headers.push(Header::new("mcp-name", name));
+    }
+    headers
+}
+
 const HEADERS: [Header<'static>; 4] = [
     Header {
         name: "host",
@@ -102,6 +118,30 @@ fn cycles(c: &mut Criterion) {
         ("initialize", INITIALIZE),
     ] {
         let body = Bytes::from_static(body);
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let outcome = endpoint.handle(black_box(&parts), body.clone());
+                black_box(drive(outcome, &document, &summaries))
+            })
+        });
+    }
+    // The modern twins: same host work, modern head, `_meta` and framing.
+    for (name, method, tool, body) in [
+        (
+            "modern_read_document",
+            &b"tools/call"[..],
+            Some(&b"read_document"[..]),
+            MODERN_READ,
+        ),
+        ("modern_tools_list", b"tools/list", None, MODERN_TOOLS),
+        ("modern_server_discover", b"server/discover", None, DISCOVER),
+    ] {
+        let headers = modern_headers(method, tool);
+        let parts = RequestParts::new("POST", "/mcp", &headers);
+        let body = Bytes::from(body.replace("META", META));
+        let reply = drive(endpoint.handle(&parts, body.clone()), &document, &summaries);
+        assert_eq!(reply.status(), 200, "{name}");
         group.throughput(Throughput::Bytes(body.len() as u64));
         group.bench_function(name, |b| {
             b.iter(|| {

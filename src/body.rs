@@ -126,7 +126,7 @@ impl<C> BodyIntake<C> {
     /// after which the host must stop reading the body.
     pub fn push(mut self, chunk: &[u8]) -> Result<Self, Response> {
         if chunk.len() > self.remaining() {
-            return Err(Response::too_large().granted(self.exchange.origin));
+            return Err(self.exchange.too_large().granted(self.exchange.origin));
         }
         self.received.extend_from_slice(chunk);
         Ok(self)
@@ -161,7 +161,7 @@ impl<C> BodyIntake<C> {
         if chunks.rest.is_empty() {
             let chunk = chunks.first.take().unwrap_or_default();
             if chunk.len() > self.budget {
-                return Outcome::Respond(Response::too_large());
+                return Outcome::Respond(self.exchange.too_large());
             }
             return dispatch::start(self.exchange, chunk);
         }

@@ -38,12 +38,17 @@ pub struct Config {
     pub(crate) versions: Vec<ProtocolVersion>,
     pub(crate) ids: Arc<dyn IdSource>,
     pub(crate) creation: bool,
+    pub(crate) cache_ttl_ms: u64,
 }
+
+/// The largest `ttlMs` JSON numbers carry exactly: 2^53 − 1.
+pub const MAX_CACHE_TTL_MS: u64 = (1 << 53) - 1;
 
 impl Config {
     /// The defaults: read-only with a 65536-byte budget, server `chopin` at this crate's
     /// version, no browser origin allowed, any `Host`, no resource metadata,
-    /// every protocol version, and the system clock and randomness for ids.
+    /// every protocol version (both eras), a one-hour cache lifetime for modern
+    /// clients, and the system clock and randomness for ids.
     pub fn new() -> Self {
         Config {
             body_budget: None,
@@ -56,6 +61,7 @@ impl Config {
             versions: ProtocolVersion::ALL.to_vec(),
             ids: Arc::new(SystemIds),
             creation: false,
+            cache_ttl_ms: 3_600_000,
         }
     }
 
@@ -83,7 +89,8 @@ impl Config {
         self
     }
 
-    /// The `serverInfo.name` of `initialize` (default `chopin`).
+    /// The `serverInfo.name` of `initialize` and of modern results' `_meta`
+    /// (default `chopin`).
     pub fn server_name(mut self, name: impl Into<String>) -> Self {
         self.server_name = name.into();
         self
@@ -144,7 +151,9 @@ impl Config {
         self
     }
 
-    /// The protocol versions this endpoint accepts (default: all).
+    /// The protocol versions this endpoint accepts (default: all five, both
+    /// eras). Dropping [`ProtocolVersion::V2026_07_28`] serves the legacy era
+    /// only; dropping every legacy version leaves `initialize` unanswerable.
     pub fn protocol_versions(
         mut self,
         versions: impl IntoIterator<Item = ProtocolVersion>,
@@ -152,6 +161,16 @@ impl Config {
         self.versions = versions.into_iter().collect();
         self.versions.sort();
         self.versions.dedup();
+        self
+    }
+
+    /// How long a modern client may cache `server/discover` and `tools/list`
+    /// (their `ttlMs`, MODERN.md §4), in milliseconds; default 3600000 (one
+    /// hour). Both answers are the same for every caller (`cacheScope`
+    /// `public`). Above [`MAX_CACHE_TTL_MS`], [`Endpoint::new`](crate::Endpoint::new)
+    /// refuses the configuration.
+    pub fn cache_ttl_ms(mut self, milliseconds: u64) -> Self {
+        self.cache_ttl_ms = milliseconds;
         self
     }
 
@@ -180,6 +199,7 @@ impl fmt::Debug for Config {
             .field("resource_metadata", &self.resource_metadata)
             .field("versions", &self.versions)
             .field("creation", &self.creation)
+            .field("cache_ttl_ms", &self.cache_ttl_ms)
             .finish_non_exhaustive()
     }
 }
@@ -200,4 +220,7 @@ pub enum ConfigError {
     /// The body budget is 0.
     #[error("the body budget must be at least 1 byte")]
     ZeroBudget,
+    /// The cache lifetime is above [`MAX_CACHE_TTL_MS`] (2^53 − 1).
+    #[error("the cache lifetime must be at most 2^53 - 1 milliseconds")]
+    CacheTtlTooLarge,
 }

@@ -1,70 +1,102 @@
-//! JSON-RPC dispatch (SPEC.md §5–§7): the part of an exchange after the body.
+//! JSON-RPC dispatch: the part of an exchange after the body.
 //!
-//! A [`Dispatch`] walks the messages of a body (one, or a 2025-03-26 batch),
-//! writing each reply as it goes. A tool call that needs the host suspends the
-//! walk inside an effect; answering the effect writes its reply and resumes.
+//! [`start`] parses the body and decides its era (MODERN.md §2, step 10a, by
+//! [`version::route`]). Legacy messages are dispatched here (SPEC.md §5–§7);
+//! modern ones by [`modern`](crate::modern), over the same [`Dispatch`], tool
+//! checks and effects. A [`Dispatch`] walks the messages of a body (one, or a
+//! 2025-03-26 batch), writing each reply as it goes. A tool call that needs
+//! the host suspends the walk inside an effect; answering the effect writes
+//! its reply, framed for the era, and resumes.
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
 use crate::dialect::{self, Issue};
-use crate::endpoint::{Exchange, ReplyMode};
+use crate::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
 use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 use crate::response::{ContentType, Response};
 use crate::tools::create::NewDocument;
-use crate::tools::{Tool, create, list, read};
-use crate::version::ProtocolVersion;
-use crate::{json, sse};
+use crate::tools::{Frame, Tool, create, list, read};
+use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
+use crate::{json, modern, sse};
 
 pub(crate) struct Dispatch<C> {
     pub(crate) exchange: Exchange<C>,
+    /// The revision the message is served under; its era frames results.
+    pub(crate) version: ProtocolVersion,
     /// The batch's elements not yet dispatched; `None` for a single message.
-    batch: Option<std::vec::IntoIter<Bytes>>,
+    /// Boxed: batches are rare (2025-03-26 only), and every effect carries a
+    /// `Dispatch` by value through the host's loop.
+    batch: Option<Box<std::vec::IntoIter<Bytes>>>,
     /// The replies written so far (a batch's opening `[` included).
     out: Vec<u8>,
     replies: usize,
 }
 
 /// A tool call that needs the host: the request id to answer, and the effect.
-struct HostCall {
-    id: Bytes,
-    effect: Effect,
+pub(crate) struct HostCall {
+    pub(crate) id: Bytes,
+    pub(crate) effect: Effect,
 }
 
-enum Effect {
+pub(crate) enum Effect {
     List(String),
     Read(String),
     Create(Box<NewDocument>),
 }
 
 /// Where a well-formed tool call goes.
-enum ToolStep {
+pub(crate) enum ToolStep {
     /// To the host, as an effect.
     Host(Effect),
     /// Back to the caller at once: the plan's dialect issues.
     Issues(Vec<Issue>),
 }
 
-/// Parses the complete body and dispatches it.
+/// Parses the complete body, decides its era and dispatches it.
 pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
-    let mut dispatch = Dispatch {
-        exchange,
-        batch: None,
-        out: Vec::with_capacity(512),
-        replies: 0,
-    };
-    match jsonrpc::read_body(&body) {
+    let class = exchange.class;
+    let parsed = jsonrpc::read_body(&body);
+    let shape = match &parsed {
+        None if class == HeaderClass::Refused => return Outcome::Respond(version_refused()),
         None => {
             let reply = jsonrpc::error_reply(b"null", jsonrpc::PARSE_ERROR);
-            Outcome::Respond(Response::new(400, ContentType::Json, reply.into()))
+            return Outcome::Respond(Response::new(400, ContentType::Json, reply.into()));
+        }
+        Some(Body::Single(envelope)) => Shape::Object {
+            claim: class.reads_claim() && modern::claims(envelope.params),
+        },
+        Some(_) => Shape::Other,
+    };
+    let version = match version::route(class, shape) {
+        Route::Legacy(version) => version,
+        Route::Modern => ProtocolVersion::V2026_07_28,
+        Route::UnsupportedVersion => return Outcome::Respond(version_refused()),
+        Route::InvalidRequest => return Outcome::Respond(modern::invalid_request()),
+    };
+    // Room for a typical reply, and for the modern framing around it.
+    let framing = match version.era() {
+        Era::Legacy => 0,
+        Era::Modern => 64 + exchange.endpoint.inner.modern.server_info.len(),
+    };
+    let mut dispatch = Dispatch {
+        exchange,
+        version,
+        batch: None,
+        out: Vec::with_capacity(512 + framing),
+        replies: 0,
+    };
+    match parsed {
+        Some(Body::Single(envelope)) if version.era() == Era::Modern => {
+            modern::dispatch(dispatch, &body, envelope)
         }
         Some(Body::Single(envelope)) => match dispatch.message(&body, Some(envelope)) {
             Some(call) => dispatch.suspend(call),
             None => dispatch.finish(),
         },
         Some(Body::Batch(elements)) => {
-            let allowed = dispatch.exchange.version.allows_batches();
+            let allowed = version.allows_batches();
             if !allowed || elements.is_empty() || elements.len() > MAX_BATCH {
                 dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
                 return dispatch.finish();
@@ -73,11 +105,11 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
                 .iter()
                 .map(|raw| body.slice_ref(raw.get().as_bytes()))
                 .collect();
-            dispatch.batch = Some(elements.into_iter());
+            dispatch.batch = Some(Box::new(elements.into_iter()));
             dispatch.out.push(b'[');
             dispatch.run()
         }
-        Some(Body::Other) => {
+        _ => {
             dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
             dispatch.finish()
         }
@@ -98,20 +130,33 @@ impl<C> Dispatch<C> {
         self.finish()
     }
 
-    /// Writes the reply to a host call and resumes.
+    /// Writes the reply to a host call, framed for the era, and resumes.
     pub(crate) fn resume(
         mut self,
         id: &[u8],
-        write_result: impl FnOnce(&mut Vec<u8>),
+        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
     ) -> Outcome<C> {
-        self.open_reply();
-        jsonrpc::open_result(&mut self.out, id);
-        write_result(&mut self.out);
-        jsonrpc::close(&mut self.out);
+        self.tool_result(id, write_result);
         self.run()
     }
 
-    fn suspend(self, HostCall { id, effect }: HostCall) -> Outcome<C> {
+    /// Writes a tool result framed for the era.
+    pub(crate) fn tool_result(
+        &mut self,
+        id: &[u8],
+        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
+    ) {
+        let endpoint: Endpoint = self.exchange.endpoint.clone();
+        let frame = match self.version.era() {
+            Era::Legacy => Frame::Legacy,
+            Era::Modern => Frame::Modern {
+                server_info: &endpoint.inner.modern.server_info,
+            },
+        };
+        self.result(id, |out| write_result(out, frame));
+    }
+
+    pub(crate) fn suspend(self, HostCall { id, effect }: HostCall) -> Outcome<C> {
         match effect {
             Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
             Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
@@ -159,26 +204,38 @@ impl<C> Dispatch<C> {
                 let endpoint = self.exchange.endpoint.clone();
                 self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
             }
-            "tools/call" => match self.tool(call.params) {
-                Ok(ToolStep::Host(effect)) => {
-                    let id = source.slice_ref(id_text);
-                    return Some(HostCall { id, effect });
+            "tools/call" => {
+                let creation = self.exchange.endpoint.inner.config.creation;
+                let step = call
+                    .params
+                    .and_then(|params| json::members(params.get(), ["name", "arguments"]))
+                    .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
+                    .and_then(|members| tool_call(members.values, creation))
+                    .and_then(|(tool, arguments)| self.tool(tool, arguments));
+                match step {
+                    Ok(ToolStep::Host(effect)) => {
+                        let id = source.slice_ref(id_text);
+                        return Some(HostCall { id, effect });
+                    }
+                    Ok(ToolStep::Issues(issues)) => {
+                        self.tool_result(id_text, |out, frame| {
+                            create::write_issues(out, frame, &issues)
+                        });
+                    }
+                    Err(error) => self.error(id_text, error),
                 }
-                Ok(ToolStep::Issues(issues)) => {
-                    self.result(id_text, |out| create::write_issues(out, &issues));
-                }
-                Err(error) => self.error(id_text, error),
-            },
+            }
             _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
         }
         None
     }
 
-    /// Checks a `tools/call` (SPEC.md §7, DIALECT.md §11) and decides where
-    /// it goes. Nothing reaches the host unless every check passed.
-    fn tool(&self, params: Option<&RawValue>) -> Result<ToolStep, RpcError> {
+    /// Checks a tool's arguments (SPEC.md §7, DIALECT.md §11) and decides
+    /// where the call goes. Nothing reaches the host unless every check
+    /// passed. The error is the tool's own argument failure: a JSON-RPC
+    /// error in the legacy era, a tool execution error in the modern one.
+    pub(crate) fn tool(&self, tool: Tool, arguments: &str) -> Result<ToolStep, RpcError> {
         let config = &self.exchange.endpoint.inner.config;
-        let (tool, arguments) = tool_call(params, config.creation)?;
         let effect = match tool {
             Tool::ListDocuments => {
                 let repository = list::arguments(arguments).ok_or(list::INVALID)?;
@@ -200,16 +257,22 @@ impl<C> Dispatch<C> {
         Ok(ToolStep::Host(effect))
     }
 
-    /// The version `initialize` answers with (SPEC.md §6): the requested one
-    /// when supported, 2025-03-26 when none is named, else the latest.
+    /// The version `initialize` answers with (SPEC.md §6, MODERN.md §1): the
+    /// requested one when it is a configured legacy version, 2025-03-26 when
+    /// none is named, else the newest configured legacy version. Never a
+    /// modern one.
     fn negotiate(&self, params: Option<&RawValue>) -> ProtocolVersion {
-        let supported = &self.exchange.endpoint.inner.config.versions;
+        let configured = &self.exchange.endpoint.inner.config.versions;
+        let legacy = |version: &ProtocolVersion| version.era() == Era::Legacy;
+        let supported = |version: &ProtocolVersion| legacy(version) && configured.contains(version);
         let requested = params
             .and_then(|params| json::members(params.get(), ["protocolVersion"]))
             .and_then(|members| members.values[0]);
-        let latest = supported
-            .last()
+        let latest = configured
+            .iter()
+            .rev()
             .copied()
+            .find(legacy)
             .unwrap_or(ProtocolVersion::DEFAULT);
         let wanted = match requested {
             None => ProtocolVersion::DEFAULT,
@@ -220,11 +283,7 @@ impl<C> Dispatch<C> {
                 }
             }
         };
-        if supported.contains(&wanted) {
-            wanted
-        } else {
-            latest
-        }
+        if supported(&wanted) { wanted } else { latest }
     }
 
     fn open_reply(&mut self) {
@@ -234,7 +293,7 @@ impl<C> Dispatch<C> {
         self.replies += 1;
     }
 
-    fn result(&mut self, id: &[u8], write: impl FnOnce(&mut Vec<u8>)) {
+    pub(crate) fn result(&mut self, id: &[u8], write: impl FnOnce(&mut Vec<u8>)) {
         self.open_reply();
         jsonrpc::open_result(&mut self.out, id);
         write(&mut self.out);
@@ -246,8 +305,9 @@ impl<C> Dispatch<C> {
         jsonrpc::write_error(&mut self.out, id, error);
     }
 
-    /// The HTTP response for everything dispatched.
-    fn finish(mut self) -> Outcome<C> {
+    /// The HTTP response for everything dispatched (modern `text/event-stream`
+    /// replies add `x-accel-buffering: no`).
+    pub(crate) fn finish(mut self) -> Outcome<C> {
         if self.replies == 0 {
             return Outcome::Respond(Response::accepted());
         }
@@ -259,20 +319,25 @@ impl<C> Dispatch<C> {
             ReplyMode::EventStream => {
                 let mut framed = Vec::with_capacity(self.out.len() + 24);
                 sse::event(&mut framed, Some("message"), &self.out);
-                Response::new(200, ContentType::EventStream, framed.into())
+                let response = Response::new(200, ContentType::EventStream, framed.into());
+                match self.version.era() {
+                    Era::Legacy => response,
+                    Era::Modern => response.unbuffered(),
+                }
             }
         };
         Outcome::Respond(response)
     }
 }
 
-/// Reads `tools/call` params: `{name, arguments?}` with `name` a string and
-/// `arguments` an object (absent counts as `{}`), and finds the tool.
-fn tool_call(params: Option<&RawValue>, creation: bool) -> Result<(Tool, &str), RpcError> {
-    let members = params
-        .and_then(|params| json::members(params.get(), ["name", "arguments"]))
-        .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
-    let [name, arguments] = members.values;
+/// Reads `tools/call`'s `name` and `arguments`: `name` a string and
+/// `arguments` an object (absent counts as `{}`), and finds the tool. The
+/// error is `-32602 "invalid tool arguments"` or (legacy) `-32601 "tool not
+/// found"`.
+pub(crate) fn tool_call(
+    [name, arguments]: [Option<&RawValue>; 2],
+    creation: bool,
+) -> Result<(Tool, &str), RpcError> {
     let name = name
         .and_then(json::name)
         .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;

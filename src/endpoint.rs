@@ -17,16 +17,18 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::body::{BodyChunks, BodyIntake};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, MAX_CACHE_TTL_MS};
 use crate::cors;
+use crate::headers::Kept;
 use crate::jsonrpc;
+use crate::modern;
 use crate::negotiate::quality;
 use crate::origin::{self, Admission};
 use crate::outcome::Outcome;
 use crate::request::{RequestParts, trim_ows};
 use crate::response::{ContentType, Response};
 use crate::tools;
-use crate::version::ProtocolVersion;
+use crate::version::{self, HeaderClass};
 
 /// A sans-IO MCP endpoint. Immutable, `Send + Sync`, and cheap to clone (one
 /// reference count): build it once and share it between threads.
@@ -44,6 +46,8 @@ pub(crate) struct Inner {
     pub tools: Vec<u8>,
     /// The allowed origins, as the bytes a grant echoes.
     pub origins: Vec<Bytes>,
+    /// The modern results that depend only on the configuration.
+    pub modern: modern::Results,
 }
 
 impl Endpoint {
@@ -55,6 +59,9 @@ impl Endpoint {
         let budget = config.budget();
         if budget == 0 {
             return Err(ConfigError::ZeroBudget);
+        }
+        if config.cache_ttl_ms > MAX_CACHE_TTL_MS {
+            return Err(ConfigError::CacheTtlTooLarge);
         }
         let challenge = match &config.resource_metadata {
             None => Bytes::from_static(b"Bearer"),
@@ -75,12 +82,14 @@ impl Endpoint {
             .iter()
             .map(|origin| Bytes::from(origin.clone()))
             .collect();
+        let tools = tools::list_result(config.creation);
         Ok(Endpoint {
             inner: Arc::new(Inner {
                 budget,
                 challenge,
-                tools: tools::list_result(config.creation),
                 origins,
+                modern: modern::Results::new(&config, &tools),
+                tools,
                 config,
             }),
         })
@@ -135,10 +144,12 @@ impl Endpoint {
         if let Some(refusal) = admission.refusal() {
             return Outcome::Respond(refusal);
         }
+        let screen = Screen::read(method, parts, &self.inner.config);
+        let modern_possible = !matches!(screen.class, HeaderClass::Legacy(_));
         Outcome::Authenticate(Authenticate {
             endpoint: self.clone(),
-            authorization: parts.header("authorization").map(Bytes::copy_from_slice),
-            screen: Screen::read(method, parts, &self.inner.config),
+            head: Kept::read(parts, modern_possible),
+            screen,
             body,
             origin: admission.into_grant(),
             caller: PhantomData,
@@ -173,10 +184,12 @@ pub(crate) enum ReplyMode {
 #[derive(Debug, Clone, Copy)]
 struct Screen {
     method: Method,
-    /// `None`: the `mcp-protocol-version` header names an unsupported version.
-    version: Option<ProtocolVersion>,
+    /// The class of the `mcp-protocol-version` header (step 4).
+    class: HeaderClass,
     /// `None`: not acceptable.
     reply: Option<ReplyMode>,
+    /// Whether `text/event-stream` is acceptable (`subscriptions/listen`).
+    event_stream_ok: bool,
     content_type_ok: bool,
     declared: Declared,
 }
@@ -190,27 +203,22 @@ enum Declared {
 
 impl Screen {
     fn read(method: Method, parts: &RequestParts<'_>, config: &Config) -> Screen {
-        let mut versions = parts.all("mcp-protocol-version");
-        let version = match (versions.next(), versions.next()) {
-            (None, _) => Some(ProtocolVersion::DEFAULT),
-            (Some(value), None) => {
-                ProtocolVersion::parse(trim_ows(value)).filter(|v| config.versions.contains(v))
-            }
-            (Some(_), Some(_)) => None,
-        };
+        let class = version::classify(parts.all("mcp-protocol-version"), &config.versions);
         let accepts = |kind, subtype| {
             let accept = parts.header("accept").map(|_| parts.all("accept"));
             quality(accept, kind, subtype) > 0
         };
+        let event_stream_ok = accepts("text", "event-stream");
         let reply = match method {
             Method::Post if accepts("application", "json") => Some(ReplyMode::Json),
-            _ => accepts("text", "event-stream").then_some(ReplyMode::EventStream),
+            _ => event_stream_ok.then_some(ReplyMode::EventStream),
         };
         let content_type_ok = parts.all("content-type").all(is_json_media_type);
         Screen {
             method,
-            version,
+            class,
             reply,
+            event_stream_ok,
             content_type_ok,
             declared: declared_length(parts, config.budget()),
         }
@@ -250,7 +258,7 @@ fn declared_length(parts: &RequestParts<'_>, budget: usize) -> Declared {
 /// `.await` its token lookup in between.
 pub struct Authenticate<C> {
     endpoint: Endpoint,
-    authorization: Option<Bytes>,
+    head: Kept,
     screen: Screen,
     body: Option<BodyChunks>,
     /// The origin granted CORS access, if any.
@@ -261,13 +269,13 @@ pub struct Authenticate<C> {
 impl<C> Authenticate<C> {
     /// The raw `Authorization` header value, if any.
     pub fn authorization(&self) -> Option<&[u8]> {
-        self.authorization.as_deref()
+        self.head.authorization()
     }
 
     /// The token of an `Authorization: Bearer <token>` header (the scheme is
     /// matched case-insensitively), if the request has one.
     pub fn bearer_token(&self) -> Option<&str> {
-        let value = std::str::from_utf8(self.authorization.as_deref()?).ok()?;
+        let value = std::str::from_utf8(self.head.authorization()?).ok()?;
         let (scheme, token) = value.split_once(' ')?;
         let token = token.trim_matches(' ');
         (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
@@ -286,20 +294,33 @@ impl<C> Authenticate<C> {
             return Outcome::Respond(Response::unauthorized(inner.challenge.clone()));
         };
         let screen = self.screen;
-        let Some(version) = screen.version else {
-            let body = jsonrpc::error_reply(b"null", jsonrpc::UNSUPPORTED_VERSION);
-            return Outcome::Respond(Response::new(400, ContentType::Json, body.into()));
-        };
-        let Some(reply) = screen.reply else {
-            return Outcome::Respond(Response::text(406, "not acceptable"));
+        // Step 4. A refused header is a version refusal whatever follows: a
+        // POST's body is read only to see whether it claims the modern era.
+        let refused = screen.class == HeaderClass::Refused;
+        match (screen.method, screen.class) {
+            (Method::Get, HeaderClass::Refused) => return Outcome::Respond(version_refused()),
+            // No GET stream in the modern era.
+            (Method::Get, HeaderClass::Modern(_)) => {
+                return Outcome::Respond(Response::method_not_allowed());
+            }
+            _ => {}
+        }
+        let reply = match screen.reply {
+            Some(reply) => reply,
+            None if refused => ReplyMode::Json,
+            None => return Outcome::Respond(Response::text(406, "not acceptable")),
         };
         if screen.method == Method::Get {
             return Outcome::Respond(Response::event_stream());
         }
         if !screen.content_type_ok {
+            if refused {
+                return Outcome::Respond(version_refused());
+            }
             return Outcome::Respond(Response::text(415, "unsupported media type"));
         }
         let capacity = match screen.declared {
+            Declared::Over if refused => return Outcome::Respond(version_refused()),
             Declared::Over => return Outcome::Respond(Response::too_large()),
             Declared::Within(length) => length,
             Declared::Unknown => 0,
@@ -307,9 +328,11 @@ impl<C> Authenticate<C> {
         let exchange = Exchange {
             endpoint: self.endpoint,
             caller,
-            version,
+            class: screen.class,
+            head: self.head,
             reply,
             origin: self.origin,
+            event_stream_ok: screen.event_stream_ok,
         };
         let intake = BodyIntake::new(exchange, capacity);
         match self.body {
@@ -319,10 +342,16 @@ impl<C> Authenticate<C> {
     }
 }
 
+/// The legacy version error (step 4): 400, id null.
+pub(crate) fn version_refused() -> Response {
+    let body = jsonrpc::error_reply(b"null", jsonrpc::UNSUPPORTED_VERSION);
+    Response::new(400, ContentType::Json, body.into())
+}
+
 impl<C> fmt::Debug for Authenticate<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Authenticate")
-            .field("has_authorization", &self.authorization.is_some())
+            .field("has_authorization", &self.head.authorization().is_some())
             .finish_non_exhaustive()
     }
 }
@@ -331,9 +360,25 @@ impl<C> fmt::Debug for Authenticate<C> {
 pub(crate) struct Exchange<C> {
     pub endpoint: Endpoint,
     pub caller: C,
-    pub version: ProtocolVersion,
+    /// The `mcp-protocol-version` class; the era is decided with the body.
+    pub class: HeaderClass,
+    /// Header values the modern ladder checks (M3).
+    pub head: Kept,
     pub reply: ReplyMode,
     /// The origin granted CORS access, if any: every response of the
     /// exchange carries the grant.
     pub origin: Option<Bytes>,
+    pub event_stream_ok: bool,
+}
+
+impl<C> Exchange<C> {
+    /// The answer to a body over the budget: 413, or for a refused version
+    /// header the version error (MODERN.md §2, step 4 POST).
+    pub(crate) fn too_large(&self) -> Response {
+        if self.class == HeaderClass::Refused {
+            version_refused()
+        } else {
+            Response::too_large()
+        }
+    }
 }

@@ -194,7 +194,7 @@ fn created_document(document: &NewDocument) -> CreatedDocument {
 fn check_response(response: &Response, effects: &[&str], document_given: bool) {
     let status = response.status();
     assert!(
-        [200, 202, 204, 400, 401, 403, 405, 406, 413, 415].contains(&status),
+        [200, 202, 204, 400, 401, 403, 404, 405, 406, 413, 415].contains(&status),
         "unexpected status {status}"
     );
     assert_eq!(
@@ -220,12 +220,18 @@ fn check_response(response: &Response, effects: &[&str], document_given: bool) {
             serde_json::from_str::<&serde_json::value::RawValue>(body).expect("JSON replies parse");
         }
         Some("text/event-stream") if !response.is_event_stream() => {
-            let data = body
-                .strip_prefix("event: message\ndata: ")
-                .and_then(|rest| rest.strip_suffix("\n\n"))
-                .expect("one framed event");
-            serde_json::from_str::<&serde_json::value::RawValue>(data)
-                .expect("the event carries JSON");
+            // One event, or (`subscriptions/listen`) two, each carrying JSON.
+            let events = body.strip_suffix("\n\n").expect("framed events");
+            let mut count = 0;
+            for event in events.split("\n\n") {
+                let data = event
+                    .strip_prefix("event: message\ndata: ")
+                    .expect("one data line per event");
+                serde_json::from_str::<&serde_json::value::RawValue>(data)
+                    .expect("the event carries JSON");
+                count += 1;
+            }
+            assert!(count == 1 || (count == 2 && response.header("x-accel-buffering").is_some()));
         }
         _ => {}
     }
@@ -247,7 +253,7 @@ fn split<'b>(body: &'b [u8], sizes: &[u8]) -> Vec<&'b [u8]> {
     chunks
 }
 
-const NAMES: [&str; 16] = [
+const NAMES: [&str; 17] = [
     "authorization",
     "accept",
     "content-type",
@@ -264,6 +270,7 @@ const NAMES: [&str; 16] = [
     "mcp-name",
     "mcp-session-id",
     "last-event-id",
+    "MCP-Protocol-Version",
 ];
 
 /// `handle`: an arbitrary head, body split into arbitrary chunks, and
@@ -280,7 +287,7 @@ pub fn handle(data: &[u8]) {
     let count = usize::from(input.byte() % 8);
     let mut owned: Vec<(&str, &[u8])> = Vec::new();
     for _ in 0..count {
-        let name = NAMES[usize::from(input.byte() % 16)];
+        let name = NAMES[usize::from(input.byte()) % NAMES.len()];
         owned.push((name, input.slice()));
     }
     let sizes = input.slice();
@@ -369,25 +376,39 @@ fn looks_like_loopback_origin(origin: &[u8]) -> bool {
     })
 }
 
-/// `ops`: random sequences of operations on exchanges (begin, push, finish,
-/// answer each effect kind, drop), checking the state machine's invariants.
+/// `ops`: random sequences of operations on exchanges of both eras (begin,
+/// push, finish, answer each effect kind, drop), checking the state
+/// machine's invariants.
 pub fn ops(data: &[u8]) {
     let mut input = Cursor { data };
-    let endpoint = endpoint(256);
-    // From the allowed origin: every response of every exchange, whatever
-    // step gives it, must carry the grant.
-    let headers = [
+    let endpoint = endpoint(512);
+    // From the allowed origin: every response of every exchange of either
+    // era, whatever step gives it, must carry the grant.
+    let legacy = [
         Header::new("authorization", b"Bearer x"),
         Header::new("origin", ALLOWED_ORIGIN),
     ];
-    let parts = RequestParts::new("POST", "/mcp", &headers);
-    let bodies: [&[u8]; 6] = [
+    let modern = [
+        Header::new("authorization", b"Bearer x"),
+        Header::new("origin", ALLOWED_ORIGIN),
+        Header::new("mcp-protocol-version", b"2026-07-28"),
+        Header::new("mcp-method", b"tools/call"),
+        Header::new("mcp-name", b"read_document"),
+    ];
+    let heads = [
+        RequestParts::new("POST", "/mcp", &legacy),
+        RequestParts::new("POST", "/mcp", &modern),
+    ];
+    let bodies: [&[u8]; 9] = [
         br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
         br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"a/b"}}}"#,
         br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}},{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
         br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
         br#"{"jsonrpc":"2.0","id":1,"#,
-        &[b' '; 300],
+        &[b' '; 600],
+        br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        br#"{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_document","arguments":{"id":" "},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
     ];
     let mut live: Vec<Outcome<u8>> = Vec::new();
     let mut responses = 0usize;
@@ -399,7 +420,8 @@ pub fn ops(data: &[u8]) {
         }
         match op % 4 {
             0 => {
-                live.push(endpoint.begin(&parts));
+                let parts = &heads[usize::from(input.byte() % 2)];
+                live.push(endpoint.begin(parts));
                 started += 1;
             }
             1 if !live.is_empty() => {
@@ -418,7 +440,7 @@ pub fn ops(data: &[u8]) {
                         let body = bodies[usize::from(choice) % bodies.len()];
                         match intake.push_all(split(body, input.slice())) {
                             Ok(intake) => {
-                                assert!(intake.received() <= 256, "buffered past the budget");
+                                assert!(intake.received() <= 512, "buffered past the budget");
                                 intake.finish()
                             }
                             Err(response) => Outcome::Respond(response),
@@ -476,9 +498,10 @@ pub fn accept(data: &[u8]) {
 /// `jsonrpc`: any body, after a valid head, gets one well-formed response.
 pub fn jsonrpc(data: &[u8]) {
     let mut input = Cursor { data };
-    let version: &[u8] = match input.byte() % 3 {
+    let version: &[u8] = match input.byte() % 4 {
         0 => b"2025-03-26",
         1 => b"2025-06-18",
+        2 => b"2026-07-28",
         _ => b"2024-11-05",
     };
     let answers = input.slice();

@@ -72,10 +72,10 @@ pub(crate) fn read_body(bytes: &[u8]) -> Option<Body<'_>> {
 
 /// The members of one message that JSON-RPC defines, raw.
 pub(crate) struct Envelope<'a> {
-    jsonrpc: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
-    method: Option<&'a RawValue>,
-    params: Option<&'a RawValue>,
+    pub jsonrpc: Option<&'a RawValue>,
+    pub id: Option<&'a RawValue>,
+    pub method: Option<&'a RawValue>,
+    pub params: Option<&'a RawValue>,
 }
 
 /// Reads one message object. `None` when `text` is not an object.
@@ -130,7 +130,7 @@ pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<&RawVa
 }
 
 /// A JSON-RPC id is a string, a number or null.
-fn is_valid_id(id: &RawValue) -> bool {
+pub(crate) fn is_valid_id(id: &RawValue) -> bool {
     matches!(id.get().as_bytes()[0], b'"' | b'-' | b'0'..=b'9') || id.get() == "null"
 }
 

@@ -10,10 +10,12 @@ mod dispatch;
 mod endpoint;
 #[doc(hidden)]
 pub mod fuzz;
+mod headers;
 pub mod http1;
 mod ids;
 mod json;
 mod jsonrpc;
+mod modern;
 pub mod negotiate;
 mod origin;
 mod outcome;
@@ -24,7 +26,7 @@ mod tools;
 mod version;
 
 pub use body::{BodyChunks, BodyIntake};
-pub use config::{CREATION_BUDGET, Config, ConfigError, READ_ONLY_BUDGET};
+pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
 pub use endpoint::{Authenticate, Endpoint};
 pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use jsonrpc::MAX_BATCH;
@@ -33,4 +35,4 @@ pub use request::{Header, RequestParts};
 pub use response::Response;
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::{Document, DocumentSummary};
-pub use version::ProtocolVersion;
+pub use version::{Era, ProtocolVersion};

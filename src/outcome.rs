@@ -92,9 +92,9 @@ impl<C> ListDocuments<C> {
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
-        let outcome = self
-            .dispatch
-            .resume(&self.id, |out| list::write_result(out, documents));
+        let outcome = self.dispatch.resume(&self.id, |out, frame| {
+            list::write_result(out, frame, documents)
+        });
         cors::grant(outcome, origin)
     }
 }
@@ -138,9 +138,9 @@ impl<C> ReadDocument<C> {
     /// may not see it (the two must be indistinguishable).
     pub fn answer(self, document: Option<&Document>) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
-        let outcome = self
-            .dispatch
-            .resume(&self.id, |out| read::write_result(out, document));
+        let outcome = self.dispatch.resume(&self.id, |out, frame| {
+            read::write_result(out, frame, document)
+        });
         cors::grant(outcome, origin)
     }
 }
@@ -188,9 +188,9 @@ impl<C> CreateDocument<C> {
     /// Answers with what the host did.
     pub fn answer(self, answer: CreateAnswer<'_>) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
-        let outcome = self
-            .dispatch
-            .resume(&self.id, |out| create::write_result(out, answer));
+        let outcome = self.dispatch.resume(&self.id, |out, frame| {
+            create::write_result(out, frame, answer)
+        });
         cors::grant(outcome, origin)
     }
 }

@@ -39,6 +39,7 @@ pub struct Response {
     content_type: ContentType,
     stream: bool,
     allow: bool,
+    unbuffered: bool,
     www_authenticate: Option<Bytes>,
     /// The allowed origin this response grants CORS access to, if any.
     origin: Option<Bytes>,
@@ -54,6 +55,7 @@ impl Response {
             content_type,
             stream: false,
             allow: false,
+            unbuffered: false,
             www_authenticate: None,
             origin: None,
             preflight: false,
@@ -86,6 +88,15 @@ impl Response {
 
     pub(crate) fn too_large() -> Self {
         Response::text(413, "request too large")
+    }
+
+    /// Adds `x-accel-buffering: no` (modern `text/event-stream` replies), so
+    /// that proxies pass events on as they are written.
+    pub(crate) fn unbuffered(self) -> Self {
+        Response {
+            unbuffered: true,
+            ..self
+        }
     }
 
     pub(crate) fn accepted() -> Self {
@@ -162,6 +173,7 @@ impl Response {
             .content_type()
             .map(|value| ("content-type", value.as_bytes()));
         let allow = self.allow.then_some(("allow", &b"GET, POST"[..]));
+        let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
         let challenge = self
             .www_authenticate
             .as_deref()
@@ -173,6 +185,7 @@ impl Response {
                 ("x-content-type-options", &b"nosniff"[..]),
             ])
             .chain(allow)
+            .chain(unbuffered)
             .chain(challenge)
             .chain(cors::headers(self.origin.as_deref(), self.preflight))
     }

@@ -107,17 +107,19 @@ fn invalid() -> Vec<(&'static str, Request, Config, Stage, u16)> {
             401,
         ),
         (
+            // MODERN.md §2: a refused version header's POST body is read (to
+            // see whether it claims the modern era) before the 400.
             "version",
             Request::post(&read()).header("mcp-protocol-version", "1999-01-01"),
             Config::new(),
-            Head,
+            Body,
             400,
         ),
         (
             "version not enabled",
             Request::post(&read()).header("mcp-protocol-version", "2025-11-25"),
             Config::new().protocol_versions([chopin_mcp::ProtocolVersion::V2025_03_26]),
-            Head,
+            Body,
             400,
         ),
         (

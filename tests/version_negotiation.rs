@@ -139,7 +139,6 @@ fn the_header_with_each_supported_version_passes() {
 fn the_header_with_an_unsupported_version_is_400_id_null() {
     for version in [
         "1999-01-01",
-        "2026-07-28",
         "2025-3-26",
         "latest",
         "",
@@ -151,6 +150,22 @@ fn the_header_with_an_unsupported_version_is_400_id_null() {
         assert_version_refused(&reply, version);
         assert_eq!(transcript, [Step::Authenticate, Step::Respond(400)]);
     }
+}
+
+/// MODERN.md §9.33: 2026-07-28 is now supported. A ping with that header is
+/// modern; without `_meta` it is refused as modern requests are.
+#[test]
+fn the_header_2026_07_28_is_now_modern_and_wants_meta() {
+    let (reply, transcript) = Request::post(&ping(json!(5)))
+        .header("mcp-protocol-version", "2026-07-28")
+        .exchange(&endpoint());
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(
+        reply.text(),
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"invalid request _meta"}}"#
+    );
+    assert_eq!(transcript, [Step::Authenticate, Step::Respond(400)]);
 }
 
 #[test]

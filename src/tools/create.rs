@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use super::{is_js_whitespace, list::is_repository};
+use super::{Frame, is_js_whitespace, list::is_repository};
 use crate::dialect::Issue;
 use crate::json::{self, Compact};
 use crate::jsonrpc::RpcError;
@@ -251,26 +251,28 @@ fn compact(value: &impl Serialize) -> Compact {
 }
 
 /// Appends the result for a plan with issues: the host was not asked.
-pub(crate) fn write_issues(out: &mut Vec<u8>, issues: &[Issue]) {
-    super::write_text_result(out, &compact(&Issues { issues }), true);
+pub(crate) fn write_issues(out: &mut Vec<u8>, frame: Frame<'_>, issues: &[Issue]) {
+    super::write_text_result(out, frame, &compact(&Issues { issues }), true);
 }
 
 /// Appends the result for the host's answer (§11.5).
-pub(crate) fn write_result(out: &mut Vec<u8>, answer: CreateAnswer<'_>) {
+pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, answer: CreateAnswer<'_>) {
     match answer {
         CreateAnswer::Created(document) | CreateAnswer::Replayed(document) => {
-            super::write_text_result(out, &compact(document), false)
+            super::write_text_result(out, frame, &compact(document), false)
         }
         CreateAnswer::Conflict => super::write_text_result(
             out,
+            frame,
             &compact(&Code {
                 code: "idempotency-conflict",
             }),
             true,
         ),
-        CreateAnswer::Forbidden => out.extend_from_slice(super::ABSENT),
+        CreateAnswer::Forbidden => super::write_absent(out, frame),
         CreateAnswer::Unavailable => super::write_text_result(
             out,
+            frame,
             &compact(&Code {
                 code: "document-unavailable",
             }),

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::DocumentSummary;
+use super::{DocumentSummary, Frame};
 use crate::json::{self, Level, WriteJson};
 
 pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false}}"#;
@@ -52,8 +52,8 @@ impl WriteJson for Listing<'_> {
 }
 
 /// Appends the result for the host's answer.
-pub(crate) fn write_result(out: &mut Vec<u8>, documents: &[DocumentSummary]) {
-    super::write_text_result(out, &Listing(documents), false);
+pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, documents: &[DocumentSummary]) {
+    super::write_text_result(out, frame, &Listing(documents), false);
 }
 
 #[cfg(test)]

@@ -91,22 +91,67 @@ pub(crate) fn list_result(creation: bool) -> Vec<u8> {
     out
 }
 
+/// How a tool result object is framed: the tools write their members once,
+/// and the era adds what it requires around them (MODERN.md §4).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Frame<'a> {
+    /// `{<members>}`.
+    Legacy,
+    /// `{"resultType":"complete",<members>,"_meta":{<server_info>}}`.
+    Modern {
+        /// `"io.modelcontextprotocol/serverInfo":{…}`.
+        server_info: &'a [u8],
+    },
+}
+
+impl Frame<'_> {
+    /// Opens a result object.
+    pub(crate) fn open(self, out: &mut Vec<u8>) {
+        match self {
+            Frame::Legacy => out.push(b'{'),
+            Frame::Modern { .. } => out.extend_from_slice(b"{\"resultType\":\"complete\","),
+        }
+    }
+
+    /// Closes a result object opened by [`open`](Self::open).
+    pub(crate) fn close(self, out: &mut Vec<u8>) {
+        if let Frame::Modern { server_info } = self {
+            out.extend_from_slice(b",\"_meta\":{");
+            out.extend_from_slice(server_info);
+            out.push(b'}');
+        }
+        out.push(b'}');
+    }
+}
+
 /// Appends `{content:[{type:"text",text:<compact JSON of v>}],structuredContent:v}`,
 /// with `"isError":true` after them when `is_error`. `v` is written twice,
 /// straight into the reply: once inside the text string, once as JSON.
 pub(crate) fn write_text_result(
     out: &mut Vec<u8>,
+    frame: Frame<'_>,
     value: &(impl WriteJson + ?Sized),
     is_error: bool,
 ) {
-    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":\"");
+    frame.open(out);
+    out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":\"");
     value.write_json(out, Level::InString);
     out.extend_from_slice(b"\"}],\"structuredContent\":");
     value.write_json(out, Level::Plain);
     if is_error {
         out.extend_from_slice(b",\"isError\":true");
     }
-    out.push(b'}');
+    frame.close(out);
+}
+
+/// Appends a tool execution error: `{content:[{type:"text",text:<message>}],isError:true}`
+/// (the modern answer to invalid arguments).
+pub(crate) fn write_error_text(out: &mut Vec<u8>, frame: Frame<'_>, message: &str) {
+    frame.open(out);
+    out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
+    json::write_string(out, message);
+    out.extend_from_slice(b"}],\"isError\":true");
+    frame.close(out);
 }
 
 impl WriteJson for DocumentSummary {
@@ -127,8 +172,13 @@ impl WriteJson for Document {
     }
 }
 
-/// The absence result: a missing and an inaccessible document look the same.
-pub(crate) const ABSENT: &[u8] = br#"{"content":[],"isError":true}"#;
+/// Appends the absence result, `{content:[],isError:true}`: a missing and an
+/// inaccessible document look the same.
+pub(crate) fn write_absent(out: &mut Vec<u8>, frame: Frame<'_>) {
+    frame.open(out);
+    out.extend_from_slice(br#""content":[],"isError":true"#);
+    frame.close(out);
+}
 
 /// JavaScript's whitespace set (`String.prototype.trim`, regex `\s`): DIALECT.md §1.3.
 pub(crate) fn is_js_whitespace(c: char) -> bool {
@@ -161,7 +211,7 @@ mod tests {
             revision: u64::MAX,
         };
         let mut out = Vec::new();
-        write_text_result(&mut out, &document, false);
+        write_text_result(&mut out, Frame::Legacy, &document, false);
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
         let compact = serde_json::to_string(&document).unwrap();
         assert_eq!(value["content"][0]["text"], compact.as_str());

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::{ABSENT, Document, is_js_whitespace};
+use super::{Document, Frame, is_js_whitespace, write_absent};
 use crate::json;
 
 pub(crate) const DEFINITION: &str = r#"{"name":"read_document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false}}"#;
@@ -27,9 +27,9 @@ pub(crate) fn arguments(raw: &str) -> Option<Cow<'_, str>> {
 }
 
 /// Appends the result for the host's answer.
-pub(crate) fn write_result(out: &mut Vec<u8>, document: Option<&Document>) {
+pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, document: Option<&Document>) {
     match document {
-        Some(document) => super::write_text_result(out, document, false),
-        None => out.extend_from_slice(ABSENT),
+        Some(document) => super::write_text_result(out, frame, document, false),
+        None => write_absent(out, frame),
     }
 }

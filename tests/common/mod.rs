@@ -436,3 +436,69 @@ pub fn creation() -> Value {
         "plan": "# Draft\n\n<Callout type=\"note\">\nCreated through MCP.\n</Callout>\n",
     })
 }
+
+/// MODERN.md §9's `E`: the `_meta` a 2026-07-28 client sends.
+pub fn meta() -> Value {
+    serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// A modern body: `params` (an object) with `_meta` = [`meta`] added.
+pub fn mbody(id: Value, method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = meta();
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// MODERN.md §9's `Mreq(m, p)` with id 1.
+pub fn mreq(method: &str, params: Value) -> Request {
+    mreq_id(serde_json::json!(1), method, params)
+}
+
+/// `Mreq(m, p)` with this id: valid credentials, JSON content type,
+/// `mcp-protocol-version: 2026-07-28`, `mcp-method: m`, and for `tools/call`
+/// `mcp-name: p.name` when it is a string.
+pub fn mreq_id(id: Value, method: &str, params: Value) -> Request {
+    let name = params["name"].as_str().map(str::to_owned);
+    let request = Request::post(&mbody(id, method, params))
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    match name {
+        Some(name) if method == "tools/call" => request.header("mcp-name", &name),
+        _ => request,
+    }
+}
+
+/// `SI`: the `_meta` member every modern result ends with.
+pub fn si() -> String {
+    format!(
+        r#""_meta":{{"io.modelcontextprotocol/serverInfo":{{"name":"chopin","version":"{}"}}}}"#,
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// A JSON-RPC error reply's exact bytes.
+pub fn rpc_error(id: &str, code: i32, message: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"{message}"}}}}"#)
+}
+
+/// A JSON-RPC result reply's exact bytes.
+pub fn rpc_result(id: &str, result: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+}
+
+/// Sends `request` both ways to `endpoint` and asserts a modern error: the
+/// status, `application/json`, exact bytes, and no effect after Authenticate.
+pub fn assert_modern_error(endpoint: &Endpoint, request: &Request, status: u16, body: &str) {
+    let (reply, transcript) = request.exchange(endpoint);
+    assert_eq!(
+        (reply.status, reply.text()),
+        (status, body),
+        "{:?}",
+        String::from_utf8_lossy(&request.body())
+    );
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(transcript, [Step::Authenticate, Step::Respond(status)]);
+}

@@ -1,0 +1,270 @@
+//! The request headers an exchange keeps past the head, and the modern
+//! standard-header checks (MODERN.md §3, step M3).
+//!
+//! The head is borrowed and gone once the host answers authentication, so the
+//! few header values later steps need (`authorization`, and for a request that
+//! may be modern `mcp-protocol-version`, `mcp-method`, `mcp-name`) are copied
+//! into one buffer: one allocation, as the legacy pipeline made for
+//! `authorization` alone.
+
+use crate::request::{RequestParts, trim_ows};
+
+/// Where a kept header is, and whether it can pass M3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Missing,
+    /// The first line (OWS-trimmed), at `start..end` of the buffer; `valid`
+    /// when it is the only line and every byte is 0x20–0x7E or HTAB.
+    Line {
+        start: u32,
+        end: u32,
+        valid: bool,
+    },
+}
+
+/// Header values copied out of the head.
+#[derive(Debug, Clone)]
+pub(crate) struct Kept {
+    buf: Vec<u8>,
+    authorization: Slot,
+    version: Slot,
+    method: Slot,
+    name: Slot,
+}
+
+/// A header M3 names in its failure message, in check order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Standard {
+    ProtocolVersion,
+    Method,
+    Name,
+}
+
+impl Standard {
+    /// The header's name as M3's message writes it.
+    pub(crate) fn message(self) -> &'static str {
+        match self {
+            Standard::ProtocolVersion => "header mismatch: MCP-Protocol-Version",
+            Standard::Method => "header mismatch: Mcp-Method",
+            Standard::Name => "header mismatch: Mcp-Name",
+        }
+    }
+}
+
+impl Kept {
+    /// Copies `authorization`, and the standard headers when `modern_possible`.
+    pub(crate) fn read(parts: &RequestParts<'_>, modern_possible: bool) -> Kept {
+        let names: &[&str] = if modern_possible {
+            &[
+                "authorization",
+                "mcp-protocol-version",
+                "mcp-method",
+                "mcp-name",
+            ]
+        } else {
+            &["authorization"]
+        };
+        let size: usize = names
+            .iter()
+            .filter_map(|name| Some((name, parts.header(name)?)))
+            .map(|(name, value)| kept_value(name, value).len())
+            .sum();
+        let mut kept = Kept {
+            buf: Vec::new(),
+            authorization: Slot::Missing,
+            version: Slot::Missing,
+            method: Slot::Missing,
+            name: Slot::Missing,
+        };
+        if size > 0 {
+            kept.buf.reserve_exact(size);
+        }
+        let mut slots = [Slot::Missing; 4];
+        for (slot, name) in slots.iter_mut().zip(names) {
+            let mut lines = parts.all(name);
+            let Some(first) = lines.next() else { continue };
+            let first = kept_value(name, first);
+            let start = kept.buf.len();
+            kept.buf.extend_from_slice(first);
+            let valid = lines.next().is_none()
+                && first
+                    .iter()
+                    .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
+            // Header values are far below 4 GiB: the head is bounded by the host.
+            *slot = Slot::Line {
+                start: start as u32,
+                end: kept.buf.len() as u32,
+                valid,
+            };
+        }
+        [kept.authorization, kept.version, kept.method, kept.name] = slots;
+        kept
+    }
+
+    fn get(&self, slot: Slot) -> Option<(&[u8], bool)> {
+        match slot {
+            Slot::Missing => None,
+            Slot::Line { start, end, valid } => {
+                Some((&self.buf[start as usize..end as usize], valid))
+            }
+        }
+    }
+
+    /// The raw `Authorization` value (its first line).
+    pub(crate) fn authorization(&self) -> Option<&[u8]> {
+        self.get(self.authorization).map(|(value, _)| value)
+    }
+
+    /// The first `mcp-protocol-version` line, OWS-trimmed.
+    pub(crate) fn first_version_line(&self) -> Option<&[u8]> {
+        self.get(self.version).map(|(value, _)| value)
+    }
+
+    /// M3: the first standard header that fails, if any. `name` is the body
+    /// field `Mcp-Name` answers for (`params.name` or `params.uri`), when the
+    /// method has one and it is a string.
+    pub(crate) fn check(
+        &self,
+        version: &str,
+        method: &str,
+        name: Option<&str>,
+    ) -> Option<Standard> {
+        let equal = |slot: Slot, expected: &str| {
+            self.get(slot)
+                .is_some_and(|(value, valid)| valid && value == expected.as_bytes())
+        };
+        if !equal(self.version, version) {
+            return Some(Standard::ProtocolVersion);
+        }
+        if !equal(self.method, method) {
+            return Some(Standard::Method);
+        }
+        if let Some(expected) = name {
+            let passes = self
+                .get(self.name)
+                .is_some_and(|(value, valid)| valid && name_matches(value, expected.as_bytes()));
+            if !passes {
+                return Some(Standard::Name);
+            }
+        }
+        None
+    }
+}
+
+/// The raw authorization value is kept as sent; the others OWS-trimmed.
+fn kept_value<'v>(name: &str, value: &'v [u8]) -> &'v [u8] {
+    if name == "authorization" {
+        value
+    } else {
+        trim_ows(value)
+    }
+}
+
+/// `Mcp-Name` against the body's value: the Base64 sentinel
+/// `=?base64?<payload>?=` (exact case, at least 11 bytes) is decoded,
+/// anything else is literal.
+fn name_matches(value: &[u8], expected: &[u8]) -> bool {
+    let sentinel = value.len() >= 11 && value.starts_with(b"=?base64?") && value.ends_with(b"?=");
+    if sentinel {
+        base64_equals(&value[9..value.len() - 2], expected)
+    } else {
+        value == expected
+    }
+}
+
+/// Whether `encoded` is canonical RFC 4648 Base64 (standard alphabet,
+/// `=`-padded to a multiple of 4, zero trailing bits) of exactly `expected`.
+/// Decodes and compares in one pass, without a buffer. (UTF-8 is implied:
+/// `expected` is a `str`'s bytes.)
+pub(crate) fn base64_equals(encoded: &[u8], expected: &[u8]) -> bool {
+    if encoded.len() % 4 != 0 {
+        return false;
+    }
+    let mut at = 0;
+    let groups = encoded.len() / 4;
+    for (index, group) in encoded.chunks_exact(4).enumerate() {
+        let last = index + 1 == groups;
+        let pad = match group {
+            [_, _, b'=', b'='] if last => 2,
+            [_, _, _, b'='] if last => 1,
+            _ => 0,
+        };
+        let mut bits: u32 = 0;
+        for &c in &group[..4 - pad] {
+            let Some(sextet) = sextet(c) else {
+                return false;
+            };
+            bits = (bits << 6) | u32::from(sextet);
+        }
+        bits <<= 6 * pad;
+        let bytes = [(bits >> 16) as u8, (bits >> 8) as u8, bits as u8];
+        let used = 3 - pad;
+        // Canonical: the bits the padding hides are zero.
+        if bytes[used..].iter().any(|&b| b != 0) {
+            return false;
+        }
+        if expected.get(at..at + used) != Some(&bytes[..used]) {
+            return false;
+        }
+        at += used;
+    }
+    at == expected.len()
+}
+
+fn sextet(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_base64_decodes_and_compares() {
+        assert!(base64_equals(b"bGlzdF9kb2N1bWVudHM=", b"list_documents"));
+        assert!(base64_equals(b"", b""));
+        assert!(base64_equals(b"YQ==", b"a"));
+        assert!(base64_equals(b"YWI=", b"ab"));
+        assert!(base64_equals(b"YWJj", b"abc"));
+        assert!(base64_equals(b"+/+/", &[0xfb, 0xff, 0xbf]));
+        for bad in [
+            &b"bGlzdF9kb2N1bWVudHM"[..], // unpadded
+            b"bGlz!!!=",
+            b"YR==", // non-zero trailing bits
+            b"YWI",
+            b"Y===",
+            b"YQ==YQ==", // padding inside
+            b"YQ=a",
+            b"YWJj\n",
+            b"-_-_", // URL-safe alphabet
+        ] {
+            assert!(!base64_equals(bad, b"a") && !base64_equals(bad, b"list_documents"));
+        }
+        assert!(!base64_equals(b"YWJj", b"abd"));
+        assert!(!base64_equals(b"YWJj", b"ab"));
+        assert!(!base64_equals(b"YWJj", b"abcd"));
+    }
+
+    #[test]
+    fn only_the_exact_sentinel_is_decoded() {
+        assert!(name_matches(
+            b"=?base64?bGlzdF9kb2N1bWVudHM=?=",
+            b"list_documents"
+        ));
+        assert!(!name_matches(
+            b"=?BASE64?bGlzdF9kb2N1bWVudHM=?=",
+            b"list_documents"
+        ));
+        assert!(name_matches(b"=?BASE64?x?=", b"=?BASE64?x?="));
+        assert!(name_matches(b"=?base64?x", b"=?base64?x"));
+        assert!(name_matches(b"=?base64?=", b"=?base64?="));
+        assert!(name_matches(b"=?base64??=", b""));
+    }
+}
