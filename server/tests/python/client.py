@@ -19,6 +19,7 @@ import sys
 import time
 
 import httpx2
+import mcp_types as types
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -67,8 +68,10 @@ async def run_mode(url, token, document_id, repository, mode):
 
         async def discover():
             if mode != "auto":
-                # A pinned client adopts the version without a probe; ask anyway.
-                await session.discover()
+                # A pinned client adopts the version without a probe (and
+                # session.discover() returns that adopted stand-in): ask the
+                # server, and adopt its answer.
+                session.adopt(types.DiscoverResult.model_validate(await session.send_discover(MODERN)))
             result = session.discover_result
             expect(result is not None, "no discover result: the client fell back to initialize")
             expect(client.protocol_version == MODERN, f"negotiated {client.protocol_version}")
@@ -85,7 +88,7 @@ async def run_mode(url, token, document_id, repository, mode):
             names = [tool.name for tool in result.tools]
             for wanted in ("list_documents", "read_document", "create_document"):
                 expect(wanted in names, f"{wanted} missing from {names}")
-            expect(result.ttl_ms is not None and result.ttl_ms >= 0, f"ttlMs {result.ttl_ms}")
+            expect(result.ttl_ms >= 0 and result.cache_scope == "public", f"ttlMs {result.ttl_ms}, {result.cache_scope}")
             return ", ".join(names) + f" (ttlMs {result.ttl_ms}, cacheScope {result.cache_scope})"
 
         await check(f"{label} tools/list", tools_list)
