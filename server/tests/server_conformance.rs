@@ -108,6 +108,25 @@ fn failing(status: &str) -> bool {
     status == "FAILURE" || status == "WARNING"
 }
 
+/// The text without ANSI color sequences (`ESC [ … m`; the suite prints them
+/// even to a pipe).
+fn strip_colors(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Runs one scenario; returns its checks and the suite's exit status.
 fn run_scenario(
     node: &Path,
@@ -126,15 +145,14 @@ fn run_scenario(
         .arg(expected)
         .arg("-o")
         .arg(&out)
-        .env("NO_COLOR", "1")
         .current_dir(conformance_dir())
         .output()
         .expect("run the conformance suite");
-    let printed = format!(
+    let printed = strip_colors(&format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
-    );
+    ));
     let file = std::fs::read_dir(&out)
         .ok()
         .and_then(|mut dirs| dirs.next())
@@ -201,6 +219,17 @@ fn the_conformance_suite_passes_on_both_servers() {
                     .filter(|e| e.scenario == scenario)
                     .filter_map(|e| e.check.as_deref())
                     .collect();
+                // The suite's own summary and baseline verdict, as it printed them.
+                for line in printed.lines().map(str::trim).filter(|line| {
+                    line.starts_with("Passed:")
+                        || line.starts_with("Baseline")
+                        || line.starts_with("Unexpected")
+                        || line.starts_with("~ ")
+                        || line.starts_with("✗ ")
+                        || line.starts_with("✓ ")
+                }) {
+                    println!("{name} {version} {scenario} | {line}");
+                }
                 let mut failed = BTreeSet::new();
                 for check in &checks {
                     let mark = if failing(&check.status) {
