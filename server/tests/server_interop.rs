@@ -2,7 +2,8 @@
 //! `node server/tests/interop/interop.mjs URL TOKEN` (see that file).
 //!
 //! Needs `npm ci` in `server/tests/interop` first; without `node_modules` the test
-//! says so and passes, so that a machine without Node can still run the rest.
+//! says so and passes, so that a machine without Node can still run the rest,
+//! unless `CI` is set (`.ci/run` installs it).
 
 #[path = "interop/harness.rs"]
 mod support;
@@ -15,11 +16,8 @@ use support::{DOC_ID, SERVERS, Server, TOKEN};
 #[test]
 fn the_typescript_sdk_client_works_with_both_servers() {
     let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
-    if !interop.join("node_modules").exists() {
-        println!(
-            "skipped: {} has no node_modules (run `npm ci` there)",
-            interop.display()
-        );
+    let how = format!("run `npm ci` in {}", interop.display());
+    if !support::installed(&interop.join("node_modules"), &how) {
         return;
     }
     for name in SERVERS {

@@ -189,3 +189,19 @@ pub fn temp_path(stem: &str, extension: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("{stem}-{}-{n}.{extension}", std::process::id()))
 }
+
+/// Whether an external client the test drives is installed at `path`. When it
+/// is not, prints "skipped: …" (with `how` to install it) and returns false, so
+/// that a machine without that tool still passes; under CI (env `CI` set) a
+/// missing tool fails the test instead, since `.ci/run` installs them all.
+pub fn installed(path: &std::path::Path, how: &str) -> bool {
+    if path.exists() {
+        return true;
+    }
+    let message = format!("{} is missing ({how})", path.display());
+    if std::env::var_os("CI").is_some() {
+        panic!("CI is set but {message}");
+    }
+    println!("skipped: {message}");
+    false
+}
