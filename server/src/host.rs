@@ -129,14 +129,15 @@ impl Host {
             if generated.is_none() {
                 let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
                 notes.push(format!(
-                    "{} stored tokens (callers: {})",
+                    "stored tokens: {} (callers: {}; only digests are stored, a generated \
+                     token was printed once, by the run that generated it)",
                     callers.len(),
                     callers.join(", ")
                 ));
             }
             started.tokens.into_iter().collect()
         } else {
-            notes.push(format!("{} tokens from --token", options.tokens.len()));
+            notes.push(format!("tokens from --token: {}", options.tokens.len()));
             options
                 .tokens
                 .iter()

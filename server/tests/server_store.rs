@@ -138,7 +138,7 @@ fn a_generated_token_is_printed_once_and_stored_as_its_digest() {
         assert!(!banner.contains(&token), "{name}: {banner}");
         assert!(!banner.contains("client configuration"), "{name}: {banner}");
         assert!(
-            banner.contains("1 stored tokens (callers: local)"),
+            banner.contains("stored tokens: 1 (callers: local;"),
             "{name}: {banner}"
         );
         let list = second.post(

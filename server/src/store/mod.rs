@@ -148,7 +148,17 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::Sqlite(e) => write!(f, "SQLite: {e}"),
-            StoreError::Postgres(e) => write!(f, "PostgreSQL: {e}"),
+            StoreError::Postgres(e) => {
+                // tokio-postgres keeps the cause (refused, the server's
+                // message) in the source chain.
+                write!(f, "PostgreSQL: {e}")?;
+                let mut source = std::error::Error::source(e);
+                while let Some(cause) = source {
+                    write!(f, ": {cause}")?;
+                    source = cause.source();
+                }
+                Ok(())
+            }
             StoreError::Unavailable(e) => write!(f, "PostgreSQL unavailable: {e}"),
             StoreError::NewerSchema { found } => write!(
                 f,
