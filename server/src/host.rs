@@ -5,7 +5,6 @@
 use std::collections::HashMap;
 use std::io::Read;
 use std::net::SocketAddr;
-use std::sync::Arc;
 
 use chopin_mcp::{
     Config, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource, Outcome, SystemIds,
@@ -13,13 +12,12 @@ use chopin_mcp::{
 
 use crate::options::{Database, Options};
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Draft, Imported, Pool, Store, StoreError,
+    ALL_REPOSITORIES, CreateOutcome, Created, Draft, FirstToken, Imported, Setup, Sqlite, Started,
+    Store, StoreError, token_digest,
 };
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
-/// Connections per database file: enough for both cores and a writer.
-const FILE_CONNECTIONS: usize = 4;
 /// The body of every 500: store failures are logged, never shown.
 pub const INTERNAL_ERROR: &str = "internal server error";
 
@@ -41,60 +39,111 @@ connection returns, without asking the reader to do anything.
 /// Everything a server needs to answer requests.
 pub struct Host {
     pub endpoint: Endpoint,
-    pub pool: Arc<Pool>,
+    pub store: Store,
+    /// Token digest (hex SHA-256) to caller.
     tokens: HashMap<String, String>,
     /// Printed at start: how this run came to be.
     notes: Vec<String>,
+    /// The token generated and stored by this run: printed once, now.
+    generated: Option<String>,
     read_only: bool,
 }
 
 impl Host {
-    /// Opens the store (creating and seeding it on a first run), applies the
-    /// command line's grants and import, and builds the endpoint for a server
-    /// bound to `bound`.
-    pub fn prepare(options: &Options, bound: SocketAddr) -> Result<Host, String> {
+    /// Opens the store (either engine), sets it up (schema, first-run seed,
+    /// the command line's grants and import, in one transaction) and builds
+    /// the endpoint for a server bound to `bound`.
+    pub async fn prepare(options: &Options, bound: SocketAddr) -> Result<Host, String> {
+        let store = Store::open(&options.database)
+            .await
+            .map_err(|e| format!("cannot open the database: {e}"))?;
+        let (setup, token) = setup(options)?;
+        let started = store
+            .setup(&setup)
+            .await
+            .map_err(|e| format!("cannot set up the database: {e}"))?;
+        Host::finish(options, bound, store, started, setup.import.len(), token)
+    }
+
+    /// [`Host::prepare`] without an async runtime, for `chopin-mcp-blocking`:
+    /// SQLite only.
+    pub fn prepare_blocking(options: &Options, bound: SocketAddr) -> Result<Host, String> {
+        if let Database::Postgres(_) = options.database {
+            return Err(
+                "chopin-mcp-blocking serves SQLite only (--db PATH or --memory); \
+                        run chopin-mcp-server for --db postgres://..."
+                    .to_owned(),
+            );
+        }
+        let sqlite = Sqlite::open_database(&options.database)
+            .map_err(|e| format!("cannot open the database: {e}"))?;
+        let (setup, token) = setup(options)?;
+        let started = sqlite
+            .setup(&setup)
+            .map_err(|e| format!("cannot set up the database: {e}"))?;
+        Host::finish(
+            options,
+            bound,
+            Store::Sqlite(std::sync::Arc::new(sqlite)),
+            started,
+            setup.import.len(),
+            token,
+        )
+    }
+
+    fn finish(
+        options: &Options,
+        bound: SocketAddr,
+        store: Store,
+        started: Started,
+        imported: usize,
+        token: Option<String>,
+    ) -> Result<Host, String> {
         let mut notes = Vec::new();
-        let mut first = match &options.database {
-            Database::Memory => Store::memory(),
-            Database::File(path) => Store::open(path),
-        }
-        .map_err(|e| format!("cannot open the database: {e}"))?;
-        let fail = |what: &str, e: StoreError| format!("cannot {what}: {e}");
-        if first.is_fresh().map_err(|e| fail("read the database", e))? {
-            seed(&mut first).map_err(|e| fail("seed the database", e))?;
+        if started.new_database {
             notes.push(format!(
-                "new database: one sample plan in {SAMPLE_REPOSITORY}, a new token for caller {LOCAL_CALLER}"
+                "new database ({}): one sample plan in {SAMPLE_REPOSITORY}",
+                store.engine()
             ));
-            if !options.tokens.is_empty() {
-                notes.push(
-                    "(the new token is stored but unused this run: --token given)".to_owned(),
-                );
-            }
         }
-        for (caller, repositories) in &options.grants {
-            first
-                .set_grants(caller, repositories)
-                .map_err(|e| fail("store grants", e))?;
+        if started.tokens_migrated > 0 {
+            notes.push(format!(
+                "stored tokens replaced by their SHA-256 digests: {}",
+                started.tokens_migrated
+            ));
+        }
+        let generated = token.filter(|_| started.first_token_stored);
+        if generated.is_some() {
+            notes.push(format!(
+                "a new token for caller {LOCAL_CALLER}, printed once: only its digest is stored"
+            ));
         }
         if let Some(path) = &options.import {
-            let documents = read_import(path)?;
-            first
-                .import(&documents)
-                .map_err(|e| fail("import documents", e))?;
-            notes.push(format!("imported {} documents", documents.len()));
+            notes.push(format!(
+                "imported {} documents from {}",
+                imported,
+                path.display()
+            ));
         }
         let tokens: HashMap<String, String> = if options.tokens.is_empty() {
-            let stored = first.tokens().map_err(|e| fail("read tokens", e))?;
-            stored.into_iter().collect()
-        } else {
-            options.tokens.iter().cloned().collect()
-        };
-        let mut stores = vec![first];
-        if let Database::File(path) = &options.database {
-            for _ in 1..FILE_CONNECTIONS {
-                stores.push(Store::open(path).map_err(|e| fail("open the database", e))?);
+            if generated.is_none() {
+                let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
+                notes.push(format!(
+                    "stored tokens: {} (callers: {}; only digests are stored, a generated \
+                     token was printed once, by the run that generated it)",
+                    callers.len(),
+                    callers.join(", ")
+                ));
             }
-        }
+            started.tokens.into_iter().collect()
+        } else {
+            notes.push(format!("tokens from --token: {}", options.tokens.len()));
+            options
+                .tokens
+                .iter()
+                .map(|(token, caller)| (token_digest(token), caller.clone()))
+                .collect()
+        };
         let mut config = Config::new();
         if !options.read_only {
             config = config.enable_creation();
@@ -111,21 +160,26 @@ impl Host {
         let endpoint = Endpoint::new(config).map_err(|e| e.to_string())?;
         Ok(Host {
             endpoint,
-            pool: Arc::new(Pool::new(stores)),
+            store,
             tokens,
             notes,
+            generated,
             read_only: options.read_only,
         })
     }
 
-    /// The caller a bearer token stands for.
+    /// The caller a bearer token stands for, looked up by its digest.
     pub fn caller(&self, token: Option<&str>) -> Option<String> {
-        token.and_then(|token| self.tokens.get(token)).cloned()
+        token
+            .and_then(|token| self.tokens.get(&token_digest(token)))
+            .cloned()
     }
 
-    /// Prints where to connect and with which token. The last line,
-    /// `chopin-mcp listening on http://ADDR/mcp`, says the server is ready
-    /// (tests wait for it and read the bound address from it).
+    /// Prints how this run came to be and, on the run that generated a
+    /// token, that token and a client configuration holding it (never
+    /// again: only its digest is stored). The last line, `chopin-mcp
+    /// listening on http://ADDR/mcp`, says the server is ready (tests wait
+    /// for it and read the bound address from it).
     pub fn print_banner(&self, bound: SocketAddr) {
         let url = format!("http://{bound}/mcp");
         for note in &self.notes {
@@ -137,15 +191,11 @@ impl Host {
             "read-write (create_document is offered)"
         };
         println!("mode: {mode}");
-        let mut tokens: Vec<_> = self.tokens.iter().collect();
-        tokens.sort_by(|a, b| (a.1, a.0).cmp(&(b.1, b.0)));
-        for (token, caller) in &tokens {
-            println!("token: {token} (caller {caller})");
-        }
-        if let Some((token, _)) = tokens.first() {
+        if let Some(token) = &self.generated {
+            println!("token: {token} (caller {LOCAL_CALLER})");
             // Written by hand to keep the keys in the order clients document
-            // them; the url and a hex or command-line token need no escaping
-            // beyond what serde_json gives a string.
+            // them; the url and a hex token need no escaping beyond what
+            // serde_json gives a string.
             let token = serde_json::Value::from(format!("Bearer {token}"));
             println!(
                 "client configuration:\n{{\"type\":\"http\",\"url\":\"{url}\",\"headers\":{{\"Authorization\":{token}}}}}"
@@ -153,35 +203,89 @@ impl Host {
         }
         println!("chopin-mcp listening on {url}");
     }
+
+    /// Carries out a list, read or create effect against the store; any
+    /// other outcome is handed back as it is. On a store error the exchange
+    /// is dropped: the caller answers 500, never a partial document.
+    pub async fn carry_out(&self, outcome: Outcome<String>) -> Result<Outcome<String>, StoreError> {
+        Ok(match outcome {
+            Outcome::List(list) => {
+                let documents = self.store.list(list.caller(), list.repository()).await?;
+                list.answer(&documents)
+            }
+            Outcome::Read(read) => {
+                let document = self.store.read(read.caller(), read.id()).await?;
+                read.answer(document.as_ref())
+            }
+            Outcome::Create(create) => {
+                let (draft, id) = draft(&create);
+                let stored = self.store.create(create.caller(), &id, &draft).await?;
+                answer(create, stored)
+            }
+            other => other,
+        })
+    }
+
+    /// [`Host::carry_out`] on the calling thread, for `chopin-mcp-blocking`
+    /// (whose store is SQLite: see [`Host::prepare_blocking`]).
+    pub fn carry_out_blocking(
+        &self,
+        outcome: Outcome<String>,
+    ) -> Result<Outcome<String>, StoreError> {
+        let Store::Sqlite(store) = &self.store else {
+            return Err(StoreError::Invalid(
+                "the blocking server has no PostgreSQL store".to_owned(),
+            ));
+        };
+        Ok(match outcome {
+            Outcome::List(list) => {
+                let documents = store.list(list.caller(), list.repository())?;
+                list.answer(&documents)
+            }
+            Outcome::Read(read) => {
+                let document = store.read(read.caller(), read.id())?;
+                read.answer(document.as_ref())
+            }
+            Outcome::Create(create) => {
+                let (draft, id) = draft(&create);
+                let stored = store.create(create.caller(), &id, &draft)?;
+                answer(create, stored)
+            }
+            other => other,
+        })
+    }
 }
 
-/// Carries out a list, read or create effect against the store; any other
-/// outcome is handed back as it is. On a store error the exchange is
-/// dropped: the caller answers 500, never a partial document.
-pub fn carry_out(
-    store: &mut Store,
-    outcome: Outcome<String>,
-) -> Result<Outcome<String>, StoreError> {
-    Ok(match outcome {
-        Outcome::List(list) => {
-            let documents = store.list(list.caller(), list.repository())?;
-            list.answer(&documents)
-        }
-        Outcome::Read(read) => {
-            let document = store.read(read.caller(), read.id())?;
-            read.answer(document.as_ref())
-        }
-        Outcome::Create(create) => carry_out_create(store, create)?,
-        other => other,
-    })
+/// What the start-up transaction writes, and the token it may store.
+fn setup(options: &Options) -> Result<(Setup, Option<String>), String> {
+    let import = match &options.import {
+        Some(path) => read_import(path)?,
+        None => Vec::new(),
+    };
+    // A token is generated only when no --token is given: one generated
+    // beside --token could never be printed later.
+    let token = options.tokens.is_empty().then(random_token);
+    let setup = Setup {
+        samples: vec![Imported {
+            id: SAMPLE_ID.to_owned(),
+            repository: SAMPLE_REPOSITORY.to_owned(),
+            title: SAMPLE_TITLE.to_owned(),
+            source: SAMPLE_SOURCE.to_owned(),
+            revision: 0,
+        }],
+        first_token: token.clone().map(|token| FirstToken {
+            token,
+            caller: LOCAL_CALLER.to_owned(),
+            repositories: vec![ALL_REPOSITORIES.to_owned()],
+        }),
+        grants: options.grants.clone(),
+        import,
+    };
+    Ok((setup, token))
 }
 
-/// Stores a new document in one transaction, keyed by caller and
-/// idempotency key (see the store), and answers with what happened.
-fn carry_out_create(
-    store: &mut Store,
-    create: CreateDocument<String>,
-) -> Result<Outcome<String>, StoreError> {
+/// The create's draft for the store, and a fresh document id.
+fn draft(create: &CreateDocument<String>) -> (Draft, String) {
     let input = create.document();
     let draft = Draft {
         idempotency_key: input.idempotency_key.clone(),
@@ -192,9 +296,12 @@ fn carry_out_create(
         brief: serde_json::to_string(&input.brief).unwrap_or_default(),
     };
     // Document ids are ULIDs too; the host owns its clock and randomness.
-    let id = SystemIds.mint().to_string();
-    let outcome = store.create(create.caller(), &id, &draft)?;
-    Ok(match outcome {
+    (draft, SystemIds.mint().to_string())
+}
+
+/// Answers a create with what the store did.
+fn answer(create: CreateDocument<String>, stored: CreateOutcome) -> Outcome<String> {
+    match stored {
         CreateOutcome::New(created) => match document(created) {
             Some(document) => create.answer(CreateAnswer::Created(&document)),
             None => create.answer(CreateAnswer::Unavailable),
@@ -205,7 +312,7 @@ fn carry_out_create(
         },
         CreateOutcome::Conflict => create.answer(CreateAnswer::Conflict),
         CreateOutcome::Forbidden => create.answer(CreateAnswer::Forbidden),
-    })
+    }
 }
 
 /// The stored document as the tool returns it; `None` (logged) if its stored
@@ -229,18 +336,6 @@ fn document(created: Created) -> Option<CreatedDocument> {
         revision: created.document.revision,
         url: created.url,
     })
-}
-
-fn seed(store: &mut Store) -> Result<(), StoreError> {
-    store.import(&[Imported {
-        id: SAMPLE_ID.to_owned(),
-        repository: SAMPLE_REPOSITORY.to_owned(),
-        title: SAMPLE_TITLE.to_owned(),
-        source: SAMPLE_SOURCE.to_owned(),
-        revision: 0,
-    }])?;
-    store.add_token(&random_token(), LOCAL_CALLER)?;
-    store.set_grants(LOCAL_CALLER, &[ALL_REPOSITORIES.to_owned()])
 }
 
 fn read_import(path: &std::path::Path) -> Result<Vec<Imported>, String> {

@@ -6,7 +6,8 @@
 //!   threads and the crate's own HTTP/1.1 adapter, no async runtime.
 //!
 //! Both parse the same command line ([`options`]), open the same store
-//! ([`store`]) and carry out the endpoint's effects the same way ([`host`]).
+//! ([`store`]: SQLite, or PostgreSQL for `chopin-mcp-server`) and carry out
+//! the endpoint's effects the same way ([`host`]).
 
 pub mod host;
 pub mod options;

@@ -1,4 +1,4 @@
-//! An MCP server on tokio and hyper 1, backed by SQLite.
+//! An MCP server on tokio and hyper 1, backed by SQLite or PostgreSQL.
 //!
 //! ```sh
 //! cargo run --release -p chopin-mcp-server            # ./chopin.db, seeded on first run
@@ -7,8 +7,9 @@
 //!
 //! The endpoint decides everything; this file only moves bytes: it maps
 //! hyper's request head to `RequestParts`, pushes body frames into the
-//! endpoint as they arrive (and stops reading at the 413), runs reads inline
-//! and creates on tokio's blocking pool, and holds `GET` event streams open.
+//! endpoint as they arrive (and stops reading at the 413), hands list, read
+//! and create effects to the store (`Host::carry_out`), and holds `GET` event
+//! streams open.
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -28,7 +29,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 
-use chopin_mcp_server::host::{self, Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
 use chopin_mcp_server::options;
 
 /// How long a client may take to send a request head before the connection
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
 }
 
 async fn serve(options: options::Options) -> Result<(), String> {
-    let host = Arc::new(Host::prepare(&options, options.listen)?);
+    let host = Arc::new(Host::prepare(&options, options.listen).await?);
     let listener = TcpListener::bind(options.listen)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
@@ -148,38 +149,16 @@ async fn handle(host: Arc<Host>, request: hyper::Request<Incoming>) -> Result<Re
                     Err(response) => return Ok(reply(response)),
                 };
             },
-            // A list or read is one indexed SELECT on a WAL database: a few
-            // microseconds that never wait for a writer's fsync. Run inline:
-            // handing it to the blocking pool costs more than it takes
-            // (measured: ~25% fewer reads/s through spawn_blocking).
-            effect @ (Outcome::List(_) | Outcome::Read(_)) => {
-                match host.pool.with(|store| host::carry_out(store, effect)) {
-                    Ok(next) => next,
-                    Err(e) => {
-                        eprintln!("store error: {e}");
-                        return Ok(plain(500, INTERNAL_ERROR));
-                    }
+            // List and read: one SELECT (inline on a SQLite reader
+            // connection, awaited on PostgreSQL); create: on tokio's blocking
+            // pool for SQLite (it waits for fsync), awaited on PostgreSQL.
+            effect => match host.carry_out(effect).await {
+                Ok(next) => next,
+                Err(e) => {
+                    eprintln!("store error: {e}");
+                    return Ok(plain(500, INTERNAL_ERROR));
                 }
-            }
-            effect => {
-                // A create waits for fsync: keep it off the runtime's workers.
-                let pool = Arc::clone(&host.pool);
-                let done = tokio::task::spawn_blocking(move || {
-                    pool.with(|store| host::carry_out(store, effect))
-                })
-                .await;
-                match done {
-                    Ok(Ok(next)) => next,
-                    Ok(Err(e)) => {
-                        eprintln!("store error: {e}");
-                        return Ok(plain(500, INTERNAL_ERROR));
-                    }
-                    Err(e) => {
-                        eprintln!("store task failed: {e}");
-                        return Ok(plain(500, INTERNAL_ERROR));
-                    }
-                }
-            }
+            },
         };
     }
 }

@@ -9,6 +9,10 @@ Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
 Options:
   --listen ADDR                 address to bind (default 127.0.0.1:8080; port 0 picks one)
   --db PATH                     SQLite database file (default ./chopin.db)
+  --db postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?KEY=VALUE...]
+                                a PostgreSQL database (also postgresql://), for
+                                replicas on many machines; chopin-mcp-server only:
+                                chopin-mcp-blocking serves SQLite only
   --memory                      keep everything in memory instead of a file
   --token TOKEN=CALLER          accept this bearer token for CALLER (repeatable;
                                 replaces the generated token)
@@ -28,6 +32,19 @@ Options:
 pub enum Database {
     File(PathBuf),
     Memory,
+    /// A `postgres://` or `postgresql://` URL, checked when parsed.
+    Postgres(String),
+}
+
+impl Database {
+    /// `--db VALUE`: a PostgreSQL URL by its scheme, else a SQLite path.
+    pub fn parse(value: &str) -> Result<Database, String> {
+        if !(value.starts_with("postgres://") || value.starts_with("postgresql://")) {
+            return Ok(Database::File(PathBuf::from(value)));
+        }
+        crate::store::postgres::parse_url(value).map_err(|e| format!("--db: {e}"))?;
+        Ok(Database::Postgres(value.to_owned()))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +90,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                     format!("--listen: {text:?} is not an address like 127.0.0.1:8080")
                 })?;
             }
-            "--db" => options.database = Database::File(PathBuf::from(value()?)),
+            "--db" => options.database = Database::parse(&value()?)?,
             "--memory" => options.database = Database::Memory,
             "--token" => {
                 let (token, caller) = pair(&flag, &value()?)?;

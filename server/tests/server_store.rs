@@ -1,244 +1,253 @@
-//! The servers' SQLite store: grants, ordering, and the create
-//! operation's idempotency (replay, conflict, forbidden) and atomicity.
+//! The SQLite store in files, through both server binaries: the migration
+//! of a plain-token database to digests, start-up refusals (newer schema,
+//! PostgreSQL on the blocking server, malformed URLs) and processes sharing
+//! one file. The behaviour common to both engines is in
+//! `store_behaviour.rs`.
 
-use std::path::PathBuf;
+#[path = "interop/harness.rs"]
+mod support;
 
-use chopin_mcp_server::store::{CreateOutcome, Draft, Imported, Store};
+use std::process::{Command, Stdio};
 
-fn doc(id: &str, repository: &str, title: &str) -> Imported {
-    Imported {
-        id: id.to_owned(),
-        repository: repository.to_owned(),
-        title: title.to_owned(),
-        source: format!("# {title}\n"),
-        revision: 3,
+use chopin_mcp_server::options::Database;
+use chopin_mcp_server::store::{CreateOutcome, Draft, Setup, Store, token_digest};
+use support::{SERVERS, Server, binary, status, temp_path};
+
+/// The tables as servers before schema version 1 made them: plain tokens,
+/// no `user_version`.
+const OLD_SCHEMA: &str = "
+CREATE TABLE documents (
+    id TEXT PRIMARY KEY, repository TEXT NOT NULL, title TEXT NOT NULL,
+    source TEXT NOT NULL, revision INTEGER NOT NULL DEFAULT 0 CHECK (revision >= 0),
+    created_by TEXT, idempotency_key TEXT, fingerprint TEXT,
+    brief TEXT NOT NULL DEFAULT '{}', UNIQUE (created_by, idempotency_key)
+);
+CREATE INDEX documents_in_repository ON documents (repository, title, id);
+CREATE TABLE tokens (token TEXT PRIMARY KEY, caller TEXT NOT NULL);
+CREATE TABLE grants (caller TEXT NOT NULL, repository TEXT NOT NULL,
+    PRIMARY KEY (caller, repository));
+";
+
+/// Runs `name` with `args` to its exit; its status and standard error.
+fn run(name: &str, args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(binary(name))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the server");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn file_bytes(db: &std::path::Path) -> Vec<u8> {
+    let mut bytes = std::fs::read(db).unwrap();
+    for suffix in ["-wal", "-journal"] {
+        if let Ok(more) = std::fs::read(format!("{}{suffix}", db.display())) {
+            bytes.extend(more);
+        }
+    }
+    bytes
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn a_plain_token_database_is_migrated_to_digests_and_its_token_still_works() {
+    for name in SERVERS {
+        let db = temp_path("plain-tokens", "db");
+        let token = "0123456789abcdef-old-plain-token-0123456789abcdef";
+        {
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            conn.execute_batch(OLD_SCHEMA).unwrap();
+            conn.execute(
+                "INSERT INTO tokens (token, caller) VALUES (?1, 'local')",
+                [token],
+            )
+            .unwrap();
+            conn.execute_batch(
+                "INSERT INTO grants VALUES ('local', '*');
+                 INSERT INTO documents (id, repository, title, source)
+                 VALUES ('old-doc', 'example/plans', 'Old', '# Old\n');",
+            )
+            .unwrap();
+        }
+        assert!(contains(&file_bytes(&db), token), "{name}: the setup");
+        let server = Server::start(name, &["--db", db.to_str().unwrap()]);
+        let banner = server.banner.join("\n");
+        assert!(
+            banner.contains("stored tokens replaced by their SHA-256 digests: 1"),
+            "{name}: {banner}"
+        );
+        assert!(!banner.contains(token), "{name}: {banner}");
+        assert!(!banner.contains("client configuration"), "{name}: {banner}");
+        let list = server.post(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"example/plans"}}}"#,
+            Some(token),
+        );
+        assert_eq!(status(&list), 200, "{name}: {list}");
+        assert!(list.contains("old-doc"), "{name}: {list}");
+        assert!(
+            !contains(&file_bytes(&db), token),
+            "{name}: plain token left"
+        );
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let stored: String = conn
+            .query_row("SELECT token_sha256 FROM tokens", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(stored, token_digest(token));
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, 1);
+        drop(server);
+        // A later start: nothing more to migrate, the token still works.
+        let again = Server::start(name, &["--db", db.to_str().unwrap()]);
+        assert!(!again.banner.join("\n").contains("replaced"), "{name}");
+        let list = again.post(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"example/plans"}}}"#,
+            Some(token),
+        );
+        assert_eq!(status(&list), 200, "{name}: {list}");
     }
 }
 
-fn draft(key: &str, fingerprint: &str, repository: &str) -> Draft {
-    Draft {
-        idempotency_key: key.to_owned(),
-        fingerprint: fingerprint.to_owned(),
-        repository: repository.to_owned(),
-        title: "Draft".to_owned(),
-        source: "# Draft\n".to_owned(),
-        brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+#[test]
+fn a_generated_token_is_printed_once_and_stored_as_its_digest() {
+    for name in SERVERS {
+        let db = temp_path("generated", "db");
+        let first = Server::start(name, &["--db", db.to_str().unwrap()]);
+        let banner = first.banner.join("\n");
+        let token = banner
+            .lines()
+            .find_map(|line| line.strip_prefix("token: "))
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_else(|| panic!("{name}: {banner}"))
+            .to_owned();
+        drop(first);
+        assert!(!contains(&file_bytes(&db), &token), "{name}");
+        let second = Server::start(name, &["--db", db.to_str().unwrap()]);
+        let banner = second.banner.join("\n");
+        assert!(!banner.contains(&token), "{name}: {banner}");
+        assert!(!banner.contains("client configuration"), "{name}: {banner}");
+        assert!(
+            banner.contains("stored tokens: 1 (callers: local;"),
+            "{name}: {banner}"
+        );
+        let list = second.post(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"example/plans"}}}"#,
+            Some(&token),
+        );
+        assert_eq!(status(&list), 200, "{name}: {list}");
     }
 }
 
-fn seeded() -> Store {
-    let mut store = Store::memory().unwrap();
-    store
-        .import(&[
-            doc("b", "acme/plans", "Zeta"),
-            doc("c", "acme/plans", "Alpha"),
-            doc("a", "acme/plans", "Alpha"),
-            doc("s", "acme/secret", "Hidden"),
-        ])
-        .unwrap();
-    store.set_grants("ann", &["acme/plans".to_owned()]).unwrap();
-    store.set_grants("root", &["*".to_owned()]).unwrap();
-    store
-}
-
-/// A fresh database file in the target directory, removed first.
-fn temp_db(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let path = dir.join(format!("{name}-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+#[test]
+fn a_newer_schema_is_refused_at_start_and_left_alone() {
+    for name in SERVERS {
+        let db = temp_path("newer", "db");
+        {
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            conn.execute_batch("CREATE TABLE future (x); PRAGMA user_version = 7;")
+                .unwrap();
+        }
+        let (code, stderr) = run(name, &["--db", db.to_str().unwrap()]);
+        assert_eq!(code, Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains("schema version 7, newer than this server's 1"),
+            "{name}: {stderr}"
+        );
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(tables, 1, "{name}: the database was changed");
     }
-    path
 }
 
 #[test]
-fn a_list_is_ordered_by_title_then_id() {
-    let store = seeded();
-    let ids: Vec<String> = store
-        .list("ann", "acme/plans")
-        .unwrap()
-        .into_iter()
-        .map(|d| d.id)
-        .collect();
-    assert_eq!(ids, ["a", "c", "b"]);
+fn the_blocking_server_refuses_postgres_with_a_reason() {
+    let (code, stderr) = run(
+        "chopin-mcp-blocking",
+        &["--db", "postgres://postgres@127.0.0.1:1/chopin"],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("serves SQLite only"), "{stderr}");
 }
 
 #[test]
-fn a_list_of_an_ungranted_repository_is_empty() {
-    let store = seeded();
-    assert!(store.list("ann", "acme/secret").unwrap().is_empty());
-    assert!(store.list("nobody", "acme/plans").unwrap().is_empty());
-}
-
-#[test]
-fn the_star_grant_opens_every_repository() {
-    let store = seeded();
-    assert_eq!(store.list("root", "acme/secret").unwrap().len(), 1);
-    assert!(store.read("root", "s").unwrap().is_some());
-}
-
-#[test]
-fn a_forbidden_read_looks_like_a_missing_one() {
-    let store = seeded();
-    assert_eq!(store.read("ann", "s").unwrap(), None);
-    assert_eq!(store.read("ann", "no-such-id").unwrap(), None);
-    let found = store.read("ann", "a").unwrap().unwrap();
+fn a_malformed_postgres_url_is_a_usage_error() {
+    for name in SERVERS {
+        for url in [
+            "postgres://postgres@127.0.0.1:notaport/chopin",
+            "postgresql://u@h/db?sslmode=bogus",
+            "postgres://u@h/db?nosuchkey=1",
+            "postgres://u@h/db?sslmode=require",
+        ] {
+            let (code, stderr) = run(name, &["--db", url]);
+            assert_eq!(code, Some(2), "{name} {url}: {stderr}");
+            assert!(stderr.starts_with("--db: "), "{name} {url}: {stderr}");
+        }
+    }
+    let parsed = Database::parse("postgresql://u:secret@db.example:6543/chopin?connect_timeout=3");
+    assert!(matches!(parsed, Ok(Database::Postgres(_))), "{parsed:?}");
     assert_eq!(
-        (found.title.as_str(), found.source.as_str(), found.revision),
-        ("Alpha", "# Alpha\n", 3)
+        Database::parse("postgres.db"),
+        Ok(Database::File("postgres.db".into()))
     );
 }
 
 #[test]
-fn grants_are_replaced_per_caller() {
-    let mut store = seeded();
-    store
-        .set_grants("ann", &["acme/secret".to_owned()])
-        .unwrap();
-    assert!(store.read("ann", "a").unwrap().is_none());
-    assert!(store.read("ann", "s").unwrap().is_some());
-}
-
-#[test]
-fn an_import_replaces_a_document_with_the_same_id() {
-    let mut store = seeded();
-    let mut changed = doc("a", "acme/plans", "Renamed");
-    changed.revision = 7;
-    store.import(&[changed]).unwrap();
-    let read = store.read("ann", "a").unwrap().unwrap();
-    assert_eq!((read.title.as_str(), read.revision), ("Renamed", 7));
-}
-
-#[test]
-fn a_create_stores_revision_zero_with_a_documents_url() {
-    let mut store = seeded();
-    let outcome = store
-        .create("ann", "01NEW", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    let CreateOutcome::New(created) = outcome else {
-        panic!("{outcome:?}");
-    };
-    assert_eq!(created.url, "/documents/01NEW");
-    assert_eq!(created.document.revision, 0);
-    assert_eq!(store.read("ann", "01NEW").unwrap(), Some(created.document));
-}
-
-#[test]
-fn a_retried_create_replays_the_stored_document() {
-    let mut store = seeded();
-    let first = store
-        .create("ann", "01FIRST", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    let again = store
-        .create("ann", "01SECOND", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    let (CreateOutcome::New(first), CreateOutcome::Replayed(again)) = (first, again) else {
-        panic!("not new then replayed");
-    };
-    assert_eq!(first, again);
-    assert!(store.read("ann", "01SECOND").unwrap().is_none());
-}
-
-#[test]
-fn a_key_reused_for_another_request_conflicts() {
-    let mut store = seeded();
-    store
-        .create("ann", "01FIRST", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    let reused = store
-        .create("ann", "01SECOND", &draft("k1", "f2", "acme/plans"))
-        .unwrap();
-    assert_eq!(reused, CreateOutcome::Conflict);
-    assert!(store.read("ann", "01SECOND").unwrap().is_none());
-}
-
-#[test]
-fn idempotency_keys_belong_to_their_caller() {
-    let mut store = seeded();
-    store
-        .create("ann", "01ANN", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    let other = store
-        .create("root", "01ROOT", &draft("k1", "f2", "acme/plans"))
-        .unwrap();
-    assert!(matches!(other, CreateOutcome::New(_)), "{other:?}");
-}
-
-#[test]
-fn a_create_in_an_ungranted_repository_is_forbidden_and_stores_nothing() {
-    let mut store = seeded();
-    let outcome = store
-        .create("ann", "01NOPE", &draft("k1", "f1", "acme/secret"))
-        .unwrap();
-    assert_eq!(outcome, CreateOutcome::Forbidden);
-    assert!(store.read("root", "01NOPE").unwrap().is_none());
-    // The key was not used up by the refusal.
-    let granted = store
-        .create("ann", "01YES", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    assert!(matches!(granted, CreateOutcome::New(_)), "{granted:?}");
-}
-
-#[test]
-fn a_failed_create_leaves_nothing_behind() {
-    let mut store = seeded();
-    // The id is taken: the insert fails inside the transaction.
-    let failed = store.create("ann", "a", &draft("k1", "f1", "acme/plans"));
-    assert!(failed.is_err());
-    assert_eq!(store.read("ann", "a").unwrap().unwrap().title, "Alpha");
-    let retried = store
-        .create("ann", "01NEW", &draft("k1", "f1", "acme/plans"))
-        .unwrap();
-    assert!(matches!(retried, CreateOutcome::New(_)), "{retried:?}");
-}
-
-#[test]
-fn an_import_is_all_or_nothing() {
-    let mut store = seeded();
-    let mut bad = doc("x", "acme/plans", "X");
-    bad.revision = u64::MAX;
-    assert!(store.import(&[doc("y", "acme/plans", "Y"), bad]).is_err());
-    assert!(store.read("root", "y").unwrap().is_none());
-}
-
-#[test]
-fn a_created_document_is_in_the_file_for_the_next_connection() {
-    let path = temp_db("durable");
-    {
-        let mut store = Store::open(&path).unwrap();
-        store.set_grants("ann", &["acme/plans".to_owned()]).unwrap();
-        store
-            .create("ann", "01KEEP", &draft("k", "f", "acme/plans"))
+fn two_stores_on_one_file_racing_one_key_create_one_document() {
+    let db = temp_path("race", "db");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let database = Database::File(db.clone());
+        let setup = Setup {
+            grants: vec![("ann".to_owned(), vec!["*".to_owned()])],
+            ..Setup::default()
+        };
+        Store::open(&database)
+            .await
+            .unwrap()
+            .setup(&setup)
+            .await
             .unwrap();
-    }
-    let reopened = Store::open(&path).unwrap();
-    assert!(reopened.read("ann", "01KEEP").unwrap().is_some());
-}
-
-#[test]
-fn two_connections_racing_one_key_create_one_document() {
-    let path = temp_db("race");
-    Store::open(&path)
-        .unwrap()
-        .set_grants("ann", &["*".to_owned()])
-        .unwrap();
-    let racers: Vec<_> = (0..4)
-        .map(|n| {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                let mut store = Store::open(&path).unwrap();
+        let draft = Draft {
+            idempotency_key: "k".to_owned(),
+            fingerprint: "f".to_owned(),
+            repository: "acme/plans".to_owned(),
+            title: "T".to_owned(),
+            source: "# T\n".to_owned(),
+            brief: "{}".to_owned(),
+        };
+        // Each store is what one server process has: its own connections.
+        let mut racers = Vec::new();
+        for n in 0..4 {
+            let store = Store::open(&database).await.unwrap();
+            let draft = draft.clone();
+            racers.push(tokio::spawn(async move {
                 store
-                    .create("ann", &format!("01RACE{n}"), &draft("k", "f", "acme/plans"))
+                    .create("ann", &format!("01RACE{n}"), &draft)
+                    .await
                     .unwrap()
-            })
-        })
-        .collect();
-    let outcomes: Vec<CreateOutcome> = racers.into_iter().map(|t| t.join().unwrap()).collect();
-    let new = outcomes
-        .iter()
-        .filter(|o| matches!(o, CreateOutcome::New(_)))
-        .count();
-    assert_eq!(new, 1, "{outcomes:?}");
-    let store = Store::open(&path).unwrap();
-    assert_eq!(store.list("ann", "acme/plans").unwrap().len(), 1);
+            }));
+        }
+        let mut new = 0;
+        for racer in racers {
+            if let CreateOutcome::New(_) = racer.await.unwrap() {
+                new += 1;
+            }
+        }
+        assert_eq!(new, 1);
+        let store = Store::open(&database).await.unwrap();
+        assert_eq!(store.list("ann", "acme/plans").await.unwrap().len(), 1);
+    });
 }

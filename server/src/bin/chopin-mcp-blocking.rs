@@ -1,6 +1,8 @@
 //! The same MCP server as `chopin-mcp-server`, on `std::net` and threads only: no async
 //! runtime, with the crate's HTTP/1.1 adapter (`chopin_mcp::http1`) doing the
-//! parsing and framing.
+//! parsing and framing. Its store is SQLite only (`--db PATH` or `--memory`):
+//! it refuses `--db postgres://…` at start, since the PostgreSQL store is
+//! async on tokio (use `chopin-mcp-server` for that).
 //!
 //! ```sh
 //! cargo run -p chopin-mcp-server --bin chopin-mcp-blocking -- --memory
@@ -23,7 +25,7 @@ use std::time::{Duration, Instant};
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
-use chopin_mcp_server::host::{self, Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
 use chopin_mcp_server::options;
 
 /// Open connections (threads) at most; more get a 503.
@@ -54,7 +56,7 @@ fn main() -> ExitCode {
 }
 
 fn serve(options: &options::Options) -> Result<(), String> {
-    let host = Arc::new(Host::prepare(options, options.listen)?);
+    let host = Arc::new(Host::prepare_blocking(options, options.listen)?);
     let listener = TcpListener::bind(options.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
@@ -228,7 +230,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                     Err(response) => return send(stream, &response, false),
                 };
             },
-            effect => match host.pool.with(|store| host::carry_out(store, effect)) {
+            effect => match host.carry_out_blocking(effect) {
                 Ok(next) => next,
                 Err(e) => {
                     eprintln!("store error: {e}");

@@ -1,0 +1,408 @@
+//! The SQLite engine: one database file in WAL mode with `synchronous=FULL`
+//! (a document whose creation was answered survives a `kill -9` or a power
+//! cut), or a private in-memory database.
+//!
+//! Connections: one writer, behind a mutex, for creates and the set-up; and a
+//! few readers for list and read. A reader never waits for the writer: WAL
+//! lets readers see the last commit while a write (and its fsync) is under
+//! way, and the readers are never lent to a create. An in-memory database is
+//! one connection (nothing to sync), so there reads and creates take turns.
+//!
+//! Several processes may share one file (on one machine): each create is one
+//! `BEGIN IMMEDIATE` transaction, so two racing creates of one key cannot
+//! both miss the lookup and both insert.
+
+use std::path::Path;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use chopin_mcp::{Document, DocumentSummary};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+
+use super::{
+    CreateOutcome, Draft, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
+    stored_revision, token_digest,
+};
+use crate::options::Database;
+
+/// Reader connections per database file: more than the tokio workers of a
+/// two-core machine, so an inline read rarely waits for another read.
+const READERS: usize = 4;
+
+/// Schema version 1.
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS documents (
+    id              TEXT PRIMARY KEY,
+    repository      TEXT NOT NULL,
+    title           TEXT NOT NULL,
+    source          TEXT NOT NULL,
+    revision        INTEGER NOT NULL DEFAULT 0 CHECK (revision >= 0),
+    created_by      TEXT,
+    idempotency_key TEXT,
+    fingerprint     TEXT,
+    brief           TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (created_by, idempotency_key)
+);
+CREATE INDEX IF NOT EXISTS documents_in_repository ON documents (repository, title, id);
+CREATE TABLE IF NOT EXISTS tokens (
+    token_sha256 TEXT PRIMARY KEY CHECK (length(token_sha256) = 64),
+    caller       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS grants (
+    caller     TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    PRIMARY KEY (caller, repository)
+);
+";
+
+/// The condition under which `caller` (?1) may see a document row `d`.
+/// SQLite compares TEXT with BINARY collation: byte-wise.
+const GRANTED: &str = "EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+    AND (g.repository = '*' OR g.repository = d.repository))";
+
+/// A SQLite database: a writer connection and reader connections.
+pub struct Sqlite {
+    writer: Mutex<Connection>,
+    /// Empty for an in-memory database: reads then use the writer.
+    readers: Readers,
+}
+
+impl Sqlite {
+    /// Opens (creating if needed) the database file at `path`.
+    pub fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        let writer = Connection::open(path)?;
+        // WAL lets readers run beside the one writer; FULL syncs the WAL on
+        // every commit, which is what makes a created document durable.
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        // Deleted content (a replaced grant, a migrated plain token) is
+        // overwritten, not left in free pages.
+        writer.pragma_update(None, "secure_delete", "ON")?;
+        let writer = prepare(writer)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let reader = prepare(Connection::open(path)?)?;
+            reader.pragma_update(None, "query_only", "ON")?;
+            readers.push(reader);
+        }
+        Ok(Sqlite {
+            writer: Mutex::new(writer),
+            readers: Readers::new(readers),
+        })
+    }
+
+    /// A private in-memory database (gone when the server stops).
+    pub fn memory() -> Result<Sqlite, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
+        let writer = prepare(Connection::open_in_memory_with_flags(flags)?)?;
+        Ok(Sqlite {
+            writer: Mutex::new(writer),
+            readers: Readers::new(Vec::new()),
+        })
+    }
+
+    /// [`Sqlite::open`] or [`Sqlite::memory`]; PostgreSQL is not SQLite.
+    pub fn open_database(database: &Database) -> Result<Sqlite, StoreError> {
+        match database {
+            Database::File(path) => Sqlite::open(path),
+            Database::Memory => Sqlite::memory(),
+            Database::Postgres(_) => Err(StoreError::Invalid(
+                "a postgres:// database is not a SQLite file".to_owned(),
+            )),
+        }
+    }
+
+    fn writer(&self) -> MutexGuard<'_, Connection> {
+        // A poisoned lock only means a job panicked; the connection itself
+        // is sound (its transaction rolled back when dropped).
+        self.writer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `job` on a reader connection (the writer for a memory database).
+    fn reading<T>(&self, job: impl FnOnce(&Connection) -> T) -> T {
+        if self.readers.is_empty() {
+            return job(&self.writer());
+        }
+        self.readers.with(job)
+    }
+
+    /// Sets up or migrates the schema and applies `setup`, in one
+    /// `BEGIN IMMEDIATE` transaction (so replicas starting at once on one
+    /// file take turns).
+    pub fn setup(&self, setup: &Setup) -> Result<Started, StoreError> {
+        let mut conn = self.writer();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let found_version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        if found_version > SCHEMA_VERSION {
+            return Err(StoreError::NewerSchema {
+                found: found_version,
+            });
+        }
+        let had_documents: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents')",
+            [],
+            |row| row.get(0),
+        )?;
+        let mut tokens_migrated = 0;
+        if found_version < SCHEMA_VERSION {
+            tokens_migrated = migrate_plain_tokens(&tx)?;
+            tx.execute_batch(SCHEMA)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        let new_database = !had_documents;
+        if new_database {
+            import(&tx, &setup.samples)?;
+        }
+        let mut first_token_stored = false;
+        if let Some(first) = &setup.first_token {
+            let none: bool =
+                tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM tokens)", [], |row| {
+                    row.get(0)
+                })?;
+            if none {
+                tx.execute(
+                    "INSERT INTO tokens (token_sha256, caller) VALUES (?1, ?2)",
+                    params![token_digest(&first.token), first.caller],
+                )?;
+                set_grants(&tx, &first.caller, &first.repositories)?;
+                first_token_stored = true;
+            }
+        }
+        for (caller, repositories) in &setup.grants {
+            set_grants(&tx, caller, repositories)?;
+        }
+        import(&tx, &setup.import)?;
+        let tokens = {
+            let mut statement = tx
+                .prepare("SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256")?;
+            let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            rows.collect::<Result<Vec<(String, String)>, _>>()?
+        };
+        tx.commit()?;
+        if tokens_migrated > 0 {
+            // The plain tokens' pages were zeroed (secure_delete) in the WAL;
+            // write them into the file and empty the WAL.
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        Ok(Started {
+            found_version,
+            new_database,
+            first_token_stored,
+            tokens_migrated,
+            tokens,
+        })
+    }
+
+    /// See [`super::Store::list`].
+    pub fn list(&self, caller: &str, repository: &str) -> Result<Vec<DocumentSummary>, StoreError> {
+        self.reading(|conn| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT d.id, d.title FROM documents d
+                 WHERE d.repository = ?2 AND {GRANTED} ORDER BY d.title, d.id"
+            ))?;
+            let rows = statement.query_map(params![caller, repository], |row| {
+                Ok(DocumentSummary {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+    }
+
+    /// See [`super::Store::read`].
+    pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
+        self.reading(|conn| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT d.id, d.title, d.source, d.revision FROM documents d
+                 WHERE d.id = ?2 AND {GRANTED}"
+            ))?;
+            Ok(statement
+                .query_row(params![caller, id], document_row)
+                .optional()?)
+        })
+    }
+
+    /// See [`super::Store::create`]. Blocks for the commit's fsync.
+    pub fn create(
+        &self,
+        caller: &str,
+        id: &str,
+        draft: &Draft,
+    ) -> Result<CreateOutcome, StoreError> {
+        let mut conn = self.writer();
+        // IMMEDIATE takes the write lock up front, so two racing retries of
+        // one key (from another process on this file) cannot both miss the
+        // lookup and both insert.
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let granted: bool = tx.query_row(
+            "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = ?1
+               AND (repository = '*' OR repository = ?2))",
+            params![caller, draft.repository],
+            |row| row.get(0),
+        )?;
+        if !granted {
+            return Ok(CreateOutcome::Forbidden);
+        }
+        let earlier = tx
+            .query_row(
+                "SELECT d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
+                 FROM documents d WHERE d.created_by = ?1 AND d.idempotency_key = ?2",
+                params![caller, draft.idempotency_key],
+                |row| Ok((document_row(row)?, row.get::<_, String>(4)?, row.get(5)?)),
+            )
+            .optional()?;
+        if let Some((document, fingerprint, brief)) = earlier {
+            if fingerprint != draft.fingerprint {
+                return Ok(CreateOutcome::Conflict);
+            }
+            return Ok(CreateOutcome::Replayed(created(document, brief)));
+        }
+        tx.execute(
+            "INSERT INTO documents (id, repository, title, source, revision,
+               created_by, idempotency_key, fingerprint, brief)
+             VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8)",
+            params![
+                id,
+                draft.repository,
+                draft.title,
+                draft.source,
+                caller,
+                draft.idempotency_key,
+                draft.fingerprint,
+                draft.brief
+            ],
+        )?;
+        tx.commit()?;
+        let document = Document {
+            id: id.to_owned(),
+            title: draft.title.clone(),
+            source: draft.source.clone(),
+            revision: 0,
+        };
+        Ok(CreateOutcome::New(created(document, draft.brief.clone())))
+    }
+}
+
+fn prepare(conn: Connection) -> Result<Connection, StoreError> {
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Replicas writing at once wait for each other instead of failing with
+    // SQLITE_BUSY.
+    conn.busy_timeout(Duration::from_secs(5))?;
+    Ok(conn)
+}
+
+/// Replaces a pre-version-1 `tokens (token, caller)` table, if there is
+/// one, by digests; returns how many tokens it held.
+fn migrate_plain_tokens(tx: &rusqlite::Transaction<'_>) -> Result<usize, StoreError> {
+    let plain: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('tokens') WHERE name = 'token')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !plain {
+        return Ok(0);
+    }
+    let tokens = {
+        let mut statement = tx.prepare("SELECT token, caller FROM tokens")?;
+        let rows = statement.query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    tx.execute_batch("DROP TABLE tokens")?;
+    tx.execute_batch(SCHEMA)?;
+    for (token, caller) in &tokens {
+        tx.execute(
+            "INSERT OR REPLACE INTO tokens (token_sha256, caller) VALUES (?1, ?2)",
+            params![token_digest(token), caller],
+        )?;
+    }
+    Ok(tokens.len())
+}
+
+fn set_grants(
+    tx: &rusqlite::Transaction<'_>,
+    caller: &str,
+    repositories: &[String],
+) -> Result<(), StoreError> {
+    tx.execute("DELETE FROM grants WHERE caller = ?1", [caller])?;
+    for repository in repositories {
+        tx.execute(
+            "INSERT OR IGNORE INTO grants (caller, repository) VALUES (?1, ?2)",
+            params![caller, repository],
+        )?;
+    }
+    Ok(())
+}
+
+fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Result<(), StoreError> {
+    for doc in documents {
+        tx.execute(
+            "INSERT INTO documents (id, repository, title, source, revision)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (id) DO UPDATE SET repository = excluded.repository,
+               title = excluded.title, source = excluded.source,
+               revision = excluded.revision",
+            params![
+                doc.id,
+                doc.repository,
+                doc.title,
+                doc.source,
+                stored_revision(doc)?
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
+    Ok(Document {
+        id: row.get(0)?,
+        title: row.get(1)?,
+        source: row.get(2)?,
+        revision: revision_of(row.get(3)?),
+    })
+}
+
+/// A fixed set of reader connections handed out one at a time, so that
+/// threads never share a connection and never open one per request.
+struct Readers {
+    idle: Mutex<Vec<Connection>>,
+    returned: Condvar,
+    count: usize,
+}
+
+impl Readers {
+    fn new(connections: Vec<Connection>) -> Readers {
+        Readers {
+            count: connections.len(),
+            idle: Mutex::new(connections),
+            returned: Condvar::new(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Runs `job` on a reader, waiting for one to be free.
+    fn with<T>(&self, job: impl FnOnce(&Connection) -> T) -> T {
+        let conn = {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(conn) = idle.pop() {
+                    break conn;
+                }
+                idle = self.returned.wait(idle).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let result = job(&conn);
+        self.idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(conn);
+        self.returned.notify_one();
+        result
+    }
+}

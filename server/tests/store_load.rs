@@ -1,0 +1,275 @@
+//! Load over loopback on both engines, printed for BENCHMARKS.md; ignored by
+//! default (it takes about a minute and wants a release build):
+//!
+//! ```sh
+//! cargo test --release -p chopin-mcp-server --test store_load -- --ignored --nocapture
+//! ```
+//!
+//! `chopin-mcp-server` on a fresh SQLite file, then on a fresh PostgreSQL
+//! database (a throwaway server on this machine, `support/pg.rs`),
+//! alternating, twice. Each run measures, with keep-alive connections:
+//! read latency from one client alone (quiet); `read_document` throughput
+//! from 8 clients; `create_document` throughput (4 KiB plans, fresh keys)
+//! from 8 clients; and read latency from one client while 8 clients create
+//! (a create storm).
+#![allow(clippy::disallowed_methods)] // a load test reads the clock
+
+#[path = "support/pg.rs"]
+mod pg;
+
+#[path = "interop/harness.rs"]
+mod support;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use support::{DOC_ID, Server, TOKEN, import_file, temp_path};
+
+const CLIENTS: usize = 8;
+const PHASE: Duration = Duration::from_secs(3);
+
+/// One keep-alive HTTP/1.1 connection.
+struct Client {
+    addr: SocketAddr,
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl Client {
+    fn new(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).expect("connect");
+        stream.set_nodelay(true).unwrap();
+        Client {
+            addr,
+            stream,
+            buf: Vec::new(),
+        }
+    }
+
+    /// POSTs a body; the status.
+    fn post(&mut self, body: &str) -> u16 {
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {TOKEN}\r\n\
+             content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+             content-length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        self.stream.write_all(request.as_bytes()).unwrap();
+        let mut chunk = [0u8; 16384];
+        let head_end = loop {
+            if let Some(at) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break at + 4;
+            }
+            let n = self.stream.read(&mut chunk).unwrap();
+            assert!(n > 0, "the server closed the connection");
+            self.buf.extend_from_slice(&chunk[..n]);
+        };
+        let head = String::from_utf8_lossy(&self.buf[..head_end]).to_ascii_lowercase();
+        let status = head[9..12].parse().unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .map_or(0, |v| v.trim().parse().unwrap());
+        while self.buf.len() < head_end + length {
+            let n = self.stream.read(&mut chunk).unwrap();
+            assert!(n > 0, "the server closed the connection");
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+        self.buf.drain(..head_end + length);
+        status
+    }
+}
+
+fn read_body() -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
+    )
+}
+
+/// A create with a fresh key and a plan of about 4 KiB.
+fn create_body(key: &str) -> String {
+    let mut plan = format!("# Plan {key}\n\n");
+    while plan.len() < 4096 - 80 {
+        plan.push_str(
+            "Keep the reading position offline and sync it when the connection returns.\n\n",
+        );
+    }
+    serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "create_document", "arguments": {
+            "idempotencyKey": key, "repository": "githubnext/chopin", "baseBranch": "main",
+            "baseCommit": "0123456789abcdef", "title": format!("Plan {key}"),
+            "brief": {"goal": "Measure.", "constraints": [], "settledDecisions": [],
+                      "openQuestions": [], "repositoryFindings": []},
+            "plan": plan}}})
+    .to_string()
+}
+
+/// `clients` threads repeating `body(n)` until the phase ends; the count.
+fn hammer(
+    addr: SocketAddr,
+    clients: usize,
+    stop: &Arc<AtomicBool>,
+    body: impl Fn(usize, usize) -> String + Send + Sync + 'static,
+) -> Vec<std::thread::JoinHandle<usize>> {
+    let body = Arc::new(body);
+    (0..clients)
+        .map(|t| {
+            let (stop, body) = (Arc::clone(stop), Arc::clone(&body));
+            std::thread::spawn(move || {
+                let mut client = Client::new(addr);
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    assert_eq!(client.post(&body(t, n)), 200);
+                    n += 1;
+                }
+                n
+            })
+        })
+        .collect()
+}
+
+/// Reads from one client for a phase; sorted latencies.
+fn read_latencies(addr: SocketAddr) -> Vec<Duration> {
+    let mut client = Client::new(addr);
+    let body = read_body();
+    let mut latencies = Vec::new();
+    let until = Instant::now() + PHASE;
+    while Instant::now() < until {
+        let started = Instant::now();
+        assert_eq!(client.post(&body), 200);
+        latencies.push(started.elapsed());
+    }
+    latencies.sort();
+    latencies
+}
+
+fn quantile(sorted: &[Duration], q: f64) -> u128 {
+    let at = ((sorted.len() as f64 - 1.0) * q).round() as usize;
+    sorted[at].as_micros()
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Numbers {
+    quiet_p50: u128,
+    quiet_p99: u128,
+    reads_per_s: f64,
+    creates_per_s: f64,
+    storm_p50: u128,
+    storm_p99: u128,
+    storm_creates_per_s: f64,
+}
+
+fn measure(engine: &str, round: usize, db: &str) -> Numbers {
+    let import = import_file();
+    let server = Server::start(
+        "chopin-mcp-server",
+        &[
+            "--db",
+            db,
+            "--token",
+            "allowed=octocat",
+            "--grant",
+            "octocat=*",
+            "--import",
+            import.to_str().unwrap(),
+        ],
+    );
+    let addr = server.addr;
+    let keys = Arc::new(AtomicUsize::new(0));
+    let next_key = move |prefix: &'static str| {
+        let keys = Arc::clone(&keys);
+        move |_t: usize, _n: usize| {
+            create_body(&format!(
+                "{prefix}-{}",
+                keys.fetch_add(1, Ordering::Relaxed)
+            ))
+        }
+    };
+    // Warm up both paths.
+    let mut warm = Client::new(addr);
+    for n in 0..200 {
+        assert_eq!(warm.post(&read_body()), 200);
+        if n % 20 == 0 {
+            assert_eq!(warm.post(&create_body(&format!("warm-{n}"))), 200);
+        }
+    }
+    let quiet = read_latencies(addr);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let readers = hammer(addr, CLIENTS, &stop, |_, _| read_body());
+    std::thread::sleep(PHASE);
+    stop.store(true, Ordering::Relaxed);
+    let reads: usize = readers.into_iter().map(|t| t.join().unwrap()).sum();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let creators = hammer(addr, CLIENTS, &stop, next_key("load"));
+    std::thread::sleep(PHASE);
+    stop.store(true, Ordering::Relaxed);
+    let creates: usize = creators.into_iter().map(|t| t.join().unwrap()).sum();
+    let create_time = started.elapsed().as_secs_f64();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let storm = hammer(addr, CLIENTS, &stop, next_key("storm"));
+    std::thread::sleep(Duration::from_millis(200));
+    let stormy = read_latencies(addr);
+    stop.store(true, Ordering::Relaxed);
+    let storm_creates: usize = storm.into_iter().map(|t| t.join().unwrap()).sum();
+    let storm_time = started.elapsed().as_secs_f64();
+
+    let numbers = Numbers {
+        quiet_p50: quantile(&quiet, 0.5),
+        quiet_p99: quantile(&quiet, 0.99),
+        reads_per_s: reads as f64 / PHASE.as_secs_f64(),
+        creates_per_s: creates as f64 / create_time,
+        storm_p50: quantile(&stormy, 0.5),
+        storm_p99: quantile(&stormy, 0.99),
+        storm_creates_per_s: storm_creates as f64 / storm_time,
+    };
+    println!(
+        "| {round} | {engine} | {:.0} | {:.0} | {} µs | {} µs | {} µs | {} µs | {:.0} |",
+        numbers.reads_per_s,
+        numbers.creates_per_s,
+        numbers.quiet_p50,
+        numbers.quiet_p99,
+        numbers.storm_p50,
+        numbers.storm_p99,
+        numbers.storm_creates_per_s,
+    );
+    numbers
+}
+
+#[test]
+#[ignore = "a load test: run it with --release --ignored --nocapture"]
+fn load_on_both_engines() {
+    let Some(cluster) = pg::shared() else { return };
+    println!(
+        "| round | engine | reads/s ({CLIENTS} clients) | creates/s ({CLIENTS} clients, 4 KiB) \
+         | read p50 quiet | read p99 quiet | read p50 in a create storm \
+         | read p99 in a create storm | creates/s during the storm |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut runs = Vec::new();
+    for round in 1..=2 {
+        let file = temp_path("load", "db");
+        let sqlite = measure("sqlite", round, file.to_str().unwrap());
+        let postgres = measure("postgres", round, &cluster.database());
+        runs.push((sqlite, postgres));
+    }
+    for (n, (s, p)) in runs.iter().enumerate() {
+        println!(
+            "round {}: postgres/sqlite reads/s {:.2}, creates/s {:.2}; \
+             storm/quiet read p99: sqlite {:.2}, postgres {:.2}",
+            n + 1,
+            p.reads_per_s / s.reads_per_s,
+            p.creates_per_s / s.creates_per_s,
+            s.storm_p99 as f64 / s.quiet_p99 as f64,
+            p.storm_p99 as f64 / p.quiet_p99 as f64,
+        );
+    }
+}
