@@ -145,6 +145,10 @@ fn parts_borrow_method_target_with_query_and_every_header() {
     assert_eq!(parts.all("accept").count(), 2);
 }
 
+/// Method, target, headers, body.
+type Case = (&'static str, &'static str, Vec<Field>, &'static [u8]);
+type Field = (&'static str, &'static [u8]);
+
 #[test]
 fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
     let endpoint = endpoint();
@@ -155,7 +159,7 @@ fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
         headers.extend_from_slice(extra);
         headers
     };
-    let cases: Vec<(&str, &str, Vec<(&str, &[u8])>, &[u8])> = vec![
+    let cases: Vec<Case> = vec![
         ("POST", "/mcp", with(&[]), ping),
         ("POST", "/mcp?a=1&b=2", with(&[]), list),
         ("POST", "/mcp", with(&[]), read_call(DOC_ID)),
@@ -188,8 +192,18 @@ fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
         ),
         // Two Host headers, a refused origin, an allowed one.
         ("POST", "/mcp", with(&[("host", b"localhost")]), ping),
-        ("POST", "/mcp", with(&[("origin", b"http://evil.example")]), ping),
-        ("POST", "/mcp", with(&[("origin", b"http://localhost:3000")]), ping),
+        (
+            "POST",
+            "/mcp",
+            with(&[("origin", b"http://evil.example")]),
+            ping,
+        ),
+        (
+            "POST",
+            "/mcp",
+            with(&[("origin", b"http://localhost:3000")]),
+            ping,
+        ),
         // Non-UTF-8 values where the endpoint reads them.
         ("POST", "/mcp", with(&[("origin", b"http://caf\xe9")]), ping),
         (
@@ -210,7 +224,12 @@ fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
             ping,
         ),
         // Content-Length checks, other methods, the event stream.
-        ("POST", "/mcp", with(&[("content-length", b"99999999999999999999999")]), ping),
+        (
+            "POST",
+            "/mcp",
+            with(&[("content-length", b"99999999999999999999999")]),
+            ping,
+        ),
         ("DELETE", "/mcp", with(&[]), b""),
         (
             "GET",
@@ -235,7 +254,10 @@ fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
         (
             "POST",
             "/mcp",
-            vec![("host", b"localhost"), ("content-type", b"application/json")],
+            vec![
+                ("host", b"localhost"),
+                ("content-type", b"application/json"),
+            ],
             ping,
         ),
     ];
@@ -243,11 +265,7 @@ fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
     for (method, target, headers, body) in cases {
         let head = request(method, target, &headers);
         let slice = slice_of(&head);
-        let by_slice = drive(
-            &endpoint,
-            &RequestParts::new(method, target, &slice),
-            body,
-        );
+        let by_slice = drive(&endpoint, &RequestParts::new(method, target, &slice), body);
         let by_map = drive(&endpoint, &RequestParts::from(&head), body);
         assert_eq!(by_map, by_slice, "{method} {target} {headers:?}");
         statuses.push(by_map.status());
@@ -255,7 +273,9 @@ fn parts_from_http_give_the_same_outcome_as_the_header_slice() {
     // The cases reach the outcomes they were written for.
     assert_eq!(
         statuses,
-        [200, 200, 200, 200, 200, 406, 403, 403, 200, 403, 401, 400, 413, 405, 200, 406, 401]
+        [
+            200, 200, 200, 200, 200, 406, 403, 403, 200, 403, 401, 400, 413, 405, 200, 406, 401
+        ]
     );
 }
 
@@ -275,7 +295,9 @@ fn parts_from_http_allocate_nothing() {
         seen += parts.all("accept").count();
         seen += parts.all("Content-Type").map(<[u8]>::len).sum::<usize>();
         seen += parts.header("authorization").map_or(0, <[u8]>::len);
-        seen += parts.header("a-header-name-longer-than-sixty-four-bytes-is-still-looked-up-without-a-copy").map_or(0, <[u8]>::len);
+        seen += parts
+            .header("a-header-name-longer-than-sixty-four-bytes-is-still-looked-up-without-a-copy")
+            .map_or(0, <[u8]>::len);
         seen += parts.headers().count();
     });
     assert_eq!(seen, 4 + 16 + 2 + 16 + 14 + 7);
@@ -345,7 +367,11 @@ fn response_conversion_keeps_status_headers_and_body() {
     let get = request(
         "GET",
         "/mcp",
-        &[("host", b"localhost"), ("authorization", b"Bearer allowed"), ("accept", b"text/event-stream")],
+        &[
+            ("host", b"localhost"),
+            ("authorization", b"Bearer allowed"),
+            ("accept", b"text/event-stream"),
+        ],
     );
     let put = request("PUT", "/mcp", &JSON_POST);
     let anonymous = request("POST", "/mcp", &[("host", b"localhost")]);
@@ -376,7 +402,11 @@ fn an_event_stream_converts_to_an_empty_body_with_its_headers() {
     let get = request(
         "GET",
         "/mcp",
-        &[("host", b"localhost"), ("authorization", b"Bearer allowed"), ("accept", b"text/event-stream")],
+        &[
+            ("host", b"localhost"),
+            ("authorization", b"Bearer allowed"),
+            ("accept", b"text/event-stream"),
+        ],
     );
     let response = drive(&endpoint, &RequestParts::from(&get), b"");
     assert!(response.is_event_stream());
