@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod body;
 mod config;
@@ -11,6 +12,9 @@ mod endpoint;
 #[doc(hidden)]
 pub mod fuzz;
 mod headers;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod http;
 pub mod http1;
 mod ids;
 mod json;

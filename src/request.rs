@@ -23,13 +23,17 @@ impl<'a> Header<'a> {
 ///
 /// Build it from whatever your HTTP stack hands you; with the crate's own
 /// HTTP/1.1 adapter, [`http1::RequestHead::parts`](crate::http1::RequestHead::parts)
-/// does it for you. Several headers of the same name are kept apart; the
-/// endpoint joins list-valued ones (`Accept`) as RFC 9110 says.
+/// does it for you, and with the `http` feature `RequestParts::from(&parts)`
+/// borrows an `http::request::Parts`. Several headers of the same name are
+/// kept apart; the endpoint joins list-valued ones (`Accept`) as RFC 9110 says.
 #[derive(Debug, Clone, Copy)]
 pub struct RequestParts<'a> {
     method: &'a str,
     target: &'a str,
     headers: &'a [Header<'a>],
+    /// Borrowed instead of `headers` (then empty), so that nothing is copied.
+    #[cfg(feature = "http")]
+    map: Option<&'a http::HeaderMap>,
 }
 
 impl<'a> RequestParts<'a> {
@@ -39,6 +43,19 @@ impl<'a> RequestParts<'a> {
             method,
             target,
             headers,
+            #[cfg(feature = "http")]
+            map: None,
+        }
+    }
+
+    /// A request head whose headers are an `http::HeaderMap`, borrowed as it
+    /// is: no name or value is copied.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+    pub fn with_header_map(method: &'a str, target: &'a str, headers: &'a http::HeaderMap) -> Self {
+        RequestParts {
+            map: Some(headers),
+            ..RequestParts::new(method, target, &[])
         }
     }
 
@@ -53,9 +70,16 @@ impl<'a> RequestParts<'a> {
         self.target
     }
 
-    /// All headers, in the order they were given.
-    pub fn headers(&self) -> &'a [Header<'a>] {
-        self.headers
+    /// All headers, in the order they were given (from an `http::HeaderMap`:
+    /// in its iteration order, where the values of one name are adjacent).
+    pub fn headers(&self) -> impl Iterator<Item = Header<'a>> + use<'a> {
+        let headers = self.headers.iter().copied();
+        #[cfg(feature = "http")]
+        let headers = headers.chain(self.map.into_iter().flat_map(|map| {
+            map.iter()
+                .map(|(name, value)| Header::new(name.as_str(), value.as_bytes()))
+        }));
+        headers
     }
 
     /// The value of the first header called `name` (ASCII case-insensitive).
@@ -65,10 +89,20 @@ impl<'a> RequestParts<'a> {
 
     /// The values of every header called `name`, in order.
     pub fn all<'n>(&self, name: &'n str) -> impl Iterator<Item = &'a [u8]> + use<'a, 'n> {
-        self.headers
+        let values = self
+            .headers
             .iter()
             .filter(move |header| header.name.eq_ignore_ascii_case(name))
-            .map(|header| header.value)
+            .map(|header| header.value);
+        // A hashed lookup; `name` is lowercased on the stack, never allocated.
+        #[cfg(feature = "http")]
+        let values = values.chain(
+            self.map
+                .into_iter()
+                .flat_map(move |map| map.get_all(name))
+                .map(http::HeaderValue::as_bytes),
+        );
+        values
     }
 }
 

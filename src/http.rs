@@ -1,0 +1,124 @@
+//! Conversions between the endpoint's types and the [`http`] crate's, for
+//! hosts built on hyper, axum, or anything else that speaks `http` 1.x.
+//!
+//! - `RequestParts::from(&parts)` borrows an [`http::request::Parts`] (or
+//!   `&http::Request<B>`) as it is: method, path and query, and the header map
+//!   itself. Nothing is copied and nothing is allocated.
+//! - [`Response::into_http`] (or `http::Response::from(response)`) gives an
+//!   `http::Response<Bytes>` with the same status, headers and body.
+//!
+//! ```
+//! use bytes::Bytes;
+//! use chopin_mcp::{Config, Endpoint, Outcome, RequestParts};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let endpoint = Endpoint::new(Config::new().allow_loopback_hosts())?;
+//! let request = http::Request::post("/mcp")
+//!     .header("host", "localhost")
+//!     .header("authorization", "Bearer t0ken")
+//!     .header("content-type", "application/json")
+//!     .header("accept", "application/json, text/event-stream")
+//!     .body(Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#))?;
+//! let (head, body) = request.into_parts();
+//!
+//! let mut outcome: Outcome<&str> = endpoint.handle(&RequestParts::from(&head), body);
+//! let response = loop {
+//!     outcome = match outcome {
+//!         Outcome::Respond(response) => break response,
+//!         Outcome::Authenticate(auth) => {
+//!             let caller = (auth.bearer_token() == Some("t0ken")).then_some("octocat");
+//!             auth.answer(caller)
+//!         }
+//!         _ => unreachable!("a ping needs no document"),
+//!     };
+//! };
+//!
+//! let response: http::Response<Bytes> = response.into_http();
+//! assert_eq!(response.status(), http::StatusCode::OK);
+//! assert_eq!(response.headers()["content-type"], "application/json");
+//! assert_eq!(response.body().as_ref(), br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+//! # Ok(())
+//! # }
+//! ```
+
+use bytes::Bytes;
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+
+use crate::request::RequestParts;
+use crate::response::Response;
+
+impl<'a> From<&'a http::request::Parts> for RequestParts<'a> {
+    /// Borrows the method, the target (path and query; `/` when the URI has
+    /// none) and the header map: no name or value is copied.
+    fn from(parts: &'a http::request::Parts) -> Self {
+        let target = parts
+            .uri
+            .path_and_query()
+            .map_or("/", http::uri::PathAndQuery::as_str);
+        RequestParts::with_header_map(parts.method.as_str(), target, &parts.headers)
+    }
+}
+
+impl<'a, B> From<&'a http::Request<B>> for RequestParts<'a> {
+    /// As for [`http::request::Parts`]; the body is not looked at.
+    fn from(request: &'a http::Request<B>) -> Self {
+        let target = request
+            .uri()
+            .path_and_query()
+            .map_or("/", http::uri::PathAndQuery::as_str);
+        RequestParts::with_header_map(request.method().as_str(), target, request.headers())
+    }
+}
+
+impl Response {
+    /// This response as an `http::Response`: the same status, the headers of
+    /// [`Response::headers`] in their order (repeated names kept apart), and
+    /// the body, moved without a copy.
+    ///
+    /// For an [event stream](Response::is_event_stream) (the answer to an
+    /// accepted `GET`) the body is empty and must not be sent as is: the host
+    /// keeps the stream open, writing
+    /// [`sse::keep_alive`](crate::sse::keep_alive) comments every few seconds
+    /// until the client goes away:
+    ///
+    /// ```
+    /// # use bytes::Bytes;
+    /// fn send(response: chopin_mcp::Response) {
+    ///     let streaming = response.is_event_stream();
+    ///     let response: http::Response<Bytes> = response.into_http();
+    ///     if streaming {
+    ///         assert!(response.body().is_empty());
+    ///         // Send the head, then `chopin_mcp::sse::keep_alive()` now and
+    ///         // every 15 s; with axum:
+    ///         // response.map(|_| axum::body::Body::from_stream(keep_alives))
+    ///     }
+    /// }
+    /// ```
+    pub fn into_http(self) -> http::Response<Bytes> {
+        let mut headers = HeaderMap::with_capacity(8);
+        for (name, value) in self.headers() {
+            // Names are lower-case tokens and values visible ASCII, by
+            // construction; a header that were neither would be left out
+            // rather than panic.
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_lowercase(name.as_bytes()),
+                HeaderValue::from_bytes(value),
+            ) {
+                headers.append(name, value);
+            }
+        }
+        let status = http::StatusCode::from_u16(self.status())
+            .unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = http::Response::new(self.into_body());
+        *response.status_mut() = status;
+        *response.headers_mut() = headers;
+        response
+    }
+}
+
+impl From<Response> for http::Response<Bytes> {
+    /// [`Response::into_http`].
+    fn from(response: Response) -> Self {
+        response.into_http()
+    }
+}
