@@ -155,12 +155,60 @@ impl Host {
     }
 }
 
+/// What became of a create, for logs and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateResult {
+    /// Stored as a new document.
+    Created,
+    /// The idempotency key was seen with the same draft: the stored document.
+    Replayed,
+    /// The idempotency key was seen with another draft.
+    Conflict,
+    /// The plan has dialect issues: nothing reached the store.
+    Issues,
+    /// The caller may not create in the repository.
+    Forbidden,
+    /// Stored, but the stored document cannot be shown.
+    Unavailable,
+}
+
+impl CreateResult {
+    pub const ALL: [CreateResult; 6] = [
+        CreateResult::Created,
+        CreateResult::Replayed,
+        CreateResult::Conflict,
+        CreateResult::Issues,
+        CreateResult::Forbidden,
+        CreateResult::Unavailable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CreateResult::Created => "created",
+            CreateResult::Replayed => "replayed",
+            CreateResult::Conflict => "conflict",
+            CreateResult::Issues => "issues",
+            CreateResult::Forbidden => "forbidden",
+            CreateResult::Unavailable => "unavailable",
+        }
+    }
+}
+
 /// Carries out a list, read or create effect against the store; any other
 /// outcome is handed back as it is. On a store error the exchange is
 /// dropped: the caller answers 500, never a partial document.
 pub fn carry_out(
     store: &mut Store,
     outcome: Outcome<String>,
+) -> Result<Outcome<String>, StoreError> {
+    carry_out_noting(store, outcome, &mut None)
+}
+
+/// [`carry_out`], noting in `created` what became of a create.
+pub fn carry_out_noting(
+    store: &mut Store,
+    outcome: Outcome<String>,
+    created: &mut Option<CreateResult>,
 ) -> Result<Outcome<String>, StoreError> {
     Ok(match outcome {
         Outcome::List(list) => {
@@ -171,7 +219,7 @@ pub fn carry_out(
             let document = store.read(read.caller(), read.id())?;
             read.answer(document.as_ref())
         }
-        Outcome::Create(create) => carry_out_create(store, create)?,
+        Outcome::Create(create) => carry_out_create(store, create, created)?,
         other => other,
     })
 }
@@ -181,6 +229,7 @@ pub fn carry_out(
 fn carry_out_create(
     store: &mut Store,
     create: CreateDocument<String>,
+    noted: &mut Option<CreateResult>,
 ) -> Result<Outcome<String>, StoreError> {
     let input = create.document();
     let draft = Draft {
@@ -194,18 +243,38 @@ fn carry_out_create(
     // Document ids are ULIDs too; the host owns its clock and randomness.
     let id = SystemIds.mint().to_string();
     let outcome = store.create(create.caller(), &id, &draft)?;
-    Ok(match outcome {
+    let (result, answer) = match outcome {
         CreateOutcome::New(created) => match document(created) {
-            Some(document) => create.answer(CreateAnswer::Created(&document)),
-            None => create.answer(CreateAnswer::Unavailable),
+            Some(document) => (
+                CreateResult::Created,
+                create.answer(CreateAnswer::Created(&document)),
+            ),
+            None => (
+                CreateResult::Unavailable,
+                create.answer(CreateAnswer::Unavailable),
+            ),
         },
         CreateOutcome::Replayed(created) => match document(created) {
-            Some(document) => create.answer(CreateAnswer::Replayed(&document)),
-            None => create.answer(CreateAnswer::Unavailable),
+            Some(document) => (
+                CreateResult::Replayed,
+                create.answer(CreateAnswer::Replayed(&document)),
+            ),
+            None => (
+                CreateResult::Unavailable,
+                create.answer(CreateAnswer::Unavailable),
+            ),
         },
-        CreateOutcome::Conflict => create.answer(CreateAnswer::Conflict),
-        CreateOutcome::Forbidden => create.answer(CreateAnswer::Forbidden),
-    })
+        CreateOutcome::Conflict => (
+            CreateResult::Conflict,
+            create.answer(CreateAnswer::Conflict),
+        ),
+        CreateOutcome::Forbidden => (
+            CreateResult::Forbidden,
+            create.answer(CreateAnswer::Forbidden),
+        ),
+    };
+    *noted = Some(result);
+    Ok(answer)
 }
 
 /// The stored document as the tool returns it; `None` (logged) if its stored
