@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::Full;
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -33,7 +33,9 @@ use crate::shutdown::Shutdown;
 use crate::telemetry::{RpcMethod, Tool};
 
 /// The statuses counted by their code; any other is `other`.
-const STATUSES: [u16; 13] = [200, 202, 400, 401, 403, 404, 405, 406, 413, 415, 431, 500, 503];
+const STATUSES: [u16; 13] = [
+    200, 202, 400, 401, 403, 404, 405, 406, 413, 415, 431, 500, 503,
+];
 const STATUS_LABELS: [&str; 14] = [
     "200", "202", "400", "401", "403", "404", "405", "406", "413", "415", "431", "500", "503",
     "other",
@@ -41,8 +43,8 @@ const STATUS_LABELS: [&str; 14] = [
 
 /// Latency buckets, seconds: 50 µs to 10 s.
 const BUCKETS: [f64; 17] = [
-    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-    0.5, 1.0, 2.5, 5.0, 10.0,
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    1.0, 2.5, 5.0, 10.0,
 ];
 
 /// Why a request was turned away, as counted in `rejections_total`.
@@ -218,23 +220,25 @@ impl Metrics {
 
     /// Counts an answered request and its latency.
     pub fn request(&self, method: RpcMethod, tool: Tool, status: u16, elapsed: Duration) {
-        let m = RpcMethod::ALL.iter().position(|&x| x == method).unwrap_or(0);
+        let m = RpcMethod::ALL
+            .iter()
+            .position(|&x| x == method)
+            .unwrap_or(0);
         let t = Tool::ALL.iter().position(|&x| x == tool).unwrap_or(0);
         let s = STATUSES
             .iter()
             .position(|&x| x == status)
             .unwrap_or(STATUSES.len());
-        let counter = self.request_slots[(m * TOOLS + t) * STATUS_LABELS.len() + s]
-            .get_or_init(|| {
+        let counter =
+            self.request_slots[(m * TOOLS + t) * STATUS_LABELS.len() + s].get_or_init(|| {
                 self.requests
                     .with_label_values(&[method.as_str(), tool.as_str(), STATUS_LABELS[s]])
             });
         counter.inc();
-        let histogram = self.duration_slots[m * TOOLS + t]
-            .get_or_init(|| {
-                self.durations
-                    .with_label_values(&[method.as_str(), tool.as_str()])
-            });
+        let histogram = self.duration_slots[m * TOOLS + t].get_or_init(|| {
+            self.durations
+                .with_label_values(&[method.as_str(), tool.as_str()])
+        });
         histogram.observe(elapsed.as_secs_f64());
     }
 
@@ -315,11 +319,11 @@ pub async fn serve(metrics: &'static Metrics, listener: TcpListener, shutdown: A
         };
         let shutdown = Arc::clone(&shutdown);
         tokio::spawn(async move {
-            let service = service_fn(move |request| async move {
-                Ok::<_, Infallible>(answer(metrics, &request))
-            });
-            let connection =
-                http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+            let service =
+                service_fn(
+                    move |request| async move { Ok::<_, Infallible>(answer(metrics, &request)) },
+                );
+            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
             let _ = crate::shutdown::serve(connection, &shutdown).await;
         });
     }
@@ -338,7 +342,10 @@ fn answer<B>(metrics: &Metrics, request: &hyper::Request<B>) -> Reply {
     }
     let mut reply = hyper::Response::new(Full::new(Bytes::from(metrics.render())));
     let headers = reply.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(prometheus::TEXT_FORMAT));
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static(prometheus::TEXT_FORMAT),
+    );
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     reply
 }

@@ -66,6 +66,8 @@ pub struct Options {
 }
 
 /// What the command line asks for.
+// Built once per process: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     Serve(Options),
     Help,

@@ -117,7 +117,10 @@ impl Drop for Tracked {
 
 /// Drives a hyper connection; once the shutdown starts it is told to finish
 /// the request in flight and close (an idle one closes at once).
-pub async fn serve<C: GracefulConnection>(connection: C, shutdown: &Shutdown) -> Result<(), C::Error> {
+pub async fn serve<C: GracefulConnection>(
+    connection: C,
+    shutdown: &Shutdown,
+) -> Result<(), C::Error> {
     let mut connection = std::pin::pin!(connection);
     let stop = shutdown.triggered();
     tokio::select! {

@@ -507,7 +507,10 @@ mod tests {
         );
         assert_eq!(sniff(b" [{}]"), (RpcMethod::Batch, Tool::None));
         assert_eq!(sniff(b""), (RpcMethod::None, Tool::None));
-        assert_eq!(sniff(b"{\"method\":\"tools/ca"), (RpcMethod::Other, Tool::None));
+        assert_eq!(
+            sniff(b"{\"method\":\"tools/ca"),
+            (RpcMethod::Other, Tool::None)
+        );
     }
 
     #[test]

@@ -111,17 +111,36 @@ fn a_full_interop_run_and_raw_requests_log_no_token_title_source_or_plan() {
             String::from_utf8_lossy(&output.stdout)
         );
     } else {
-        println!("interop part skipped: no node_modules in {}", interop.display());
+        println!(
+            "interop part skipped: no node_modules in {}",
+            interop.display()
+        );
     }
-    let read = authorized(&server, &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)));
-    assert!(read.contains(DOC_TITLE) && read.contains(DOC_SOURCE), "{read}");
-    let list = authorized(&server, &call("list_documents", r#"{"repository":"githubnext/chopin"}"#));
+    let read = authorized(
+        &server,
+        &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
+    );
+    assert!(
+        read.contains(DOC_TITLE) && read.contains(DOC_SOURCE),
+        "{read}"
+    );
+    let list = authorized(
+        &server,
+        &call("list_documents", r#"{"repository":"githubnext/chopin"}"#),
+    );
     assert!(list.contains(DOC_TITLE), "{list}");
-    let created = authorized(&server, &call("create_document", &create_arguments("logs-1")));
+    let created = authorized(
+        &server,
+        &call("create_document", &create_arguments("logs-1")),
+    );
     assert!(created.contains(CREATED_TITLE), "{created}");
     // Refusals carrying secrets: a wrong token, the right one in the wrong
     // scheme, the right one from a forbidden origin, and a body over budget.
-    let wrong = post(&server, "{}", &format!("authorization: Bearer {SECRET}x\r\n"));
+    let wrong = post(
+        &server,
+        "{}",
+        &format!("authorization: Bearer {SECRET}x\r\n"),
+    );
     assert_eq!(status(&wrong), 401);
     let basic = post(&server, "{}", &format!("authorization: Basic {SECRET}\r\n"));
     assert_eq!(status(&basic), 401);
@@ -152,7 +171,10 @@ fn a_full_interop_run_and_raw_requests_log_no_token_title_source_or_plan() {
         "Bearer",
         "Basic",
     ] {
-        assert!(!logs.contains(secret), "the logs contain {secret:?}:\n{logs}");
+        assert!(
+            !logs.contains(secret),
+            "the logs contain {secret:?}:\n{logs}"
+        );
     }
     // The reads were logged, with who read what.
     assert!(
@@ -170,7 +192,10 @@ fn a_full_interop_run_and_raw_requests_log_no_token_title_source_or_plan() {
 #[test]
 fn each_request_gets_one_line_with_every_field() {
     let server = seeded(&[], &[]);
-    let read = authorized(&server, &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)));
+    let read = authorized(
+        &server,
+        &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
+    );
     assert_eq!(status(&read), 200);
     let lines = request_lines(&server, 1);
     assert_eq!(lines.len(), 1, "{lines:#?}");
@@ -192,7 +217,10 @@ fn each_request_gets_one_line_with_every_field() {
         assert!(line.contains(field), "{field} missing: {line}");
     }
     let body = call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#));
-    assert!(line.contains(&format!("request_bytes={} ", body.len())), "{line}");
+    assert!(
+        line.contains(&format!("request_bytes={} ", body.len())),
+        "{line}"
+    );
     let response_body = read.split("\r\n\r\n").nth(1).unwrap();
     assert!(
         line.contains(&format!("response_bytes={}", response_body.len())),
@@ -244,7 +272,10 @@ fn refusals_are_logged_at_info_with_their_reason() {
 #[test]
 fn json_format_writes_one_object_per_line() {
     let server = seeded(&["--log-format", "json"], &[]);
-    let read = authorized(&server, &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)));
+    let read = authorized(
+        &server,
+        &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
+    );
     assert_eq!(status(&read), 200);
     assert_eq!(status(&post(&server, "{}", "")), 401);
     let lines = request_lines(&server, 2);
@@ -267,7 +298,10 @@ fn json_format_writes_one_object_per_line() {
 #[test]
 fn rust_log_filters_the_request_lines() {
     let server = seeded(&[], &[("RUST_LOG", "off")]);
-    let read = authorized(&server, &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)));
+    let read = authorized(
+        &server,
+        &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
+    );
     assert_eq!(status(&read), 200);
     let quiet = seeded(&[], &[("RUST_LOG", "warn")]);
     assert_eq!(status(&post(&quiet, "{}", "")), 401);

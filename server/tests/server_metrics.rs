@@ -18,7 +18,10 @@ fn metered() -> (Server, SocketAddr) {
     let url = server
         .banner_line("metrics: http://")
         .expect("a metrics line in the banner");
-    let addr = url.trim_end_matches("/metrics").parse().expect("an address");
+    let addr = url
+        .trim_end_matches("/metrics")
+        .parse()
+        .expect("an address");
     (server, addr)
 }
 
@@ -72,7 +75,8 @@ fn post(server: &Server, body: &str, headers: &str) -> String {
     server.raw(request.as_bytes())
 }
 
-const JSON: &str = "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
+const JSON: &str =
+    "content-type: application/json\r\naccept: application/json, text/event-stream\r\n";
 
 fn authed(server: &Server, body: &str) -> String {
     post(
@@ -122,31 +126,118 @@ fn a_scrape_after_a_known_sequence_counts_it_exactly() {
         assert_eq!(status(&response), code, "{response}");
         sent += 1.0;
     };
-    ok(authed(&server, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#), 200);
-    ok(authed(&server, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), 202);
-    ok(authed(&server, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#), 200);
+    ok(
+        authed(
+            &server,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        ),
+        200,
+    );
+    ok(
+        authed(
+            &server,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        ),
+        202,
+    );
+    ok(
+        authed(&server, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#),
+        200,
+    );
     for _ in 0..3 {
-        ok(server.call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)), 200);
+        ok(
+            server.call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
+            200,
+        );
     }
-    ok(server.call("read_document", r#"{"id":"no-such-document"}"#), 200);
-    ok(server.call("list_documents", r#"{"repository":"githubnext/chopin"}"#), 200);
+    ok(
+        server.call("read_document", r#"{"id":"no-such-document"}"#),
+        200,
+    );
+    ok(
+        server.call("list_documents", r#"{"repository":"githubnext/chopin"}"#),
+        200,
+    );
     let plan = "# Plan\n\nDo it.\n";
-    ok(server.call("create_document", &draft("m-1", "One", plan)), 200);
-    ok(server.call("create_document", &draft("m-1", "One", plan)), 200);
-    ok(server.call("create_document", &draft("m-1", "Changed", plan)), 200);
-    ok(server.call("create_document", &draft("m-2", "Two", "<Chart />\n")), 200);
+    ok(
+        server.call("create_document", &draft("m-1", "One", plan)),
+        200,
+    );
+    ok(
+        server.call("create_document", &draft("m-1", "One", plan)),
+        200,
+    );
+    ok(
+        server.call("create_document", &draft("m-1", "Changed", plan)),
+        200,
+    );
+    ok(
+        server.call("create_document", &draft("m-2", "Two", "<Chart />\n")),
+        200,
+    );
     ok(server.call("drop_tables", "{}"), 200);
-    ok(authed(&server, r#"{"jsonrpc":"2.0","id":3,"method":"evil/method"}"#), 200);
+    ok(
+        authed(
+            &server,
+            r#"{"jsonrpc":"2.0","id":3,"method":"evil/method"}"#,
+        ),
+        200,
+    );
     // Refusals.
     ok(post(&server, "{}", JSON), 401);
-    ok(post(&server, "{}", &format!("authorization: Bearer wrong\r\n{JSON}")), 401);
-    ok(post(&server, "{}", &format!("authorization: Bearer {TOKEN}\r\norigin: https://evil.example\r\n{JSON}")), 403);
-    ok(post(&server, "{}", &format!("authorization: Bearer {TOKEN}\r\ncontent-type: application/json\r\naccept: text/html\r\n")), 406);
-    ok(post(&server, "{}", &format!("authorization: Bearer {TOKEN}\r\ncontent-type: text/plain\r\naccept: application/json, text/event-stream\r\n")), 415);
+    ok(
+        post(
+            &server,
+            "{}",
+            &format!("authorization: Bearer wrong\r\n{JSON}"),
+        ),
+        401,
+    );
+    ok(
+        post(
+            &server,
+            "{}",
+            &format!("authorization: Bearer {TOKEN}\r\norigin: https://evil.example\r\n{JSON}"),
+        ),
+        403,
+    );
+    ok(
+        post(
+            &server,
+            "{}",
+            &format!(
+                "authorization: Bearer {TOKEN}\r\ncontent-type: application/json\r\naccept: text/html\r\n"
+            ),
+        ),
+        406,
+    );
+    ok(
+        post(
+            &server,
+            "{}",
+            &format!(
+                "authorization: Bearer {TOKEN}\r\ncontent-type: text/plain\r\naccept: application/json, text/event-stream\r\n"
+            ),
+        ),
+        415,
+    );
     ok(server.raw(format!("POST /mcp HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {TOKEN}\r\n{JSON}content-length: 100000000\r\nconnection: close\r\n\r\n", server.addr).as_bytes()), 413);
-    ok(server.raw(format!("GET /mcp HTTP/1.1\r\nhost: {}\r\nx-filler: {}\r\n\r\n", server.addr, "a".repeat(128 * 1024)).as_bytes()), 431);
+    ok(
+        server.raw(
+            format!(
+                "GET /mcp HTTP/1.1\r\nhost: {}\r\nx-filler: {}\r\n\r\n",
+                server.addr,
+                "a".repeat(128 * 1024)
+            )
+            .as_bytes(),
+        ),
+        431,
+    );
     ok(authed(&server, "{not json"), 400);
-    ok(server.raw(b"GET /nowhere HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"), 404);
+    ok(
+        server.raw(b"GET /nowhere HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"),
+        404,
+    );
     // Health probes are not MCP requests: not counted.
     let probe = server.raw(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
     assert_eq!(status(&probe), 200);
@@ -179,7 +270,11 @@ fn a_scrape_after_a_known_sequence_counts_it_exactly() {
         (("none", "none", "404"), 1.0),
     ];
     for ((method, tool, code), count) in expected_requests {
-        assert_eq!(requests(method, tool, code), count, "{method} {tool} {code}: {got:#?}");
+        assert_eq!(
+            requests(method, tool, code),
+            count,
+            "{method} {tool} {code}: {got:#?}"
+        );
     }
     let total: f64 = expected_requests.iter().map(|(_, n)| n).sum();
     assert_eq!(total, sent);
@@ -213,7 +308,12 @@ fn a_scrape_after_a_known_sequence_counts_it_exactly() {
         let key = series("chopin_mcp_creates_total", &[("result", result)]);
         assert_eq!(got[&key], count, "{result}");
     }
-    for (operation, count) in [("read", 4.0), ("list", 1.0), ("create", 3.0), ("ready", 0.0)] {
+    for (operation, count) in [
+        ("read", 4.0),
+        ("list", 1.0),
+        ("create", 3.0),
+        ("ready", 0.0),
+    ] {
         let key = series(
             "chopin_mcp_store_operation_duration_seconds_count",
             &[("operation", operation)],
@@ -249,7 +349,8 @@ fn label_values_come_from_closed_sets_only() {
         &format!("authorization: Bearer {TOKEN}\r\nmcp-protocol-version: zz-version\r\n{JSON}"),
     );
     assert_eq!(status(&version), 400);
-    let odd_method = server.raw(b"ZZMETHOD /zz-path HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    let odd_method =
+        server.raw(b"ZZMETHOD /zz-path HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
     assert_eq!(status(&odd_method), 404);
     let text = scrape(metrics);
     let got = settled(metrics, 5.0);
@@ -264,7 +365,11 @@ fn label_values_come_from_closed_sets_only() {
     assert_eq!(
         got[&series(
             "chopin_mcp_requests_total",
-            &[("method", "tools/call"), ("tool", "other"), ("status", "200")]
+            &[
+                ("method", "tools/call"),
+                ("tool", "other"),
+                ("status", "200")
+            ]
         )],
         1.0
     );
@@ -273,21 +378,30 @@ fn label_values_come_from_closed_sets_only() {
 #[test]
 fn the_metrics_listener_serves_get_metrics_only() {
     let (server, metrics) = metered();
-    let ok = http(metrics, "GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    let ok = http(
+        metrics,
+        "GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    );
     assert_eq!(status(&ok), 200, "{ok}");
     assert!(
         ok.to_ascii_lowercase()
             .contains("content-type: text/plain; version=0.0.4"),
         "{ok}"
     );
-    assert!(ok.contains("# TYPE chopin_mcp_requests_in_flight gauge"), "{ok}");
+    assert!(
+        ok.contains("# TYPE chopin_mcp_requests_in_flight gauge"),
+        "{ok}"
+    );
     let post = http(
         metrics,
         "POST /metrics HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
     );
     assert_eq!(status(&post), 405, "{post}");
     assert!(post.to_ascii_lowercase().contains("allow: get"), "{post}");
-    let elsewhere = http(metrics, "GET /mcp HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    let elsewhere = http(
+        metrics,
+        "GET /mcp HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    );
     assert_eq!(status(&elsewhere), 404, "{elsewhere}");
     // The MCP listener does not serve metrics.
     let on_mcp = server.raw(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");

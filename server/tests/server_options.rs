@@ -71,7 +71,10 @@ fn every_flag_is_read() {
 fn a_bare_metrics_port_binds_loopback_only() {
     for port in ["9464", ":9464"] {
         let options = parse(&["--metrics-listen", port]).unwrap();
-        assert_eq!(options.metrics_listen.unwrap().to_string(), "127.0.0.1:9464");
+        assert_eq!(
+            options.metrics_listen.unwrap().to_string(),
+            "127.0.0.1:9464"
+        );
     }
     let options = parse(&["--metrics-listen", "[::]:9464"]).unwrap();
     assert_eq!(options.metrics_listen.unwrap().to_string(), "[::]:9464");

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
+use chopin_mcp_server::health;
 use chopin_mcp_server::host::{self, Host, INTERNAL_ERROR};
 use chopin_mcp_server::options;
 
@@ -173,7 +174,18 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
     let (head_len, framing) = (head.len(), head.framing());
     let keep_alive = head.keep_alive();
     let expects_continue = head.expects_continue();
-    let path = head.parts().target().split('?').next().unwrap_or_default() == "/mcp";
+    let target = head.parts().target().split('?').next().unwrap_or_default();
+    // The health endpoints: no authentication, no body read.
+    if let Some(probe) = health::Probe::of(target) {
+        let answer = health::answer(probe, head.parts().method(), || {
+            health::store_ready(&host.pool)
+        });
+        let keep = keep_alive && framing == Framing::Length(0);
+        buf.drain(..head_len);
+        let allow = answer.allow_get.then_some(health::ALLOW);
+        return write(stream, &plain_with(answer.status, answer.body, keep, allow));
+    }
+    let path = target == "/mcp";
     let outcome: Outcome<String> = if path {
         host.endpoint.begin(&head.parts())
     } else {
@@ -273,7 +285,14 @@ fn write(stream: &mut TcpStream, (bytes, keep): &(Vec<u8>, bool)) -> io::Result<
 /// A response the endpoint does not make (400, 404, 408, 500, 503), as bytes
 /// with whether the connection stays open.
 fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
+    plain_with(status, text, keep, None)
+}
+
+/// [`plain`] with an `allow` header when given.
+fn plain_with(status: u16, text: &str, keep: bool, allow: Option<&str>) -> (Vec<u8>, bool) {
     let reason = match status {
+        200 => "OK",
+        405 => "Method Not Allowed",
         400 => "Bad Request",
         404 => "Not Found",
         408 => "Request Timeout",
@@ -281,9 +300,10 @@ fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
         _ => "Internal Server Error",
     };
     let connection = if keep { "" } else { "connection: close\r\n" };
+    let allow = allow.map_or(String::new(), |methods| format!("allow: {methods}\r\n"));
     let bytes = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n\
-         cache-control: no-store\r\ncontent-length: {}\r\n{connection}\r\n{text}",
+         cache-control: no-store\r\ncontent-length: {}\r\n{allow}{connection}\r\n{text}",
         text.len()
     );
     (bytes.into_bytes(), keep)

@@ -51,7 +51,16 @@ impl Server {
     }
 
     fn spawn(name: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
-        let mut child = Command::new(binary(name))
+        let mut command = Command::new(binary(name));
+        // Request lines only where a test reads them: a server whose stderr
+        // goes to the terminal logs warnings and errors (unless RUST_LOG
+        // says otherwise); a capturing one starts from the default (info).
+        if capture {
+            command.env_remove("RUST_LOG");
+        } else if std::env::var_os("RUST_LOG").is_none() {
+            command.env("RUST_LOG", "warn");
+        }
+        let mut child = command
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
             .envs(env.iter().copied())
