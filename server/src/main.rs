@@ -47,7 +47,7 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(code) => return code,
     };
-    telemetry::init(options.log_format); // ops: logging
+    let _logs = telemetry::init(options.log_format); // ops: logging, flushed at exit
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -31,10 +31,12 @@
 // The host owns the clock.
 #![allow(clippy::disallowed_methods)]
 
+use std::io::BufWriter;
 use std::time::Instant;
 
 use chopin_mcp::{Outcome, ProtocolVersion};
 use tracing::Level;
+use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -50,15 +52,30 @@ pub const STORE_TARGET: &str = "chopin_mcp_server::store";
 /// How much of a body's start is kept for the method scan.
 pub const SNIFF_BYTES: usize = 512;
 
+/// Flushes the log lines still queued when dropped: keep it until exit.
+#[must_use = "dropping the guard stops the log writer"]
+pub struct LogGuard(#[allow(dead_code)] WorkerGuard);
+
 /// Installs the subscriber: `RUST_LOG` (default `info`) filters, lines go to
 /// stderr (stdout carries the banner) as text or JSON.
-pub fn init(format: LogFormat) {
+///
+/// A request formats its line on its own thread and hands it to a writer
+/// thread, which writes whatever has queued up in one go: under load one
+/// `write` carries many lines instead of one system call per request. The
+/// queue never drops lines (a writer that falls behind slows requests
+/// down rather than losing their record).
+pub fn init(format: LogFormat) -> LogGuard {
     let filter = EnvFilter::builder()
         .with_default_directive(LevelFilter::INFO.into())
         .from_env_lossy();
+    let stderr = BufWriter::with_capacity(64 * 1024, std::io::stderr());
+    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("log-writer")
+        .finish(stderr);
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .with_ansi(false);
     // An error here means a subscriber is already installed: keep it.
     let _ = match format {
@@ -70,6 +87,7 @@ pub fn init(format: LogFormat) {
             .with_span_list(false)
             .try_init(),
     };
+    LogGuard(guard)
 }
 
 /// Logs a store failure (the request itself is logged as a 500).

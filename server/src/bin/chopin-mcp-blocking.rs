@@ -55,6 +55,22 @@ fn main() -> ExitCode {
 }
 
 fn serve(options: &options::Options) -> Result<(), String> {
+    let defaults = options::parse(Vec::new())
+        .ok()
+        .and_then(|command| match command {
+            options::Command::Serve(defaults) => Some(defaults),
+            options::Command::Help => None,
+        });
+    let operated = defaults.is_some_and(|d| {
+        options.log_format != d.log_format
+            || options.shutdown_timeout != d.shutdown_timeout
+            || options.metrics_listen.is_some()
+    });
+    if operated {
+        eprintln!(
+            "note: chopin-mcp-blocking ignores --log-format, --shutdown-timeout and --metrics-listen (chopin-mcp-server has them)"
+        );
+    }
     let host = Arc::new(Host::prepare(options, options.listen)?);
     let listener = TcpListener::bind(options.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
