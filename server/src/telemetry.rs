@@ -26,8 +26,9 @@
 //! name is escaped) labels the request `other`, never wrongly as a known one.
 //!
 //! When logging is off (`RUST_LOG=off`) nothing is formatted and the caller is
-//! not copied; when metrics are off nothing is counted. Either way a request
-//! costs one `Instant::now()` pair.
+//! not copied; when metrics are off nothing is counted. A request costs one
+//! `Instant::now()` pair, plus one around its store operation when metrics
+//! are on (the store latency histogram).
 // The host owns the clock.
 #![allow(clippy::disallowed_methods)]
 
