@@ -208,6 +208,15 @@ impl Host {
     /// other outcome is handed back as it is. On a store error the exchange
     /// is dropped: the caller answers 500, never a partial document.
     pub async fn carry_out(&self, outcome: Outcome<String>) -> Result<Outcome<String>, StoreError> {
+        self.carry_out_noting(outcome, &mut None).await
+    }
+
+    /// [`Host::carry_out`], noting in `created` what became of a create.
+    pub async fn carry_out_noting(
+        &self,
+        outcome: Outcome<String>,
+        created: &mut Option<CreateResult>,
+    ) -> Result<Outcome<String>, StoreError> {
         Ok(match outcome {
             Outcome::List(list) => {
                 let documents = self.store.list(list.caller(), list.repository()).await?;
@@ -220,7 +229,9 @@ impl Host {
             Outcome::Create(create) => {
                 let (draft, id) = draft(&create);
                 let stored = self.store.create(create.caller(), &id, &draft).await?;
-                answer(create, stored)
+                let (result, next) = answer(create, stored);
+                *created = Some(result);
+                next
             }
             other => other,
         })
@@ -249,10 +260,49 @@ impl Host {
             Outcome::Create(create) => {
                 let (draft, id) = draft(&create);
                 let stored = store.create(create.caller(), &id, &draft)?;
-                answer(create, stored)
+                answer(create, stored).1
             }
             other => other,
         })
+    }
+}
+
+/// What became of a create, for logs and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateResult {
+    /// Stored as a new document.
+    Created,
+    /// The idempotency key was seen with the same draft: the stored document.
+    Replayed,
+    /// The idempotency key was seen with another draft.
+    Conflict,
+    /// The plan has dialect issues: nothing reached the store.
+    Issues,
+    /// The caller may not create in the repository.
+    Forbidden,
+    /// Stored, but the stored document cannot be shown.
+    Unavailable,
+}
+
+impl CreateResult {
+    pub const ALL: [CreateResult; 6] = [
+        CreateResult::Created,
+        CreateResult::Replayed,
+        CreateResult::Conflict,
+        CreateResult::Issues,
+        CreateResult::Forbidden,
+        CreateResult::Unavailable,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CreateResult::Created => "created",
+            CreateResult::Replayed => "replayed",
+            CreateResult::Conflict => "conflict",
+            CreateResult::Issues => "issues",
+            CreateResult::Forbidden => "forbidden",
+            CreateResult::Unavailable => "unavailable",
+        }
     }
 }
 
@@ -299,19 +349,41 @@ fn draft(create: &CreateDocument<String>) -> (Draft, String) {
     (draft, SystemIds.mint().to_string())
 }
 
-/// Answers a create with what the store did.
-fn answer(create: CreateDocument<String>, stored: CreateOutcome) -> Outcome<String> {
+/// Answers a create with what the store did, and names the result for logs
+/// and metrics.
+fn answer(
+    create: CreateDocument<String>,
+    stored: CreateOutcome,
+) -> (CreateResult, Outcome<String>) {
     match stored {
         CreateOutcome::New(created) => match document(created) {
-            Some(document) => create.answer(CreateAnswer::Created(&document)),
-            None => create.answer(CreateAnswer::Unavailable),
+            Some(document) => (
+                CreateResult::Created,
+                create.answer(CreateAnswer::Created(&document)),
+            ),
+            None => (
+                CreateResult::Unavailable,
+                create.answer(CreateAnswer::Unavailable),
+            ),
         },
         CreateOutcome::Replayed(created) => match document(created) {
-            Some(document) => create.answer(CreateAnswer::Replayed(&document)),
-            None => create.answer(CreateAnswer::Unavailable),
+            Some(document) => (
+                CreateResult::Replayed,
+                create.answer(CreateAnswer::Replayed(&document)),
+            ),
+            None => (
+                CreateResult::Unavailable,
+                create.answer(CreateAnswer::Unavailable),
+            ),
         },
-        CreateOutcome::Conflict => create.answer(CreateAnswer::Conflict),
-        CreateOutcome::Forbidden => create.answer(CreateAnswer::Forbidden),
+        CreateOutcome::Conflict => (
+            CreateResult::Conflict,
+            create.answer(CreateAnswer::Conflict),
+        ),
+        CreateOutcome::Forbidden => (
+            CreateResult::Forbidden,
+            create.answer(CreateAnswer::Forbidden),
+        ),
     }
 }
 

@@ -7,8 +7,14 @@
 //!
 //! Both parse the same command line ([`options`]), open the same store
 //! ([`store`]: SQLite, or PostgreSQL for `chopin-mcp-server`) and carry out
-//! the endpoint's effects the same way ([`host`]).
+//! the endpoint's effects the same way ([`host`]). Operating them: request
+//! logs ([`telemetry`]), Prometheus metrics ([`metrics`]), health endpoints
+//! ([`health`]) and graceful shutdown ([`shutdown`]).
 
+pub mod health;
 pub mod host;
+pub mod metrics;
 pub mod options;
+pub mod shutdown;
 pub mod store;
+pub mod telemetry;

@@ -10,6 +10,10 @@
 //! endpoint as they arrive (and stops reading at the 413), hands list, read
 //! and create effects to the store (`Host::carry_out`), and holds `GET` event
 //! streams open.
+//!
+//! Operating it (lines marked `ops:`): request logs and metrics
+//! (`telemetry::Record` per request), `/healthz` and `/readyz`, a metrics
+//! listener, and graceful shutdown on SIGTERM/SIGINT (`shutdown::Shutdown`).
 
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -30,7 +34,8 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
-use chopin_mcp_server::options;
+use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
+use chopin_mcp_server::{health, metrics, options, telemetry};
 
 /// How long a client may take to send a request head before the connection
 /// is closed: a slow or stalled client holds a task, never a thread.
@@ -43,6 +48,7 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(code) => return code,
     };
+    let _logs = telemetry::init(options.log_format); // ops: logging, flushed at exit
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -68,34 +74,53 @@ async fn serve(options: options::Options) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    // ops: one shutdown signal for every accept loop, connection and stream.
+    let shutdown = Shutdown::new();
+    // ops: the metrics listener, announced before the banner's last line.
+    if let Some(addr) = options.metrics_listen {
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        println!("metrics: http://{bound}/metrics");
+        metrics::spawn(listener, Arc::clone(&shutdown));
+    }
     host.print_banner(bound);
-    // One signal listener for the whole run. Stopping drops the open
-    // connections; every answered create is already committed and synced.
-    let stop = tokio::signal::ctrl_c();
+    tokio::spawn(shutdown::on_signals(Arc::clone(&shutdown))); // ops
+    let stop = shutdown.triggered(); // ops
     tokio::pin!(stop);
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(connection(Arc::clone(&host), stream));
+                    let tracked = shutdown.track(); // ops: counted before it runs
+                    tokio::spawn(connection(Arc::clone(&host), stream, Arc::clone(&shutdown), tracked));
                 }
                 Err(e) => {
                     // Usually out of file descriptors: back off instead of
                     // spinning, and keep serving the connections we have.
-                    eprintln!("accept failed: {e}");
+                    tracing::error!("accept failed: {e}");
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
-            _ = &mut stop => return Ok(()),
+            () = &mut stop => break,
         }
     }
+    // ops: stop accepting (new connections are refused), then let the
+    // requests in flight finish within the deadline.
+    drop(listener);
+    shutdown.drain(options.shutdown_timeout).await;
+    Ok(())
 }
 
-async fn connection(host: Arc<Host>, stream: TcpStream) {
+async fn connection(host: Arc<Host>, stream: TcpStream, shutdown: Arc<Shutdown>, tracked: Tracked) {
+    let _tracked = tracked; // ops: open until this returns
     // Replies are small and written whole: don't let Nagle hold them back.
     let _ = stream.set_nodelay(true);
-    let service = service_fn(move |request| handle(Arc::clone(&host), request));
-    let served = http1::Builder::new()
+    let signal = Arc::clone(&shutdown);
+    let service =
+        service_fn(move |request| handle(Arc::clone(&host), Arc::clone(&signal), request));
+    let connection = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(HEAD_TIMEOUT)
         // The same head limits as the crate's own HTTP/1.1 adapter (431
@@ -103,18 +128,64 @@ async fn connection(host: Arc<Host>, stream: TcpStream) {
         // nothing there.
         .max_buf_size(chopin_mcp::http1::MAX_HEAD_BYTES)
         .max_headers(chopin_mcp::http1::MAX_HEADERS)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
+        .serve_connection(TokioIo::new(stream), service);
+    // ops: finish the request in flight and close once the shutdown starts.
+    let served = shutdown::serve(connection, &shutdown).await;
     // Errors here are the client's doing (reset, timeout, bad bytes) and
-    // concern that connection only.
-    drop(served);
+    // concern that connection only; a head hyper refused (431, 400) is
+    // logged and counted.
+    if let Err(e) = &served {
+        telemetry::refused_head(e); // ops
+    }
 }
 
 type Reply = hyper::Response<Body>;
 
-async fn handle(host: Arc<Host>, request: hyper::Request<Incoming>) -> Result<Reply, Infallible> {
+async fn handle(
+    host: Arc<Host>,
+    shutdown: Arc<Shutdown>,
+    request: hyper::Request<Incoming>,
+) -> Result<Reply, Infallible> {
+    // ops: health endpoints, outside /mcp and its authentication.
+    if let Some(probe) = health::Probe::of(request.uri().path()) {
+        let method = request.method().as_str();
+        let answer = health::respond(probe, method, &host.store, &shutdown).await;
+        let mut reply = plain(answer.status, answer.body);
+        if answer.allow_get {
+            let allow = HeaderValue::from_static(health::ALLOW);
+            reply.headers_mut().insert(hyper::header::ALLOW, allow);
+        }
+        return Ok(reply);
+    }
+    // ops: one record per request: a log line and metrics when it ends.
+    let mut record = telemetry::Record::begin(
+        request.method().as_str(),
+        request.uri().path(),
+        request
+            .headers()
+            .get("mcp-protocol-version")
+            .map(HeaderValue::as_bytes),
+    );
+    let reply = exchange(&host, &shutdown, request, &mut record).await;
+    let body = match reply.body() {
+        Body::Full(Some(bytes)) => &bytes[..],
+        _ => &[],
+    };
+    record.finish(telemetry::Ending {
+        status: reply.status().as_u16(),
+        body,
+    });
+    Ok(reply)
+}
+
+async fn exchange(
+    host: &Host,
+    shutdown: &Shutdown,
+    request: hyper::Request<Incoming>,
+    record: &mut telemetry::Record,
+) -> Reply {
     if request.uri().path() != "/mcp" {
-        return Ok(plain(404, "not found"));
+        return plain(404, "not found");
     }
     let (head, mut body) = request.into_parts();
     let target = head.uri.path_and_query().map_or("/mcp", |p| p.as_str());
@@ -127,9 +198,10 @@ async fn handle(host: Arc<Host>, request: hyper::Request<Incoming>) -> Result<Re
     let mut outcome: Outcome<String> = host.endpoint.begin(&parts);
     loop {
         outcome = match outcome {
-            Outcome::Respond(response) => return Ok(reply(response)),
+            Outcome::Respond(response) => return reply(response, shutdown),
             Outcome::Authenticate(auth) => {
                 let caller = host.caller(auth.bearer_token());
+                record.caller(caller.as_ref()); // ops
                 auth.answer(caller)
             }
             Outcome::Body(mut intake) => loop {
@@ -137,35 +209,46 @@ async fn handle(host: Arc<Host>, request: hyper::Request<Incoming>) -> Result<Re
                     None => break intake.finish(),
                     Some(Ok(frame)) => frame,
                     // The client broke off or mis-framed the body.
-                    Some(Err(_)) => return Ok(plain(400, "bad request body")),
+                    Some(Err(_)) => return plain(400, "bad request body"),
                 };
                 let Ok(data) = frame.into_data() else {
                     continue; // trailers carry nothing the endpoint reads
                 };
+                record.body(&data); // ops
                 intake = match intake.push(&data) {
                     Ok(intake) => intake,
                     // Over budget: answer now and read no further. hyper closes
                     // the connection since the body was left unread.
-                    Err(response) => return Ok(reply(response)),
+                    Err(response) => return reply(response, shutdown),
                 };
             },
             // List and read: one SELECT (inline on a SQLite reader
             // connection, awaited on PostgreSQL); create: on tokio's blocking
             // pool for SQLite (it waits for fsync), awaited on PostgreSQL.
-            effect => match host.carry_out(effect).await {
-                Ok(next) => next,
-                Err(e) => {
-                    eprintln!("store error: {e}");
-                    return Ok(plain(500, INTERNAL_ERROR));
+            effect => {
+                record.effect(&effect); // ops
+                let operation = metrics::operation_of(&effect); // ops
+                // ops: carry_out_noting says what became of a create.
+                let mut created = None;
+                let done = host.carry_out_noting(effect, &mut created);
+                match metrics::time_store_async(operation, done).await {
+                    Ok(next) => {
+                        record.created(created); // ops
+                        next
+                    }
+                    Err(e) => {
+                        telemetry::store_error(&e); // ops
+                        return plain(500, INTERNAL_ERROR);
+                    }
                 }
-            },
+            }
         };
     }
 }
 
 /// The endpoint's response as hyper's: the same status and headers; an event
-/// stream becomes a body that never ends on its own.
-fn reply(response: chopin_mcp::Response) -> Reply {
+/// stream becomes a body that ends only when the shutdown starts.
+fn reply(response: chopin_mcp::Response, shutdown: &Shutdown) -> Reply {
     let mut reply = hyper::Response::new(Body::Full(None));
     *reply.status_mut() =
         hyper::StatusCode::from_u16(response.status()).unwrap_or(hyper::StatusCode::OK);
@@ -176,7 +259,11 @@ fn reply(response: chopin_mcp::Response) -> Reply {
         }
     }
     *reply.body_mut() = if response.is_event_stream() {
-        Body::Events(tokio::time::interval(KEEP_ALIVE_EVERY))
+        // ops: the stream ends when the shutdown starts.
+        Body::Events(
+            tokio::time::interval(KEEP_ALIVE_EVERY),
+            shutdown.stop_signal(),
+        )
     } else {
         Body::Full(Some(response.into_body()))
     };
@@ -202,10 +289,13 @@ fn plain(status: u16, text: &'static str) -> Reply {
 /// A response body: bytes known up front, or an event stream that writes a
 /// keep-alive comment at once (so the client sees the head straight away)
 /// and then every [`KEEP_ALIVE_EVERY`], until hyper drops it because the
-/// client went away.
+/// client went away, or it ends because the server shuts down.
 enum Body {
     Full(Option<Bytes>),
-    Events(tokio::time::Interval),
+    Events(
+        tokio::time::Interval,
+        Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    ),
 }
 
 impl http_body::Body for Body {
@@ -218,11 +308,17 @@ impl http_body::Body for Body {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             Body::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Body::Events(interval) => interval.poll_tick(cx).map(|_| {
-                Some(Ok(Frame::data(Bytes::from_static(
-                    chopin_mcp::sse::keep_alive(),
-                ))))
-            }),
+            Body::Events(interval, stop) => {
+                // ops: the shutdown ends the stream.
+                if stop.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                interval.poll_tick(cx).map(|_| {
+                    Some(Ok(Frame::data(Bytes::from_static(
+                        chopin_mcp::sse::keep_alive(),
+                    ))))
+                })
+            }
         }
     }
 
@@ -234,7 +330,7 @@ impl http_body::Body for Body {
         match self {
             Body::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
             Body::Full(None) => SizeHint::with_exact(0),
-            Body::Events(_) => SizeHint::default(),
+            Body::Events(..) => SizeHint::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 pub const USAGE: &str = "\
 Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
@@ -24,8 +25,23 @@ Options:
   --read-only                   do not offer create_document
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
   --resource-metadata URL       OAuth protected-resource metadata named in 401s
+  --log-format text|json        request and error log lines on stderr (default text;
+                                RUST_LOG filters them, default info)
+  --shutdown-timeout SECONDS    on SIGTERM or SIGINT, how long requests in flight
+                                may take to finish (default 10)
+  --metrics-listen ADDR         serve Prometheus metrics at http://ADDR/metrics
+                                (off by default; a bare PORT means 127.0.0.1:PORT)
   --help                        print this help
 ";
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// `key=value` fields after a timestamp and level.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
 
 /// Where the documents live.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,9 +75,16 @@ pub struct Options {
     pub read_only: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
+    pub log_format: LogFormat,
+    /// How long requests in flight may take to finish after SIGTERM/SIGINT.
+    pub shutdown_timeout: Duration,
+    /// Where to serve `/metrics`; `None`: no metrics.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// What the command line asks for.
+// Built once per process: the size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     Serve(Options),
     Help,
@@ -78,6 +101,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         read_only: false,
         origins: Vec::new(),
         resource_metadata: None,
+        log_format: LogFormat::Text,
+        shutdown_timeout: Duration::from_secs(10),
+        metrics_listen: None,
     };
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
@@ -110,10 +136,37 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--read-only" => options.read_only = true,
             "--allow-origin" => options.origins.push(value()?),
             "--resource-metadata" => options.resource_metadata = Some(value()?),
+            "--log-format" => {
+                options.log_format = match value()?.as_str() {
+                    "text" => LogFormat::Text,
+                    "json" => LogFormat::Json,
+                    other => return Err(format!("--log-format: {other:?} is not text or json")),
+                };
+            }
+            "--shutdown-timeout" => {
+                let text = value()?;
+                let seconds: u64 = text.parse().map_err(|_| {
+                    format!("--shutdown-timeout: {text:?} is not a number of seconds")
+                })?;
+                options.shutdown_timeout = Duration::from_secs(seconds);
+            }
+            "--metrics-listen" => options.metrics_listen = Some(metrics_address(&value()?)?),
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
     }
     Ok(Command::Serve(options))
+}
+
+/// `ADDR` of `--metrics-listen`: a socket address, or a bare port (`9090`
+/// or `:9090`), which binds loopback only: metrics are for the local
+/// scraper unless an address says otherwise.
+fn metrics_address(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.strip_prefix(':').unwrap_or(text).parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!("--metrics-listen: {text:?} is not a port or an address like 127.0.0.1:9090")
+    })
 }
 
 /// Splits `NAME=VALUE`, both non-empty.

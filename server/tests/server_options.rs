@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use chopin_mcp_server::options::{self, Command, Database, Options, USAGE};
+use std::time::Duration;
+
+use chopin_mcp_server::options::{self, Command, Database, LogFormat, Options, USAGE};
 
 fn parse(args: &[&str]) -> Result<Options, String> {
     match options::parse(args.iter().map(|a| a.to_string()))? {
@@ -17,6 +19,9 @@ fn no_flags_serve_chopin_db_on_port_8080() {
     assert_eq!(options.listen.to_string(), "127.0.0.1:8080");
     assert_eq!(options.database, Database::File(PathBuf::from("chopin.db")));
     assert!(options.tokens.is_empty() && options.grants.is_empty() && !options.read_only);
+    assert_eq!(options.log_format, LogFormat::Text);
+    assert_eq!(options.shutdown_timeout, Duration::from_secs(10));
+    assert_eq!(options.metrics_listen, None);
 }
 
 #[test]
@@ -40,6 +45,12 @@ fn every_flag_is_read() {
         "https://a.example",
         "--resource-metadata",
         "https://a.example/.well-known/oauth-protected-resource",
+        "--log-format",
+        "json",
+        "--shutdown-timeout",
+        "3",
+        "--metrics-listen",
+        "0.0.0.0:9090",
     ])
     .unwrap();
     assert_eq!(options.listen.port(), 0);
@@ -51,6 +62,22 @@ fn every_flag_is_read() {
     assert!(options.read_only);
     assert_eq!(options.origins, ["https://a.example"]);
     assert!(options.resource_metadata.is_some());
+    assert_eq!(options.log_format, LogFormat::Json);
+    assert_eq!(options.shutdown_timeout, Duration::from_secs(3));
+    assert_eq!(options.metrics_listen.unwrap().to_string(), "0.0.0.0:9090");
+}
+
+#[test]
+fn a_bare_metrics_port_binds_loopback_only() {
+    for port in ["9464", ":9464"] {
+        let options = parse(&["--metrics-listen", port]).unwrap();
+        assert_eq!(
+            options.metrics_listen.unwrap().to_string(),
+            "127.0.0.1:9464"
+        );
+    }
+    let options = parse(&["--metrics-listen", "[::]:9464"]).unwrap();
+    assert_eq!(options.metrics_listen.unwrap().to_string(), "[::]:9464");
 }
 
 #[test]
@@ -63,6 +90,11 @@ fn bad_command_lines_are_refused_with_a_reason() {
         &["--grant", "ann=a/b/c"],
         &["--db"],
         &["--frobnicate"],
+        &["--log-format", "xml"],
+        &["--shutdown-timeout", "soon"],
+        &["--shutdown-timeout", "-1"],
+        &["--metrics-listen", "nowhere"],
+        &["--metrics-listen", "70000"],
     ] {
         let error = parse(args).unwrap_err();
         assert!(
@@ -85,6 +117,9 @@ fn help_lists_every_flag() {
         "--read-only",
         "--allow-origin",
         "--resource-metadata",
+        "--log-format",
+        "--shutdown-timeout",
+        "--metrics-listen",
     ] {
         assert!(USAGE.contains(flag), "{flag}");
     }

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
+use chopin_mcp_server::health;
 use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
 use chopin_mcp_server::options;
 
@@ -56,6 +57,22 @@ fn main() -> ExitCode {
 }
 
 fn serve(options: &options::Options) -> Result<(), String> {
+    let defaults = options::parse(Vec::new())
+        .ok()
+        .and_then(|command| match command {
+            options::Command::Serve(defaults) => Some(defaults),
+            options::Command::Help => None,
+        });
+    let operated = defaults.is_some_and(|d| {
+        options.log_format != d.log_format
+            || options.shutdown_timeout != d.shutdown_timeout
+            || options.metrics_listen.is_some()
+    });
+    if operated {
+        eprintln!(
+            "note: chopin-mcp-blocking ignores --log-format, --shutdown-timeout and --metrics-listen (chopin-mcp-server has them)"
+        );
+    }
     let host = Arc::new(Host::prepare_blocking(options, options.listen)?);
     let listener = TcpListener::bind(options.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
@@ -175,7 +192,18 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
     let (head_len, framing) = (head.len(), head.framing());
     let keep_alive = head.keep_alive();
     let expects_continue = head.expects_continue();
-    let path = head.parts().target().split('?').next().unwrap_or_default() == "/mcp";
+    let target = head.parts().target().split('?').next().unwrap_or_default();
+    // The health endpoints: no authentication, no body read.
+    if let Some(probe) = health::Probe::of(target) {
+        let answer = health::answer(probe, head.parts().method(), || {
+            health::store_ready_blocking(&host.store)
+        });
+        let keep = keep_alive && framing == Framing::Length(0);
+        buf.drain(..head_len);
+        let allow = answer.allow_get.then_some(health::ALLOW);
+        return write(stream, &plain_with(answer.status, answer.body, keep, allow));
+    }
+    let path = target == "/mcp";
     let outcome: Outcome<String> = if path {
         host.endpoint.begin(&head.parts())
     } else {
@@ -275,7 +303,14 @@ fn write(stream: &mut TcpStream, (bytes, keep): &(Vec<u8>, bool)) -> io::Result<
 /// A response the endpoint does not make (400, 404, 408, 500, 503), as bytes
 /// with whether the connection stays open.
 fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
+    plain_with(status, text, keep, None)
+}
+
+/// [`plain`] with an `allow` header when given.
+fn plain_with(status: u16, text: &str, keep: bool, allow: Option<&str>) -> (Vec<u8>, bool) {
     let reason = match status {
+        200 => "OK",
+        405 => "Method Not Allowed",
         400 => "Bad Request",
         404 => "Not Found",
         408 => "Request Timeout",
@@ -283,9 +318,10 @@ fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
         _ => "Internal Server Error",
     };
     let connection = if keep { "" } else { "connection: close\r\n" };
+    let allow = allow.map_or(String::new(), |methods| format!("allow: {methods}\r\n"));
     let bytes = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n\
-         cache-control: no-store\r\ncontent-length: {}\r\n{connection}\r\n{text}",
+         cache-control: no-store\r\ncontent-length: {}\r\n{allow}{connection}\r\n{text}",
         text.len()
     );
     (bytes.into_bytes(), keep)

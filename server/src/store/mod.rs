@@ -247,6 +247,15 @@ impl Store {
         self.setup(&setup).await.map(drop)
     }
 
+    /// Whether the database answers a trivial query that reads the schema
+    /// (for `/readyz`).
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        match self {
+            Store::Sqlite(store) => store.ready(),
+            Store::Postgres(store) => store.ready().await,
+        }
+    }
+
     /// The documents of `repository`, ordered by title then id (byte-wise),
     /// or none when `caller` has no grant for it.
     pub async fn list(

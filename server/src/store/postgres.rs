@@ -271,6 +271,13 @@ impl Postgres {
         row.map(|row| document_row(&row)).transpose()
     }
 
+    /// See [`super::Store::ready`]: one trivial query on the read pool.
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        let client = self.read.get().await.map_err(pool_error)?;
+        client.query_one("SELECT count(*) FROM tokens", &[]).await?;
+        Ok(())
+    }
+
     /// See [`super::Store::create`].
     pub async fn create(
         &self,

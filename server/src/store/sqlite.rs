@@ -25,6 +25,10 @@ use super::{
 };
 use crate::options::Database;
 
+/// The readiness query: it reads the schema, so a database that lost its
+/// tables is not ready.
+const READY: &str = "SELECT count(*) FROM tokens";
+
 /// Reader connections per database file: more than the tokio workers of a
 /// two-core machine, so an inline read rarely waits for another read.
 const READERS: usize = 4;
@@ -219,6 +223,14 @@ impl Sqlite {
             Ok(statement
                 .query_row(params![caller, id], document_row)
                 .optional()?)
+        })
+    }
+
+    /// See [`super::Store::ready`]: one trivial query on a reader connection.
+    pub fn ready(&self) -> Result<(), StoreError> {
+        self.reading(|conn| {
+            conn.prepare_cached(READY)?.query_row([], |_| Ok(()))?;
+            Ok(())
         })
     }
 

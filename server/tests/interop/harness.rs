@@ -6,8 +6,9 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Both servers: every behaviour is checked on each.
 pub const SERVERS: [&str; 2] = ["chopin-mcp-server", "chopin-mcp-blocking"];
@@ -32,19 +33,57 @@ pub struct Server {
     pub addr: SocketAddr,
     /// The banner's lines up to the address line.
     pub banner: Vec<String>,
+    /// What the server wrote to stderr so far, when started with
+    /// [`Server::start_capturing`].
+    pub stderr: Arc<Mutex<String>>,
 }
 
 impl Server {
     /// Starts `name` on an ephemeral loopback port with `args` added.
     pub fn start(name: &str, args: &[&str]) -> Server {
-        let mut child = Command::new(binary(name))
+        Server::spawn(name, args, &[], false)
+    }
+
+    /// [`Server::start`] with `env` set and stderr captured into
+    /// [`Server::stderr`].
+    pub fn start_capturing(name: &str, args: &[&str], env: &[(&str, &str)]) -> Server {
+        Server::spawn(name, args, env, true)
+    }
+
+    fn spawn(name: &str, args: &[&str], env: &[(&str, &str)], capture: bool) -> Server {
+        let mut command = Command::new(binary(name));
+        // Request lines only where a test reads them: a server whose stderr
+        // goes to the terminal logs warnings and errors (unless RUST_LOG
+        // says otherwise); a capturing one starts from the default (info).
+        if capture {
+            command.env_remove("RUST_LOG");
+        } else if std::env::var_os("RUST_LOG").is_none() {
+            command.env("RUST_LOG", "warn");
+        }
+        let mut child = command
             .args(["--listen", "127.0.0.1:0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if capture {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("start the server");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(pipe) = child.stderr.take() {
+            let stderr = Arc::clone(&stderr);
+            std::thread::spawn(move || {
+                for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+                    let mut text = stderr.lock().unwrap();
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+            });
+        }
         let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
         let mut banner = Vec::new();
         let addr = loop {
@@ -67,7 +106,41 @@ impl Server {
             child,
             addr,
             banner,
+            stderr,
         }
+    }
+
+    /// The stderr captured so far.
+    pub fn logs(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Sends a signal (`TERM`, `INT`, …) with kill(1).
+    pub fn signal(&self, name: &str) {
+        let sent = Command::new("kill")
+            .args([format!("-{name}"), self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -{name} failed");
+    }
+
+    /// Waits up to `limit` for the server to exit on its own.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// The rest of the banner line starting with `prefix`, if any.
+    pub fn banner_line(&self, prefix: &str) -> Option<String> {
+        self.banner
+            .iter()
+            .find_map(|line| line.strip_prefix(prefix).map(str::to_owned))
     }
 
     /// The default test server: in memory, token `allowed` for `octocat`,
