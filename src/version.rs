@@ -40,6 +40,16 @@ pub enum Era {
     Modern,
 }
 
+impl Era {
+    /// `legacy` or `modern`, e.g. for logs and metric labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+}
+
 impl ProtocolVersion {
     /// Every revision this crate implements, oldest first.
     pub const ALL: [ProtocolVersion; 5] = [

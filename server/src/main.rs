@@ -23,11 +23,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use chopin_mcp::{Header, Outcome, RequestParts};
+use chopin_mcp::{Outcome, RequestParts};
 use http_body::{Frame, SizeHint};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::{HeaderName, HeaderValue};
+use hyper::header::HeaderValue;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -188,14 +188,8 @@ async fn exchange(
         return plain(404, "not found");
     }
     let (head, mut body) = request.into_parts();
-    let target = head.uri.path_and_query().map_or("/mcp", |p| p.as_str());
-    let headers: Vec<Header<'_>> = head
-        .headers
-        .iter()
-        .map(|(name, value)| Header::new(name.as_str(), value.as_bytes()))
-        .collect();
-    let parts = RequestParts::new(head.method.as_str(), target, &headers);
-    let mut outcome: Outcome<String> = host.endpoint.begin(&parts);
+    // The `http` feature: the endpoint borrows hyper's head, no copies.
+    let mut outcome: Outcome<String> = host.endpoint.begin(&RequestParts::from(&head));
     loop {
         outcome = match outcome {
             Outcome::Respond(response) => return reply(response, shutdown),
@@ -249,25 +243,18 @@ async fn exchange(
 /// The endpoint's response as hyper's: the same status and headers; an event
 /// stream becomes a body that ends only when the shutdown starts.
 fn reply(response: chopin_mcp::Response, shutdown: &Shutdown) -> Reply {
-    let mut reply = hyper::Response::new(Body::Full(None));
-    *reply.status_mut() =
-        hyper::StatusCode::from_u16(response.status()).unwrap_or(hyper::StatusCode::OK);
-    let headers = reply.headers_mut();
-    for (name, value) in response.headers() {
-        if let Ok(value) = HeaderValue::from_bytes(value) {
-            headers.append(HeaderName::from_static(name), value);
+    let streaming = response.is_event_stream();
+    response.into_http().map(|body| {
+        if streaming {
+            // ops: the stream ends when the shutdown starts.
+            Body::Events(
+                tokio::time::interval(KEEP_ALIVE_EVERY),
+                shutdown.stop_signal(),
+            )
+        } else {
+            Body::Full(Some(body))
         }
-    }
-    *reply.body_mut() = if response.is_event_stream() {
-        // ops: the stream ends when the shutdown starts.
-        Body::Events(
-            tokio::time::interval(KEEP_ALIVE_EVERY),
-            shutdown.stop_signal(),
-        )
-    } else {
-        Body::Full(Some(response.into_body()))
-    };
-    reply
+    })
 }
 
 fn plain(status: u16, text: &'static str) -> Reply {

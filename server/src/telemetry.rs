@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use chopin_mcp::{Outcome, ProtocolVersion};
+use chopin_mcp::{Era, Outcome, ProtocolVersion};
 use tracing::Level;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
@@ -281,16 +281,15 @@ impl Tool {
 }
 
 /// The protocol revision and its era, from the `mcp-protocol-version` header
-/// value. The one place to re-point once the core classifies revisions
-/// itself (`ProtocolVersion::V2026_07_28` and its era query).
+/// value (OWS-trimmed), as the core names them; `other` for a value the
+/// endpoint refuses. A modern client that sends no header is logged under
+/// the default revision: the era is only certain once the body is read.
 pub fn protocol(header: Option<&[u8]>) -> (&'static str, &'static str) {
-    const MODERN: &str = "2026-07-28";
     match header {
         // The revision a request naming none is served under.
-        None => (ProtocolVersion::DEFAULT.as_str(), "legacy"),
-        Some(value) if value == MODERN.as_bytes() => (MODERN, "modern"),
-        Some(value) => match ProtocolVersion::parse(value) {
-            Some(version) => (version.as_str(), "legacy"),
+        None => (ProtocolVersion::DEFAULT.as_str(), Era::Legacy.as_str()),
+        Some(value) => match ProtocolVersion::parse(value.trim_ascii()) {
+            Some(version) => (version.as_str(), version.era().as_str()),
             None => ("other", "other"),
         },
     }
