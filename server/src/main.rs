@@ -42,17 +42,7 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(code) => return code,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve(options)) {
+    match serve(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -61,22 +51,90 @@ fn main() -> ExitCode {
     }
 }
 
-async fn serve(options: options::Options) -> Result<(), String> {
+/// Serves on one single-threaded runtime per core ("workers"): a connection
+/// lives on one thread from accept to close, so a request never crosses
+/// threads and no worker wakes another (a work-stealing runtime spends more
+/// on parking, waking and stealing than these requests cost). This thread is
+/// worker 0 and the only one accepting; it hands connections out in turn.
+fn serve(options: options::Options) -> Result<(), String> {
     let host = Arc::new(Host::prepare(&options, options.listen)?);
-    let listener = TcpListener::bind(options.listen)
-        .await
+    let listener = std::net::TcpListener::bind(options.listen)
         .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    host.print_banner(bound);
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut others = Vec::with_capacity(workers - 1);
+    for index in 1..workers {
+        match Worker::start(index, Arc::clone(&host)) {
+            Ok(worker) => others.push(worker),
+            // Fewer workers still serve everything.
+            Err(e) => eprintln!("cannot start worker {index}: {e}"),
+        }
+    }
+    let runtime = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener = TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+        host.print_banner(bound);
+        accept(host, listener, others).await
+    })
+}
+
+/// A worker's runtime: one thread, I/O and timers.
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// A worker thread serving the connections handed to it.
+struct Worker {
+    streams: tokio::sync::mpsc::UnboundedSender<std::net::TcpStream>,
+}
+
+impl Worker {
+    fn start(index: usize, host: Arc<Host>) -> std::io::Result<Worker> {
+        let runtime = runtime()?;
+        let (streams, mut handed) = tokio::sync::mpsc::unbounded_channel::<std::net::TcpStream>();
+        std::thread::Builder::new()
+            .name(format!("worker-{index}"))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    while let Some(stream) = handed.recv().await {
+                        match TcpStream::from_std(stream) {
+                            Ok(stream) => drop(tokio::spawn(connection(Arc::clone(&host), stream))),
+                            Err(e) => eprintln!("cannot serve a connection: {e}"),
+                        }
+                    }
+                });
+            })?;
+        Ok(Worker { streams })
+    }
+}
+
+/// Accepts connections until Ctrl-C, serving every `others.len() + 1`th on
+/// this thread and handing the rest to the other workers in turn.
+async fn accept(host: Arc<Host>, listener: TcpListener, others: Vec<Worker>) -> Result<(), String> {
     // One signal listener for the whole run. Stopping drops the open
     // connections; every answered create is already committed and synced.
     let stop = tokio::signal::ctrl_c();
     tokio::pin!(stop);
+    let mut next = 0;
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(connection(Arc::clone(&host), stream));
+                    next = (next + 1) % (others.len() + 1);
+                    let Some(worker) = next.checked_sub(1).map(|i| &others[i]) else {
+                        tokio::spawn(connection(Arc::clone(&host), stream));
+                        continue;
+                    };
+                    match stream.into_std() {
+                        Ok(stream) => {
+                            // A worker only stops with the process.
+                            let _ = worker.streams.send(stream);
+                        }
+                        Err(e) => eprintln!("cannot hand a connection over: {e}"),
+                    }
                 }
                 Err(e) => {
                     // Usually out of file descriptors: back off instead of
