@@ -84,7 +84,7 @@ import=$work/import.json
 } >"$import"
 
 # --- start -------------------------------------------------------------------
-declare -A port
+declare -A port pid
 names=()
 launch() { # name command...: start a server on the next port ($PORT in the command)
     local name=$1; shift
@@ -92,6 +92,7 @@ launch() { # name command...: start a server on the next port ($PORT in the comm
     names+=("$name")
     "${@//\$PORT/${port[$name]}}" >"$work/$name.log" 2>&1 &
     pids+=($!)
+    pid[$name]=$!
 }
 chopin() { # name binary
     launch "$1" "$2" --listen '127.0.0.1:$PORT' --db "$work/$1.db" --token allowed=octocat \
@@ -135,21 +136,29 @@ for name in "${names[@]}"; do
     timeout 20 wrk -t1 -c16 -d1s -s "$(script read)" "http://127.0.0.1:${port[$name]}/mcp" >/dev/null
 done
 echo "load: $(uptime | sed 's/.*load average/load average/'), ${ROUNDS} rounds x ${DURATION}s, wrk -t1 --latency"
-printf '%-5s %-6s %-4s %-10s %12s %10s %10s %s\n' round scen conn server 'req/s' 'p50(us)' 'p99(us)' errors
+# CPU time the server process used per request (user + system, from
+# /proc/PID/stat) is far less sensitive to other load than req/s.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+printf '%-5s %-6s %-4s %-10s %12s %10s %10s %10s %s\n' round scen conn server 'req/s' 'p50(us)' 'p99(us)' 'cpu(us)' errors
 for round in $(seq 1 "$ROUNDS"); do
     for scenario in $SCENARIOS; do
         what=${scenario%%:*}; conns=${scenario#*:}
         for name in "${names[@]}"; do
+            before=$(cpu_ticks "${pid[$name]}")
             out=$(timeout $((DURATION + 15)) wrk -t1 -c"$conns" -d"${DURATION}s" --latency -s "$(script "$what")" \
                 "http://127.0.0.1:${port[$name]}/mcp" 2>&1) || true
-            echo "$out" | awk -v round="$round" -v what="$what" -v conns="$conns" -v name="$name" '
+            ticks=$(( $(cpu_ticks "${pid[$name]}") - before ))
+            echo "$out" | awk -v ticks="$ticks" -v hz="$hz" -v round="$round" -v what="$what" -v conns="$conns" -v name="$name" '
                 function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
                 /Requests\/sec:/ { rps = $2 }
+                / requests in / { requests = $1 }
                 /^ +50%/ { p50 = us($2) }
                 /^ +99%/ { p99 = us($2) }
                 /Non-2xx/ { errors += $NF }
                 /Socket errors/ { errors += 1 }
-                END { printf "%-5s %-6s %-4s %-10s %12.2f %10.1f %10.1f %d\n", round, what, conns, name, rps, p50, p99, errors + 0 }' \
+                END { cpu = requests > 0 ? ticks / hz * 1000000 / requests : 0
+                      printf "%-5s %-6s %-4s %-10s %12.2f %10.1f %10.1f %10.2f %d\n", round, what, conns, name, rps, p50, p99, cpu, errors + 0 }' \
                 | tee -a "$results"
         done
     done
@@ -158,16 +167,16 @@ done
 # --- summarize ---------------------------------------------------------------
 echo
 echo "medians over $ROUNDS rounds; ratio = req/s / floor's median req/s in the same scenario"
-printf '%-6s %-4s %-10s %12s %10s %10s %8s %10s\n' scen conn server 'req/s' 'p50(us)' 'p99(us)' ratio 'p99/floor'
+printf '%-6s %-4s %-10s %12s %10s %10s %8s %10s %10s\n' scen conn server 'req/s' 'p50(us)' 'p99(us)' ratio 'p99/floor' 'cpu(us)'
 for scenario in $SCENARIOS; do
     what=${scenario%%:*}; conns=${scenario#*:}
     median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
     col() { awk -v w="$what" -v c="$conns" -v n="$1" -v k="$2" '$2 == w && $3 == c && $4 == n { print $k }' "$results" | median; }
     floor_rps=$(col floor 5 2>/dev/null || true); floor_p99=$(col floor 7 2>/dev/null || true)
     for name in "${names[@]}"; do
-        rps=$(col "$name" 5); p50=$(col "$name" 6); p99=$(col "$name" 7)
-        awk -v s="$what" -v c="$conns" -v n="$name" -v r="$rps" -v a="$p50" -v b="$p99" -v fr="$floor_rps" -v fp="$floor_p99" \
+        rps=$(col "$name" 5); p50=$(col "$name" 6); p99=$(col "$name" 7); cpu=$(col "$name" 8)
+        awk -v u="$cpu" -v s="$what" -v c="$conns" -v n="$name" -v r="$rps" -v a="$p50" -v b="$p99" -v fr="$floor_rps" -v fp="$floor_p99" \
             'BEGIN { ratio = (fr > 0) ? sprintf("%.2f", r / fr) : "-"; pr = (fp > 0) ? sprintf("%.2f", b / fp) : "-";
-                     printf "%-6s %-4s %-10s %12.2f %10.1f %10.1f %8s %10s\n", s, c, n, r, a, b, ratio, pr }'
+                     printf "%-6s %-4s %-10s %12.2f %10.1f %10.1f %8s %10s %10.2f\n", s, c, n, r, a, b, ratio, pr, u }'
     done
 done
