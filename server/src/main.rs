@@ -13,7 +13,8 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -25,7 +26,7 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::host::{self, Host, INTERNAL_ERROR};
@@ -151,20 +152,95 @@ async fn accept(host: Arc<Host>, listener: TcpListener, others: Vec<Worker>) -> 
 async fn connection(host: Arc<Host>, stream: TcpStream) {
     // Replies are small and written whole: don't let Nagle hold them back.
     let _ = stream.set_nodelay(true);
-    let service = service_fn(move |request| handle(Arc::clone(&host), request));
+    let clock = Arc::new(HeadClock::started());
+    let service = {
+        let clock = Arc::clone(&clock);
+        service_fn(move |request| {
+            clock.head_complete();
+            let (host, clock) = (Arc::clone(&host), Arc::clone(&clock));
+            async move {
+                let reply = handle(host, request).await;
+                // An event stream holds the connection until the client
+                // leaves: no next head to wait for.
+                if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events(_))) {
+                    clock.waiting_for_head();
+                }
+                reply
+            }
+        })
+    };
     let served = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEAD_TIMEOUT)
         // The same head limits as the crate's own HTTP/1.1 adapter (431
         // beyond them). Bodies are streamed, so the buffer bound costs
         // nothing there.
         .max_buf_size(chopin_mcp::http1::MAX_HEAD_BYTES)
         .max_headers(chopin_mcp::http1::MAX_HEADERS)
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
-    // Errors here are the client's doing (reset, timeout, bad bytes) and
-    // concern that connection only.
-    drop(served);
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(served);
+    // The head deadline, kept here rather than by hyper's
+    // `header_read_timeout`, which arms (allocates, registers and cancels) a
+    // timer for every request: this connection has one timer, which only
+    // runs out every HEAD_TIMEOUT and then looks at the clock.
+    let check = tokio::time::sleep(HEAD_TIMEOUT);
+    tokio::pin!(check);
+    loop {
+        tokio::select! {
+            biased;
+            // Errors here are the client's doing (reset, bad bytes) and
+            // concern that connection only.
+            _ = &mut served => return,
+            () = &mut check => match clock.deadline() {
+                // Too slow (or idle too long): close without an answer, as
+                // hyper does.
+                Some(deadline) if deadline <= tokio::time::Instant::now() => return,
+                Some(deadline) => check.as_mut().reset(deadline),
+                None => check.as_mut().reset(tokio::time::Instant::now() + HEAD_TIMEOUT),
+            },
+        }
+    }
+}
+
+/// When a connection began waiting for its next request head, if it is
+/// waiting: from its start, and again from each response on. The head must
+/// be complete within [`HEAD_TIMEOUT`] of that.
+struct HeadClock {
+    /// Nanoseconds since [`epoch`] when the wait began, plus one; 0 while a
+    /// request is being served.
+    since: AtomicU64,
+}
+
+impl HeadClock {
+    fn started() -> HeadClock {
+        let clock = HeadClock {
+            since: AtomicU64::new(0),
+        };
+        clock.waiting_for_head();
+        clock
+    }
+
+    fn waiting_for_head(&self) {
+        let since = tokio::time::Instant::now().saturating_duration_since(epoch());
+        let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX - 1);
+        self.since.store(nanos + 1, Ordering::Relaxed);
+    }
+
+    fn head_complete(&self) {
+        self.since.store(0, Ordering::Relaxed);
+    }
+
+    /// When the awaited head must be complete, if one is awaited.
+    fn deadline(&self) -> Option<tokio::time::Instant> {
+        match self.since.load(Ordering::Relaxed) {
+            0 => None,
+            since => Some(epoch() + Duration::from_nanos(since - 1) + HEAD_TIMEOUT),
+        }
+    }
+}
+
+/// The process's reference instant for [`HeadClock`].
+fn epoch() -> tokio::time::Instant {
+    static EPOCH: OnceLock<tokio::time::Instant> = OnceLock::new();
+    *EPOCH.get_or_init(tokio::time::Instant::now)
 }
 
 type Reply = hyper::Response<Body>;
