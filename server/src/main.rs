@@ -251,13 +251,18 @@ async fn handle(host: Arc<Host>, request: hyper::Request<Incoming>) -> Result<Re
     }
     let (head, mut body) = request.into_parts();
     let target = head.uri.path_and_query().map_or("/mcp", |p| p.as_str());
-    let headers: Vec<Header<'_>> = head
-        .headers
-        .iter()
-        .map(|(name, value)| Header::new(name.as_str(), value.as_bytes()))
-        .collect();
-    let parts = RequestParts::new(head.method.as_str(), target, &headers);
-    let mut outcome: Outcome<String> = host.endpoint.begin(&parts);
+    let mut outcome: Outcome<String> = {
+        // The head as the endpoint reads it, on the stack: hyper refuses
+        // heads with more than MAX_HEADERS lines (431).
+        let mut headers = [Header::new("", b""); chopin_mcp::http1::MAX_HEADERS];
+        let mut count = 0;
+        for ((name, value), slot) in head.headers.iter().zip(headers.iter_mut()) {
+            *slot = Header::new(name.as_str(), value.as_bytes());
+            count += 1;
+        }
+        let parts = RequestParts::new(head.method.as_str(), target, &headers[..count]);
+        host.endpoint.begin(&parts)
+    };
     loop {
         outcome = match outcome {
             Outcome::Respond(response) => return Ok(reply(response)),
@@ -326,7 +331,7 @@ fn reply(response: chopin_mcp::Response) -> Reply {
         hyper::StatusCode::from_u16(response.status()).unwrap_or(hyper::StatusCode::OK);
     let headers = reply.headers_mut();
     for (name, value) in response.headers() {
-        if let Ok(value) = HeaderValue::from_bytes(value) {
+        if let Some(value) = static_value(value).or_else(|| HeaderValue::from_bytes(value).ok()) {
             headers.append(HeaderName::from_static(name), value);
         }
     }
@@ -336,6 +341,23 @@ fn reply(response: chopin_mcp::Response) -> Reply {
         Body::Full(Some(response.into_body()))
     };
     reply
+}
+
+/// The endpoint's usual header values, without copying them into a new
+/// allocation each.
+fn static_value(value: &[u8]) -> Option<HeaderValue> {
+    const USUAL: [&str; 6] = [
+        "application/json",
+        "no-store",
+        "nosniff",
+        "text/event-stream",
+        "no-cache",
+        "GET, POST",
+    ];
+    USUAL
+        .iter()
+        .find(|usual| usual.as_bytes() == value)
+        .map(|usual| HeaderValue::from_static(usual))
 }
 
 fn plain(status: u16, text: &'static str) -> Reply {
