@@ -10,4 +10,5 @@
 
 pub mod host;
 pub mod options;
+pub mod sqlite;
 pub mod store;

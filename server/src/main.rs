@@ -43,6 +43,7 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(code) => return code,
     };
+    chopin_mcp_server::sqlite::configure();
     match serve(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
