@@ -292,31 +292,33 @@ fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
 
 /// Reads what is available into `buf`, waiting until `until` at most.
 fn fill(stream: &mut TcpStream, buf: &mut Vec<u8>, until: Instant) -> io::Result<usize> {
-    READER.with_borrow_mut(|reader| loop {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
-        // The socket's read timeout is only changed when it would overshoot
-        // the deadline (by more than TIMEOUT_SLACK) or is much shorter than
-        // needed: a keep-alive request then costs no setsockopt call.
-        let set = match reader.timeout {
-            Some(timeout) => timeout > left + TIMEOUT_SLACK || timeout < left / 2,
-            None => true,
-        };
-        if set {
-            stream.set_read_timeout(Some(left))?;
-            reader.timeout = Some(left);
-        }
-        match stream.read(&mut reader.chunk[..]) {
-            Ok(read) => {
-                buf.extend_from_slice(&reader.chunk[..read]);
-                return Ok(read);
+    READER.with_borrow_mut(|reader| {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
             }
-            // A timeout set for an earlier, farther deadline ran out before
-            // this one: wait on.
-            Err(e) if timed_out(&e) && Instant::now() < until => {}
-            Err(e) => return Err(e),
+            // The socket's read timeout is only changed when it would overshoot
+            // the deadline (by more than TIMEOUT_SLACK) or is much shorter than
+            // needed: a keep-alive request then costs no setsockopt call.
+            let set = match reader.timeout {
+                Some(timeout) => timeout > left + TIMEOUT_SLACK || timeout < left / 2,
+                None => true,
+            };
+            if set {
+                stream.set_read_timeout(Some(left))?;
+                reader.timeout = Some(left);
+            }
+            match stream.read(&mut reader.chunk[..]) {
+                Ok(read) => {
+                    buf.extend_from_slice(&reader.chunk[..read]);
+                    return Ok(read);
+                }
+                // A timeout set for an earlier, farther deadline ran out before
+                // this one: wait on.
+                Err(e) if timed_out(&e) && Instant::now() < until => {}
+                Err(e) => return Err(e),
+            }
         }
     })
 }
