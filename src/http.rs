@@ -100,10 +100,11 @@ impl Response {
             // Names are lower-case tokens and values visible ASCII, by
             // construction; a header that were neither would be left out
             // rather than panic.
-            if let (Ok(name), Ok(value)) = (
-                HeaderName::from_lowercase(name.as_bytes()),
-                HeaderValue::from_bytes(value),
-            ) {
+            let value = match usual_value(value) {
+                Some(value) => Ok(value),
+                None => HeaderValue::from_bytes(value),
+            };
+            if let (Ok(name), Ok(value)) = (HeaderName::from_lowercase(name.as_bytes()), value) {
                 headers.append(name, value);
             }
         }
@@ -114,6 +115,26 @@ impl Response {
         *response.headers_mut() = headers;
         response
     }
+}
+
+/// The values most responses carry, as `HeaderValue`s that point at static
+/// text instead of each being copied into an allocation of its own.
+fn usual_value(value: &[u8]) -> Option<HeaderValue> {
+    const USUAL: [&str; 9] = [
+        "application/json",
+        "no-store",
+        "nosniff",
+        "text/event-stream",
+        "text/plain; charset=utf-8",
+        "no-cache",
+        "GET, POST",
+        "no",
+        "origin",
+    ];
+    USUAL
+        .iter()
+        .find(|usual| usual.as_bytes() == value)
+        .map(|usual| HeaderValue::from_static(usual))
 }
 
 impl From<Response> for http::Response<Bytes> {

@@ -322,6 +322,18 @@ fn an_exchange_allocates_the_same_from_http_parts_as_from_a_slice() {
     assert_eq!(by_map, by_slice);
 }
 
+#[test]
+fn a_usual_response_converts_with_no_allocation_beyond_its_header_map() {
+    let endpoint = endpoint();
+    let head = request("POST", "/mcp", &JSON_POST);
+    let response = drive(&endpoint, &RequestParts::from(&head), read_call(DOC_ID));
+    assert_eq!(response.headers().count(), 3);
+    // The usual values point at static text: only the map allocates (its
+    // index and entry tables).
+    let count = allocations(|| drop(response.into_http()));
+    assert_eq!(count, 2, "into_http allocated {count} times");
+}
+
 /// Checks one conversion: status, every header (per name, values in order,
 /// none added or lost), body.
 fn assert_converted(response: Response) {

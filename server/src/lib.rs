@@ -16,5 +16,6 @@ pub mod host;
 pub mod metrics;
 pub mod options;
 pub mod shutdown;
+pub mod sqlite;
 pub mod store;
 pub mod telemetry;

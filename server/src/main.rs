@@ -5,11 +5,14 @@
 //! cargo run --release -p chopin-mcp-server -- --help
 //! ```
 //!
-//! The endpoint decides everything; this file only moves bytes: it maps
-//! hyper's request head to `RequestParts`, pushes body frames into the
-//! endpoint as they arrive (and stops reading at the 413), hands list, read
-//! and create effects to the store (`Host::carry_out`), and holds `GET` event
-//! streams open.
+//! The endpoint decides everything; this file only moves bytes: it lends
+//! hyper's request head to the endpoint (the `http` feature), pushes body
+//! frames into it as they arrive (and stops reading at the 413), hands list,
+//! read and create effects to the store (`Host::carry_out`), and holds `GET`
+//! event streams open.
+//!
+//! One single-threaded runtime per core serves connections handed out in
+//! turn (see [`serve`]; `benches/load.sh` and BENCHMARKS.md measure why).
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
 //! (`telemetry::Record` per request), `/healthz` and `/readyz`, a metrics
@@ -18,7 +21,8 @@
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -30,7 +34,7 @@ use hyper::body::Incoming;
 use hyper::header::HeaderValue;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
@@ -49,17 +53,8 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     let _logs = telemetry::init(options.log_format); // ops: logging, flushed at exit
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(serve(options)) {
+    chopin_mcp_server::sqlite::configure();
+    match serve(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
@@ -68,33 +63,137 @@ fn main() -> ExitCode {
     }
 }
 
-async fn serve(options: options::Options) -> Result<(), String> {
-    let host = Arc::new(Host::prepare(&options, options.listen).await?);
-    let listener = TcpListener::bind(options.listen)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
-    let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    // ops: one shutdown signal for every accept loop, connection and stream.
-    let shutdown = Shutdown::new();
-    // ops: the metrics listener, announced before the banner's last line.
-    if let Some(addr) = options.metrics_listen {
-        let listener = TcpListener::bind(addr)
+/// Serves on one single-threaded runtime per core ("workers"): a connection
+/// lives on one thread from accept to close, so a request never crosses
+/// threads and no worker wakes another (a work-stealing runtime spends more
+/// on parking, waking and stealing than these requests cost). This thread is
+/// worker 0 and the only one accepting; it hands connections out in turn.
+/// A PostgreSQL connection's task lives on the runtime that opened it; every
+/// runtime runs until the process ends its shutdown, so each can use any.
+fn serve(options: options::Options) -> Result<(), String> {
+    let runtime = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    runtime.block_on(async move {
+        let host = Arc::new(Host::prepare(&options, options.listen).await?);
+        let listener = TcpListener::bind(options.listen)
             .await
-            .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
+            .map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
-        println!("metrics: http://{bound}/metrics");
-        metrics::spawn(listener, Arc::clone(&shutdown));
+        // ops: one shutdown signal for every accept loop, connection and stream.
+        let shutdown = Shutdown::new();
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut others = Vec::with_capacity(workers - 1);
+        for index in 1..workers {
+            match Worker::start(index, &host, &shutdown, options.shutdown_timeout) {
+                Ok(worker) => others.push(worker),
+                // Fewer workers still serve everything.
+                Err(e) => tracing::error!("cannot start worker {index}: {e}"),
+            }
+        }
+        // ops: the metrics listener, announced before the banner's last line.
+        if let Some(addr) = options.metrics_listen {
+            let listener = TcpListener::bind(addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr} for metrics: {e}"))?;
+            let bound = listener.local_addr().map_err(|e| e.to_string())?;
+            println!("metrics: http://{bound}/metrics");
+            metrics::spawn(listener, Arc::clone(&shutdown));
+        }
+        host.print_banner(bound);
+        tokio::spawn(shutdown::on_signals(Arc::clone(&shutdown))); // ops
+        accept(&host, listener, &others, &shutdown).await;
+        // ops: the listener is closed (new connections are refused); let the
+        // requests in flight on every worker finish within the deadline.
+        let threads: Vec<_> = others.into_iter().map(Worker::stop).collect();
+        shutdown.drain(options.shutdown_timeout).await;
+        for thread in threads {
+            let _ = thread.join();
+        }
+        Ok(())
+    })
+}
+
+/// A worker's runtime: one thread, I/O and timers.
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// A worker thread serving the connections handed to it.
+struct Worker {
+    streams: tokio::sync::mpsc::UnboundedSender<(std::net::TcpStream, Tracked)>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Worker {
+    fn start(
+        index: usize,
+        host: &Arc<Host>,
+        shutdown: &Arc<Shutdown>,
+        deadline: Duration,
+    ) -> std::io::Result<Worker> {
+        let runtime = runtime()?;
+        let (host, shutdown) = (Arc::clone(host), Arc::clone(shutdown));
+        let (streams, mut handed) = tokio::sync::mpsc::unbounded_channel();
+        let thread = std::thread::Builder::new()
+            .name(format!("worker-{index}"))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    while let Some((stream, tracked)) = handed.recv().await {
+                        match TcpStream::from_std(stream) {
+                            Ok(stream) => drop(tokio::spawn(connection(
+                                Arc::clone(&host),
+                                stream,
+                                Arc::clone(&shutdown),
+                                tracked,
+                            ))),
+                            Err(e) => tracing::error!("cannot serve a connection: {e}"),
+                        }
+                    }
+                    // ops: no more connections come; keep this runtime (its
+                    // connections, and any store connection it opened) until
+                    // every worker's requests in flight are done.
+                    shutdown.drained(deadline).await;
+                });
+            })?;
+        Ok(Worker { streams, thread })
     }
-    host.print_banner(bound);
-    tokio::spawn(shutdown::on_signals(Arc::clone(&shutdown))); // ops
+
+    /// Hands no more connections to the worker; its thread ends once the
+    /// shutdown has drained.
+    fn stop(self) -> std::thread::JoinHandle<()> {
+        drop(self.streams);
+        self.thread
+    }
+}
+
+/// Accepts connections until the shutdown starts, serving every
+/// `others.len() + 1`th on this thread and handing the rest to the other
+/// workers in turn. Returns with the listener closed.
+async fn accept(
+    host: &Arc<Host>,
+    listener: TcpListener,
+    others: &[Worker],
+    shutdown: &Arc<Shutdown>,
+) {
     let stop = shutdown.triggered(); // ops
     tokio::pin!(stop);
+    let mut next = 0;
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let tracked = shutdown.track(); // ops: counted before it runs
-                    tokio::spawn(connection(Arc::clone(&host), stream, Arc::clone(&shutdown), tracked));
+                    next = (next + 1) % (others.len() + 1);
+                    let Some(worker) = next.checked_sub(1).map(|i| &others[i]) else {
+                        tokio::spawn(connection(Arc::clone(host), stream, Arc::clone(shutdown), tracked));
+                        continue;
+                    };
+                    match stream.into_std() {
+                        // A worker only stops after this loop has ended.
+                        Ok(stream) => drop(worker.streams.send((stream, tracked))),
+                        Err(e) => tracing::error!("cannot hand a connection over: {e}"),
+                    }
                 }
                 Err(e) => {
                     // Usually out of file descriptors: back off instead of
@@ -103,40 +202,116 @@ async fn serve(options: options::Options) -> Result<(), String> {
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
-            () = &mut stop => break,
+            () = &mut stop => return,
         }
     }
-    // ops: stop accepting (new connections are refused), then let the
-    // requests in flight finish within the deadline.
-    drop(listener);
-    shutdown.drain(options.shutdown_timeout).await;
-    Ok(())
 }
 
 async fn connection(host: Arc<Host>, stream: TcpStream, shutdown: Arc<Shutdown>, tracked: Tracked) {
     let _tracked = tracked; // ops: open until this returns
     // Replies are small and written whole: don't let Nagle hold them back.
     let _ = stream.set_nodelay(true);
-    let signal = Arc::clone(&shutdown);
-    let service =
-        service_fn(move |request| handle(Arc::clone(&host), Arc::clone(&signal), request));
-    let connection = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEAD_TIMEOUT)
+    let clock = Arc::new(HeadClock::started());
+    let service = {
+        let (clock, shutdown) = (Arc::clone(&clock), Arc::clone(&shutdown));
+        service_fn(move |request| {
+            clock.head_complete();
+            let (host, clock, shutdown) =
+                (Arc::clone(&host), Arc::clone(&clock), Arc::clone(&shutdown));
+            async move {
+                let reply = handle(host, shutdown, request).await;
+                // An event stream holds the connection until the client
+                // leaves: no next head to wait for.
+                if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events(..))) {
+                    clock.waiting_for_head();
+                }
+                reply
+            }
+        })
+    };
+    let served = http1::Builder::new()
         // The same head limits as the crate's own HTTP/1.1 adapter (431
         // beyond them). Bodies are streamed, so the buffer bound costs
         // nothing there.
         .max_buf_size(chopin_mcp::http1::MAX_HEAD_BYTES)
         .max_headers(chopin_mcp::http1::MAX_HEADERS)
         .serve_connection(TokioIo::new(stream), service);
-    // ops: finish the request in flight and close once the shutdown starts.
-    let served = shutdown::serve(connection, &shutdown).await;
-    // Errors here are the client's doing (reset, timeout, bad bytes) and
-    // concern that connection only; a head hyper refused (431, 400) is
-    // logged and counted.
-    if let Err(e) = &served {
+    tokio::pin!(served);
+    // ops: once the shutdown starts, finish the request in flight and close.
+    let stop = shutdown.triggered();
+    tokio::pin!(stop);
+    let mut stopping = false;
+    // The head deadline, kept here rather than by hyper's
+    // `header_read_timeout`, which arms (allocates, registers and cancels) a
+    // timer for every request: this connection has one timer, which only
+    // runs out every HEAD_TIMEOUT and then looks at the clock.
+    let check = tokio::time::sleep(HEAD_TIMEOUT);
+    tokio::pin!(check);
+    let result = loop {
+        tokio::select! {
+            biased;
+            result = &mut served => break result,
+            () = &mut stop, if !stopping => {
+                stopping = true;
+                served.as_mut().graceful_shutdown();
+            }
+            () = &mut check => match clock.deadline() {
+                // Too slow (or idle too long): close without an answer, as
+                // hyper does.
+                Some(deadline) if deadline <= tokio::time::Instant::now() => return,
+                Some(deadline) => check.as_mut().reset(deadline),
+                None => check.as_mut().reset(tokio::time::Instant::now() + HEAD_TIMEOUT),
+            },
+        }
+    };
+    // Errors here are the client's doing (reset, bad bytes) and concern that
+    // connection only; a head hyper refused (431, 400) is logged and counted.
+    if let Err(e) = &result {
         telemetry::refused_head(e); // ops
     }
+}
+
+/// When a connection began waiting for its next request head, if it is
+/// waiting: from its start, and again from each response on. The head must
+/// be complete within [`HEAD_TIMEOUT`] of that.
+struct HeadClock {
+    /// Nanoseconds since [`epoch`] when the wait began, plus one; 0 while a
+    /// request is being served.
+    since: AtomicU64,
+}
+
+impl HeadClock {
+    fn started() -> HeadClock {
+        let clock = HeadClock {
+            since: AtomicU64::new(0),
+        };
+        clock.waiting_for_head();
+        clock
+    }
+
+    fn waiting_for_head(&self) {
+        let since = tokio::time::Instant::now().saturating_duration_since(epoch());
+        let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX - 1);
+        self.since.store(nanos + 1, Ordering::Relaxed);
+    }
+
+    fn head_complete(&self) {
+        self.since.store(0, Ordering::Relaxed);
+    }
+
+    /// When the awaited head must be complete, if one is awaited.
+    fn deadline(&self) -> Option<tokio::time::Instant> {
+        match self.since.load(Ordering::Relaxed) {
+            0 => None,
+            since => Some(epoch() + Duration::from_nanos(since - 1) + HEAD_TIMEOUT),
+        }
+    }
+}
+
+/// The process's reference instant for [`HeadClock`].
+fn epoch() -> tokio::time::Instant {
+    static EPOCH: OnceLock<tokio::time::Instant> = OnceLock::new();
+    *EPOCH.get_or_init(tokio::time::Instant::now)
 }
 
 type Reply = hyper::Response<Body>;

@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         Ok(options) => options,
         Err(code) => return code,
     };
+    chopin_mcp_server::sqlite::configure();
     match serve(&options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -329,15 +330,53 @@ fn plain_with(status: u16, text: &str, keep: bool, allow: Option<&str>) -> (Vec<
 
 /// Reads what is available into `buf`, waiting until `until` at most.
 fn fill(stream: &mut TcpStream, buf: &mut Vec<u8>, until: Instant) -> io::Result<usize> {
-    let left = until.saturating_duration_since(Instant::now());
-    if left.is_zero() {
-        return Err(io::ErrorKind::TimedOut.into());
-    }
-    stream.set_read_timeout(Some(left))?;
-    let mut chunk = [0u8; 16 * 1024];
-    let read = stream.read(&mut chunk)?;
-    buf.extend_from_slice(&chunk[..read]);
-    Ok(read)
+    READER.with_borrow_mut(|reader| {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            // The socket's read timeout is only changed when it would overshoot
+            // the deadline (by more than TIMEOUT_SLACK) or is much shorter than
+            // needed: a keep-alive request then costs no setsockopt call.
+            let set = match reader.timeout {
+                Some(timeout) => timeout > left + TIMEOUT_SLACK || timeout < left / 2,
+                None => true,
+            };
+            if set {
+                stream.set_read_timeout(Some(left))?;
+                reader.timeout = Some(left);
+            }
+            match stream.read(&mut reader.chunk[..]) {
+                Ok(read) => {
+                    buf.extend_from_slice(&reader.chunk[..read]);
+                    return Ok(read);
+                }
+                // A timeout set for an earlier, farther deadline ran out before
+                // this one: wait on.
+                Err(e) if timed_out(&e) && Instant::now() < until => {}
+                Err(e) => return Err(e),
+            }
+        }
+    })
+}
+
+/// How late a read may give up after its deadline.
+const TIMEOUT_SLACK: Duration = Duration::from_millis(100);
+
+/// Per connection thread: the read timeout set on its socket, and the
+/// buffer reads land in (zeroed once per connection, not per read).
+struct Reader {
+    timeout: Option<Duration>,
+    chunk: Box<[u8]>,
+}
+
+thread_local! {
+    // Each connection has a thread of its own, so this is per connection.
+    static READER: std::cell::RefCell<Reader> = std::cell::RefCell::new(Reader {
+        timeout: None,
+        chunk: vec![0; 16 * 1024].into_boxed_slice(),
+    });
 }
 
 fn timed_out(error: &io::Error) -> bool {
