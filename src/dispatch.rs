@@ -13,13 +13,14 @@ use serde_json::value::RawValue;
 
 use crate::dialect::{self, Issue};
 use crate::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
+use crate::json::{self, Raw};
 use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
 use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 use crate::response::{ContentType, Response};
 use crate::tools::create::NewDocument;
 use crate::tools::{Frame, Tool, create, list, read};
 use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
-use crate::{json, modern, sse};
+use crate::{modern, sse};
 
 pub(crate) struct Dispatch<C> {
     pub(crate) exchange: Exchange<C>,
@@ -208,9 +209,9 @@ impl<C> Dispatch<C> {
                 let creation = self.exchange.endpoint.inner.config.creation;
                 let step = call
                     .params
-                    .and_then(|params| json::members(params.get(), ["name", "arguments"]))
+                    .and_then(|params| Raw::from(params).members(["name", "arguments"]))
                     .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
-                    .and_then(|members| tool_call(members.values, creation))
+                    .and_then(|members| tool_call(members, creation))
                     .and_then(|(tool, arguments)| self.tool(tool, arguments));
                 match step {
                     Ok(ToolStep::Host(effect)) => {
@@ -334,10 +335,10 @@ impl<C> Dispatch<C> {
 /// `arguments` an object (absent counts as `{}`), and finds the tool. The
 /// error is `-32602 "invalid tool arguments"` or (legacy) `-32601 "tool not
 /// found"`.
-pub(crate) fn tool_call(
-    [name, arguments]: [Option<&RawValue>; 2],
+pub(crate) fn tool_call<'a>(
+    [name, arguments]: [Option<Raw<'a>>; 2],
     creation: bool,
-) -> Result<(Tool, &str), RpcError> {
+) -> Result<(Tool, &'a str), RpcError> {
     let name = name
         .and_then(json::name)
         .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;

@@ -11,12 +11,13 @@ use serde_json::value::RawValue;
 use crate::config::Config;
 use crate::dispatch::{Dispatch, HostCall, ToolStep, tool_call};
 use crate::endpoint::Exchange;
+use crate::json::{self, Raw};
 use crate::jsonrpc::{self, Envelope, RpcError};
 use crate::outcome::Outcome;
 use crate::response::{ContentType, Response};
+use crate::sse;
 use crate::tools::{self, create};
 use crate::version::{Era, HeaderClass};
-use crate::{json, sse};
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -103,10 +104,9 @@ impl Results {
 /// `io.modelcontextprotocol/protocolVersion`, whatever its value.
 pub(crate) fn claims(params: Option<&RawValue>) -> bool {
     params
-        .and_then(|params| json::members(params.get(), ["_meta"]))
-        .and_then(|members| members.values[0])
-        .and_then(|meta| json::members(meta.get(), [PROTOCOL_VERSION]))
-        .is_some_and(|members| members.values[0].is_some())
+        .and_then(|params| Raw::from(params).members(["_meta"])?[0])
+        .and_then(|meta| meta.members([PROTOCOL_VERSION]))
+        .is_some_and(|[version]| version.is_some())
 }
 
 /// 400 `-32600 "invalid request"`, id null: a modern header on a body that
@@ -174,7 +174,8 @@ pub(crate) fn dispatch<C>(
         return Outcome::Respond(Response::accepted());
     };
     let id = id.get().as_bytes();
-    // M2: `_meta`.
+    // M2: `_meta`. `params` and `_meta` were validated with the body; their
+    // members are read by scanning, which allocates nothing (MODERN.md).
     let keys = [
         "_meta",
         "name",
@@ -185,14 +186,11 @@ pub(crate) fn dispatch<C>(
     ];
     let members = envelope
         .params
-        .and_then(|params| json::members(params.get(), keys));
-    let [meta, name, arguments, uri, cursor, notifications] =
-        members.as_ref().map_or([None; 6], |members| members.values);
-    let meta =
-        meta.and_then(|meta| json::members(meta.get(), [PROTOCOL_VERSION, CLIENT_CAPABILITIES]));
-    let requested = meta.as_ref().and_then(|meta| {
-        let [version, capabilities] = meta.values;
-        capabilities.filter(|c| json::is_object(c))?;
+        .and_then(|params| Raw::from(params).members(keys));
+    let [meta, name, arguments, uri, cursor, notifications] = members.unwrap_or([None; 6]);
+    let meta = meta.and_then(|meta| meta.members([PROTOCOL_VERSION, CLIENT_CAPABILITIES]));
+    let requested = meta.and_then(|[version, capabilities]| {
+        capabilities.filter(|c| json::is_object(*c))?;
         json::string(version?)
     });
     let Some(requested) = requested else {
