@@ -223,6 +223,16 @@ pub(crate) fn dispatch<C>(
         "server/discover" => {
             dispatch.result(id, |out| out.extend_from_slice(&inner.modern.discover))
         }
+        // Any `cursor` member, `null` and `""` included, is refused.
+        // MODERN.md §4 says "any `cursor`" but is silent on `null`; the
+        // 2026-07-28 specification says: `PaginatedRequestParams.cursor?:
+        // Cursor` with `type Cursor = string` (schema/2026-07-28/schema.ts;
+        // schema.json types it `"string"`), so the member is either absent
+        // or a string and `null` is invalid params; a string is a cursor this
+        // server never issued (no `nextCursor`, one page), and "Invalid
+        // cursors SHOULD result in an error with code -32602 (Invalid
+        // params)" (server/utilities/pagination.mdx, which also says an
+        // empty string is a valid cursor, not an absent one).
         "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
         "tools/list" => dispatch.result(id, |out| out.extend_from_slice(&inner.modern.tools)),
         "tools/call" => {
