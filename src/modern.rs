@@ -2,20 +2,21 @@
 //! message, and the results that exist only in this era.
 //!
 //! Tool argument checks, effects and result members are the legacy ones
-//! ([`Dispatch::tool`], [`tool_call`], the tools' writers); this module adds
+//! ([`call::tool_call`], [`call::step`], the tools' writers); this module adds
 //! the modern checks, statuses and framing around them.
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
 use crate::config::Config;
-use crate::dispatch::{Dispatch, HostCall, ToolStep, tool_call};
+use crate::dispatch::{Dispatch, HostCall};
 use crate::endpoint::Exchange;
 use crate::json::{self, Raw};
 use crate::jsonrpc::{self, Envelope, RpcError};
 use crate::outcome::Outcome;
 use crate::response::{ContentType, Response};
 use crate::sse;
+use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, create};
 use crate::version::{Era, HeaderClass};
 
@@ -236,15 +237,16 @@ pub(crate) fn dispatch<C>(
         "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
         "tools/list" => dispatch.result(id, |out| out.extend_from_slice(&inner.modern.tools)),
         "tools/call" => {
-            let call = match tool_call([name, arguments], inner.config.creation) {
-                Ok(call) => call,
+            let (tool, arguments) = match call::tool_call([name, arguments], inner.config.creation)
+            {
+                Ok(found) => found,
                 Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
                     return Outcome::Respond(error(id, TOOL_NOT_FOUND));
                 }
                 Err(refusal) => return Outcome::Respond(error(id, refusal)),
             };
             // Argument failures are tool execution errors (MODERN.md §4).
-            match dispatch.tool(call.0, call.1) {
+            match call::step(&inner.config, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
                     let id = source.slice_ref(id);
                     return dispatch.suspend(HostCall { id, effect });
