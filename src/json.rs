@@ -560,12 +560,12 @@ mod tests {
         assert!(members.other);
     }
 
+    /// The members read, owned.
+    type Read<const N: usize> = Option<[Option<String>; N]>;
+
     /// Reads `text` both ways: with serde_json ([`members`]) and by
     /// scanning the validated value ([`Raw::members`]).
-    fn both<const N: usize>(
-        text: &str,
-        keys: [&str; N],
-    ) -> (Option<[Option<String>; N]>, Option<[Option<String>; N]>) {
+    fn both<const N: usize>(text: &str, keys: [&str; N]) -> (Read<N>, Read<N>) {
         let by_serde = members(text, keys).map(|m| m.values.map(|v| v.map(|v| v.get().to_owned())));
         let raw: &RawValue = serde_json::from_str(text).unwrap();
         let scanned = Raw::from(raw)
