@@ -3,23 +3,24 @@
 //! [`start`] parses the body and decides its era (MODERN.md §2, step 10a, by
 //! [`version::route`]). Legacy messages are dispatched here (SPEC.md §5–§7);
 //! modern ones by [`modern`](crate::modern), over the same [`Dispatch`], tool
-//! checks and effects. A [`Dispatch`] walks the messages of a body (one, or a
-//! 2025-03-26 batch), writing each reply as it goes. A tool call that needs
-//! the host suspends the walk inside an effect; answering the effect writes
-//! its reply, framed for the era, and resumes.
+//! checks and effects (the tool-call step, [`call`]). A [`Dispatch`] walks
+//! the messages of a body (one, or a 2025-03-26 batch), writing each reply
+//! as it goes. A tool call that needs the host suspends the walk inside an
+//! effect; answering the effect writes its reply, framed for the era, and
+//! resumes.
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
-use crate::dialect::{self, Issue};
 use crate::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
+use crate::json::{self, Raw};
 use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
 use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 use crate::response::{ContentType, Response};
-use crate::tools::create::NewDocument;
-use crate::tools::{Frame, Tool, create, list, read};
+use crate::tools::call::{self, Effect, ToolStep};
+use crate::tools::{Frame, create};
 use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
-use crate::{json, modern, sse};
+use crate::{modern, sse};
 
 pub(crate) struct Dispatch<C> {
     pub(crate) exchange: Exchange<C>,
@@ -38,20 +39,6 @@ pub(crate) struct Dispatch<C> {
 pub(crate) struct HostCall {
     pub(crate) id: Bytes,
     pub(crate) effect: Effect,
-}
-
-pub(crate) enum Effect {
-    List(String),
-    Read(String),
-    Create(Box<NewDocument>),
-}
-
-/// Where a well-formed tool call goes.
-pub(crate) enum ToolStep {
-    /// To the host, as an effect.
-    Host(Effect),
-    /// Back to the caller at once: the plan's dialect issues.
-    Issues(Vec<Issue>),
 }
 
 /// Parses the complete body, decides its era and dispatches it.
@@ -171,20 +158,20 @@ impl<C> Dispatch<C> {
             self.error(b"null", jsonrpc::INVALID_REQUEST);
             return None;
         };
-        let call = match jsonrpc::validate(envelope) {
-            Ok(call) => call,
+        let request = match jsonrpc::validate(envelope) {
+            Ok(request) => request,
             Err(id) => {
                 self.error(jsonrpc::id_text(id), jsonrpc::INVALID_REQUEST);
                 return None;
             }
         };
         // A notification gets no reply and starts nothing.
-        let id = call.id?;
+        let id = request.id?;
         let id_text = id.get().as_bytes();
-        match &*call.method {
+        match &*request.method {
             "initialize" if self.batch.is_some() => self.error(id_text, jsonrpc::INVALID_REQUEST),
             "initialize" => {
-                let version = self.negotiate(call.params);
+                let version = self.negotiate(request.params);
                 let endpoint = self.exchange.endpoint.clone();
                 let server = &endpoint.inner.config;
                 self.result(id_text, |out| {
@@ -205,13 +192,14 @@ impl<C> Dispatch<C> {
                 self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
             }
             "tools/call" => {
-                let creation = self.exchange.endpoint.inner.config.creation;
-                let step = call
+                let endpoint = self.exchange.endpoint.clone();
+                let config = &endpoint.inner.config;
+                let step = request
                     .params
-                    .and_then(|params| json::members(params.get(), ["name", "arguments"]))
+                    .and_then(|params| Raw::from(params).members(["name", "arguments"]))
                     .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
-                    .and_then(|members| tool_call(members.values, creation))
-                    .and_then(|(tool, arguments)| self.tool(tool, arguments));
+                    .and_then(|members| call::tool_call(members, config.creation))
+                    .and_then(|(tool, arguments)| call::step(config, tool, arguments));
                 match step {
                     Ok(ToolStep::Host(effect)) => {
                         let id = source.slice_ref(id_text);
@@ -228,33 +216,6 @@ impl<C> Dispatch<C> {
             _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
         }
         None
-    }
-
-    /// Checks a tool's arguments (SPEC.md §7, DIALECT.md §11) and decides
-    /// where the call goes. Nothing reaches the host unless every check
-    /// passed. The error is the tool's own argument failure: a JSON-RPC
-    /// error in the legacy era, a tool execution error in the modern one.
-    pub(crate) fn tool(&self, tool: Tool, arguments: &str) -> Result<ToolStep, RpcError> {
-        let config = &self.exchange.endpoint.inner.config;
-        let effect = match tool {
-            Tool::ListDocuments => {
-                let repository = list::arguments(arguments).ok_or(list::INVALID)?;
-                Effect::List(repository.into_owned())
-            }
-            Tool::ReadDocument => {
-                let document = read::arguments(arguments).ok_or(read::INVALID)?;
-                Effect::Read(document.into_owned())
-            }
-            Tool::CreateDocument => {
-                let draft = create::arguments(arguments).ok_or(create::INVALID)?;
-                let report = dialect::check(&draft.plan, &*config.ids);
-                if !report.issues.is_empty() {
-                    return Ok(ToolStep::Issues(report.issues));
-                }
-                Effect::Create(Box::new(draft.into_new_document(report.canonical)))
-            }
-        };
-        Ok(ToolStep::Host(effect))
     }
 
     /// The version `initialize` answers with (SPEC.md §6, MODERN.md §1): the
@@ -328,24 +289,4 @@ impl<C> Dispatch<C> {
         };
         Outcome::Respond(response)
     }
-}
-
-/// Reads `tools/call`'s `name` and `arguments`: `name` a string and
-/// `arguments` an object (absent counts as `{}`), and finds the tool. The
-/// error is `-32602 "invalid tool arguments"` or (legacy) `-32601 "tool not
-/// found"`.
-pub(crate) fn tool_call(
-    [name, arguments]: [Option<&RawValue>; 2],
-    creation: bool,
-) -> Result<(Tool, &str), RpcError> {
-    let name = name
-        .and_then(json::name)
-        .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
-    let arguments = match arguments {
-        None => "{}",
-        Some(raw) if json::is_object(raw) => raw.get(),
-        Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
-    };
-    let tool = Tool::lookup(&name, creation).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
-    Ok((tool, arguments))
 }

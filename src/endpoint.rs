@@ -22,7 +22,7 @@ use crate::cors;
 use crate::headers::Kept;
 use crate::jsonrpc;
 use crate::modern;
-use crate::negotiate::quality;
+use crate::negotiate::qualities;
 use crate::origin::{self, Admission};
 use crate::outcome::Outcome;
 use crate::request::{RequestParts, trim_ows};
@@ -204,13 +204,13 @@ enum Declared {
 impl Screen {
     fn read(method: Method, parts: &RequestParts<'_>, config: &Config) -> Screen {
         let class = version::classify(parts.all("mcp-protocol-version"), &config.versions);
-        let accepts = |kind, subtype| {
-            let accept = parts.header("accept").map(|_| parts.all("accept"));
-            quality(accept, kind, subtype) > 0
-        };
-        let event_stream_ok = accepts("text", "event-stream");
+        // One parse of `Accept` answers both media types.
+        let accept = parts.header("accept").map(|_| parts.all("accept"));
+        let [json, event_stream] =
+            qualities(accept, [("application", "json"), ("text", "event-stream")]);
+        let event_stream_ok = event_stream > 0;
         let reply = match method {
-            Method::Post if accepts("application", "json") => Some(ReplyMode::Json),
+            Method::Post if json > 0 => Some(ReplyMode::Json),
             _ => event_stream_ok.then_some(ReplyMode::EventStream),
         };
         let content_type_ok = parts.all("content-type").all(is_json_media_type);

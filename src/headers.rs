@@ -64,11 +64,15 @@ impl Kept {
         } else {
             &["authorization"]
         };
-        let size: usize = names
-            .iter()
-            .filter_map(|name| Some((name, parts.header(name)?)))
-            .map(|(name, value)| kept_value(name, value).len())
-            .sum();
+        // One scan per name: its first line, and whether it is the only one.
+        let mut lines: [Option<(&[u8], bool)>; 4] = [None; 4];
+        for (line, name) in lines.iter_mut().zip(names) {
+            let mut all = parts.all(name);
+            *line = all
+                .next()
+                .map(|first| (kept_value(name, first), all.next().is_none()));
+        }
+        let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
         let mut kept = Kept {
             buf: Vec::new(),
             authorization: Slot::Missing,
@@ -80,13 +84,13 @@ impl Kept {
             kept.buf.reserve_exact(size);
         }
         let mut slots = [Slot::Missing; 4];
-        for (slot, name) in slots.iter_mut().zip(names) {
-            let mut lines = parts.all(name);
-            let Some(first) = lines.next() else { continue };
-            let first = kept_value(name, first);
+        for (slot, line) in slots.iter_mut().zip(lines) {
+            let Some((first, single)) = line else {
+                continue;
+            };
             let start = kept.buf.len();
             kept.buf.extend_from_slice(first);
-            let valid = lines.next().is_none()
+            let valid = single
                 && first
                     .iter()
                     .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));

@@ -91,11 +91,208 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     }
 }
 
+/// The text of one JSON value that `serde_json` has already validated (a
+/// [`RawValue`]'s, or a member of one read by [`Raw::members`]), without
+/// surrounding whitespace. Reading inside it needs no second validation, so
+/// it is scanned directly: no allocation, one forward pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Raw<'a>(&'a str);
+
+impl<'a> From<&'a RawValue> for Raw<'a> {
+    fn from(raw: &'a RawValue) -> Raw<'a> {
+        Raw(raw.get())
+    }
+}
+
+impl<'a> Raw<'a> {
+    /// The value's JSON text.
+    pub(crate) fn get(self) -> &'a str {
+        self.0
+    }
+
+    /// The members of this object named by `keys`, each the text of its
+    /// last occurrence, as [`members`] reads them (`None` when this is not
+    /// an object or a key holds a lone surrogate escape, which `serde_json`
+    /// refuses in a key), but without `serde_json`: skipping a nested value
+    /// there takes a heap-allocated stack (its scratch buffer), here only a
+    /// depth counter, since the text is already known to be valid.
+    ///
+    /// Linear in the text on any input, valid or not: the position only
+    /// moves forward, and nothing recurses. On text that is not valid JSON
+    /// (never passed, by construction) the answer is unspecified but
+    /// nothing panics.
+    pub(crate) fn members<const N: usize>(self, keys: [&str; N]) -> Option<[Option<Raw<'a>>; N]> {
+        let text = self.0;
+        let bytes = text.as_bytes();
+        if bytes.first() != Some(&b'{') {
+            return None;
+        }
+        let mut values = [None; N];
+        let mut at = 1;
+        loop {
+            at = skip_whitespace(bytes, at);
+            match bytes.get(at)? {
+                b'}' => return Some(values),
+                b',' => {
+                    at += 1;
+                    continue;
+                }
+                b'"' => {}
+                _ => return None,
+            }
+            let key_end = string_end(bytes, at)?;
+            let key = text.get(at + 1..key_end - 1)?;
+            let slot = find_key(key, &keys)?;
+            at = skip_whitespace(bytes, key_end);
+            if bytes.get(at) != Some(&b':') {
+                return None;
+            }
+            at = skip_whitespace(bytes, at + 1);
+            let end = value_end(bytes, at)?;
+            if let Some(slot) = slot {
+                values[slot] = Some(Raw(text.get(at..end)?));
+            }
+            at = end;
+        }
+    }
+}
+
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// The end (one past the closing quote) of the string opening at `at`.
+fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    at += 1;
+    loop {
+        match bytes.get(at)? {
+            b'"' => return Some(at + 1),
+            b'\\' => at += 2,
+            _ => at += 1,
+        }
+    }
+}
+
+/// The end of the value starting at `at`: a string, an object or array
+/// (matched by depth alone: the text is valid), or a literal or number.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut at = at;
+            loop {
+                match bytes.get(at)? {
+                    b'"' => {
+                        at = string_end(bytes, at)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(at + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                at += 1;
+            }
+        }
+        _ => {
+            let mut end = at;
+            while !matches!(
+                bytes.get(end),
+                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            ) {
+                end += 1;
+            }
+            Some(end)
+        }
+    }
+}
+
+/// Which of `keys` the key text `escaped` (between its quotes) names:
+/// `Some(None)` for none, `None` when it holds a lone surrogate escape.
+fn find_key(escaped: &str, keys: &[&str]) -> Option<Option<usize>> {
+    if !escaped.contains('\\') {
+        return Some(keys.iter().position(|key| *key == escaped));
+    }
+    // Validate once (a lone surrogate makes the whole object unreadable,
+    // as for serde_json), then compare decoded characters.
+    for c in Unescape::new(escaped) {
+        c?;
+    }
+    let found = keys.iter().position(|key| {
+        Unescape::new(escaped)
+            .map(Option::unwrap_or_default)
+            .eq(key.chars())
+    });
+    Some(found)
+}
+
+/// The characters of a JSON string's contents; `None` for a lone surrogate.
+struct Unescape<'a> {
+    rest: std::str::Chars<'a>,
+}
+
+impl<'a> Unescape<'a> {
+    fn new(escaped: &'a str) -> Self {
+        Unescape {
+            rest: escaped.chars(),
+        }
+    }
+
+    fn hex(&mut self) -> Option<u32> {
+        let mut value = 0;
+        for _ in 0..4 {
+            value = value * 16 + self.rest.next()?.to_digit(16)?;
+        }
+        Some(value)
+    }
+}
+
+impl Iterator for Unescape<'_> {
+    type Item = Option<char>;
+
+    fn next(&mut self) -> Option<Option<char>> {
+        let c = self.rest.next()?;
+        if c != '\\' {
+            return Some(Some(c));
+        }
+        let decoded = match self.rest.next() {
+            Some('b') => Some('\u{8}'),
+            Some('f') => Some('\u{c}'),
+            Some('n') => Some('\n'),
+            Some('r') => Some('\r'),
+            Some('t') => Some('\t'),
+            Some('u') => match self.hex() {
+                Some(high @ 0xd800..=0xdbff) => {
+                    let low = (self.rest.next() == Some('\\') && self.rest.next() == Some('u'))
+                        .then(|| self.hex())
+                        .flatten()
+                        .filter(|low| (0xdc00..=0xdfff).contains(low));
+                    low.and_then(|low| {
+                        char::from_u32(0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00))
+                    })
+                }
+                Some(code) => char::from_u32(code),
+                None => None,
+            },
+            other => other,
+        };
+        Some(decoded)
+    }
+}
+
 /// The string `raw` holds, borrowed when it has no escapes; `None` when `raw`
 /// is not a JSON string or holds an escape that is no Unicode scalar value
 /// (a lone surrogate).
-pub(crate) fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
-    let text = raw.get();
+pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
+    let text = raw.into().get();
     if !text.starts_with('"') {
         return None;
     }
@@ -108,7 +305,8 @@ pub(crate) fn string(raw: &RawValue) -> Option<Cow<'_, str>> {
 /// The string `raw` holds, for comparing against known names (methods, tool
 /// names). A string holding a lone surrogate is still a string, as in
 /// JavaScript, but equals no name: it reads as U+FFFD, which no name contains.
-pub(crate) fn name(raw: &RawValue) -> Option<Cow<'_, str>> {
+pub(crate) fn name<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
+    let raw = raw.into();
     string(raw).or_else(|| {
         raw.get()
             .starts_with('"')
@@ -117,8 +315,8 @@ pub(crate) fn name(raw: &RawValue) -> Option<Cow<'_, str>> {
 }
 
 /// Whether `raw` is a JSON object.
-pub(crate) fn is_object(raw: &RawValue) -> bool {
-    raw.get().starts_with('{')
+pub(crate) fn is_object<'a>(raw: impl Into<Raw<'a>>) -> bool {
+    raw.into().get().starts_with('{')
 }
 
 /// Where a JSON text is written: as itself, or as the contents of a JSON
@@ -360,6 +558,128 @@ mod tests {
         let members = members(r#"{"a":1,"\u0061":2,"b":3}"#, ["a"]).unwrap();
         assert_eq!(members.values[0].unwrap().get(), "2");
         assert!(members.other);
+    }
+
+    /// The members read, owned.
+    type Read<const N: usize> = Option<[Option<String>; N]>;
+
+    /// Reads `text` both ways: with serde_json ([`members`]) and by
+    /// scanning the validated value ([`Raw::members`]).
+    fn both<const N: usize>(text: &str, keys: [&str; N]) -> (Read<N>, Read<N>) {
+        let by_serde = members(text, keys).map(|m| m.values.map(|v| v.map(|v| v.get().to_owned())));
+        let raw: &RawValue = serde_json::from_str(text).unwrap();
+        let scanned = Raw::from(raw)
+            .members(keys)
+            .map(|values| values.map(|v| v.map(|v| v.get().to_owned())));
+        (by_serde, scanned)
+    }
+
+    #[test]
+    fn scanning_a_validated_object_agrees_with_serde_json() {
+        let cases = [
+            r#"{}"#,
+            r#" { } "#,
+            r#"[1]"#,
+            r#""{}""#,
+            r#"1"#,
+            r#"null"#,
+            r#"{"a":1,"b":{"a":[{"a":"}"}]},"c":"\"a\""}"#,
+            r#"{ "a" : [ ] , "b" : -1.5e+3 , "c" : true }"#,
+            "{\n\t\"c\"\r:\n{\"x\":{\"y\":{}}},\"a\":null}",
+            r#"{"a":1,"\u0061":2,"b":3,"a\\":4}"#,
+            r#"{"\ud83d\ude00":1,"a":"x"}"#,
+            r#"{"\ud800":1,"a":2}"#,
+            r#"{"\udc00":1,"a":2}"#,
+            r#"{"\ud800\u0061":1,"a":2}"#,
+            r#"{"\ud800\n":1}"#,
+            r#"{"a":"\\","b":"\\\"}","c":[]}"#,
+            r#"{"c":"\u00e9","\u00e9":5,"é":6}"#,
+        ];
+        for text in cases {
+            assert_eq!(
+                both(text, ["a", "b", "c", "é", "😀"]).0,
+                both(text, ["a", "b", "c", "é", "😀"]).1,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn scanning_agrees_with_serde_json_on_generated_objects() {
+        let keys = ["a", "_meta", "b\"", "é"];
+        let key_forms = [
+            r#""a""#,
+            r#""\u0061""#,
+            r#""_meta""#,
+            r#""b\"""#,
+            r#""b\u0022""#,
+            r#""é""#,
+            r#""\u00E9""#,
+            r#""x""#,
+            r#""\ud800""#,
+            r#""a\/""#,
+        ];
+        let values = [
+            "1",
+            "-0.5E-2",
+            "true",
+            "null",
+            r#""s""#,
+            r#""}]\"{[""#,
+            "{}",
+            "[]",
+            r#"{"a":{"b":[1,{"c":{}}]}}"#,
+            r#"[[[["]"]]]]"#,
+            r#"{"_meta":{"a":1}}"#,
+        ];
+        let spaces = ["", " ", "\n\t "];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..3000 {
+            let count = next(5);
+            let mut text = String::from(spaces[next(3)]);
+            text.push('{');
+            for index in 0..count {
+                if index > 0 {
+                    text.push(',');
+                }
+                text.push_str(spaces[next(3)]);
+                text.push_str(key_forms[next(key_forms.len())]);
+                text.push_str(spaces[next(3)]);
+                text.push(':');
+                text.push_str(spaces[next(3)]);
+                text.push_str(values[next(values.len())]);
+                text.push_str(spaces[next(3)]);
+            }
+            text.push('}');
+            text.push_str(spaces[next(3)]);
+            // RawValue trims nothing at the top level; values inside are trimmed.
+            let trimmed = text.trim();
+            let (by_serde, scanned) = both(trimmed, keys);
+            assert_eq!(by_serde, scanned, "{trimmed}");
+        }
+    }
+
+    #[test]
+    fn scanning_is_iterative_on_deep_nesting_and_long_strings() {
+        let depth = 1_000_000;
+        let nested = format!("{}1{}", "[{\"x\":".repeat(depth), "}]".repeat(depth));
+        let long = "\\\"".repeat(depth);
+        let deep = format!(r#"{{"a":{nested}, "b":"{long}","c":1}}"#);
+        // Not validated by serde_json (its recursion limit refuses it): the
+        // scanner only needs the shape here, and must neither recurse nor
+        // rescan.
+        let [a, b, c] = Raw(&deep).members(["a", "b", "c"]).unwrap();
+        assert_eq!(a.unwrap().get(), nested);
+        assert_eq!(b.unwrap().get(), format!("\"{long}\""));
+        assert_eq!(c.unwrap().get(), "1");
+        let unclosed = "[".repeat(depth);
+        assert_eq!(Raw(&format!("{{\"a\":{unclosed}")).members(["a"]), None);
     }
 
     #[test]

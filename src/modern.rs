@@ -2,21 +2,23 @@
 //! message, and the results that exist only in this era.
 //!
 //! Tool argument checks, effects and result members are the legacy ones
-//! ([`Dispatch::tool`], [`tool_call`], the tools' writers); this module adds
+//! ([`call::tool_call`], [`call::step`], the tools' writers); this module adds
 //! the modern checks, statuses and framing around them.
 
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
 use crate::config::Config;
-use crate::dispatch::{Dispatch, HostCall, ToolStep, tool_call};
+use crate::dispatch::{Dispatch, HostCall};
 use crate::endpoint::Exchange;
+use crate::json::{self, Raw};
 use crate::jsonrpc::{self, Envelope, RpcError};
 use crate::outcome::Outcome;
 use crate::response::{ContentType, Response};
+use crate::sse;
+use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, create};
 use crate::version::{Era, HeaderClass};
-use crate::{json, sse};
 
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -103,10 +105,9 @@ impl Results {
 /// `io.modelcontextprotocol/protocolVersion`, whatever its value.
 pub(crate) fn claims(params: Option<&RawValue>) -> bool {
     params
-        .and_then(|params| json::members(params.get(), ["_meta"]))
-        .and_then(|members| members.values[0])
-        .and_then(|meta| json::members(meta.get(), [PROTOCOL_VERSION]))
-        .is_some_and(|members| members.values[0].is_some())
+        .and_then(|params| Raw::from(params).members(["_meta"])?[0])
+        .and_then(|meta| meta.members([PROTOCOL_VERSION]))
+        .is_some_and(|[version]| version.is_some())
 }
 
 /// 400 `-32600 "invalid request"`, id null: a modern header on a body that
@@ -174,7 +175,8 @@ pub(crate) fn dispatch<C>(
         return Outcome::Respond(Response::accepted());
     };
     let id = id.get().as_bytes();
-    // M2: `_meta`.
+    // M2: `_meta`. `params` and `_meta` were validated with the body; their
+    // members are read by scanning, which allocates nothing (MODERN.md).
     let keys = [
         "_meta",
         "name",
@@ -185,14 +187,11 @@ pub(crate) fn dispatch<C>(
     ];
     let members = envelope
         .params
-        .and_then(|params| json::members(params.get(), keys));
-    let [meta, name, arguments, uri, cursor, notifications] =
-        members.as_ref().map_or([None; 6], |members| members.values);
-    let meta =
-        meta.and_then(|meta| json::members(meta.get(), [PROTOCOL_VERSION, CLIENT_CAPABILITIES]));
-    let requested = meta.as_ref().and_then(|meta| {
-        let [version, capabilities] = meta.values;
-        capabilities.filter(|c| json::is_object(c))?;
+        .and_then(|params| Raw::from(params).members(keys));
+    let [meta, name, arguments, uri, cursor, notifications] = members.unwrap_or([None; 6]);
+    let meta = meta.and_then(|meta| meta.members([PROTOCOL_VERSION, CLIENT_CAPABILITIES]));
+    let requested = meta.and_then(|[version, capabilities]| {
+        capabilities.filter(|c| json::is_object(*c))?;
         json::string(version?)
     });
     let Some(requested) = requested else {
@@ -225,18 +224,29 @@ pub(crate) fn dispatch<C>(
         "server/discover" => {
             dispatch.result(id, |out| out.extend_from_slice(&inner.modern.discover))
         }
+        // Any `cursor` member, `null` and `""` included, is refused.
+        // MODERN.md §4 says "any `cursor`" but is silent on `null`; the
+        // 2026-07-28 specification says: `PaginatedRequestParams.cursor?:
+        // Cursor` with `type Cursor = string` (schema/2026-07-28/schema.ts;
+        // schema.json types it `"string"`), so the member is either absent
+        // or a string and `null` is invalid params; a string is a cursor this
+        // server never issued (no `nextCursor`, one page), and "Invalid
+        // cursors SHOULD result in an error with code -32602 (Invalid
+        // params)" (server/utilities/pagination.mdx, which also says an
+        // empty string is a valid cursor, not an absent one).
         "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
         "tools/list" => dispatch.result(id, |out| out.extend_from_slice(&inner.modern.tools)),
         "tools/call" => {
-            let call = match tool_call([name, arguments], inner.config.creation) {
-                Ok(call) => call,
+            let (tool, arguments) = match call::tool_call([name, arguments], inner.config.creation)
+            {
+                Ok(found) => found,
                 Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
                     return Outcome::Respond(error(id, TOOL_NOT_FOUND));
                 }
                 Err(refusal) => return Outcome::Respond(error(id, refusal)),
             };
             // Argument failures are tool execution errors (MODERN.md §4).
-            match dispatch.tool(call.0, call.1) {
+            match call::step(&inner.config, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
                     let id = source.slice_ref(id);
                     return dispatch.suspend(HostCall { id, effect });

@@ -83,19 +83,35 @@ pub fn quality<'a, I>(values: Option<I>, kind: &str, subtype: &str) -> u16
 where
     I: IntoIterator<Item = &'a [u8]>,
 {
-    let Some(values) = values else { return 1000 };
-    let mut best: Option<(u8, u16)> = None;
+    let [q] = qualities(values, [(kind, subtype)]);
+    q
+}
+
+/// [`quality`] for several media types over one parse of the header.
+pub(crate) fn qualities<'a, I, const N: usize>(
+    values: Option<I>,
+    types: [(&str, &str); N],
+) -> [u16; N]
+where
+    I: IntoIterator<Item = &'a [u8]>,
+{
+    let Some(values) = values else {
+        return [1000; N];
+    };
+    let mut best: [Option<(u8, u16)>; N] = [None; N];
     for range in media_ranges(values) {
-        if let Some(specificity) = range.specificity(kind, subtype) {
-            best = match best {
-                Some((s, q)) if s > specificity || (s == specificity && q >= range.q) => {
-                    Some((s, q))
-                }
-                _ => Some((specificity, range.q)),
-            };
+        for ((kind, subtype), best) in types.iter().zip(&mut best) {
+            if let Some(specificity) = range.specificity(kind, subtype) {
+                *best = match *best {
+                    Some((s, q)) if s > specificity || (s == specificity && q >= range.q) => {
+                        Some((s, q))
+                    }
+                    _ => Some((specificity, range.q)),
+                };
+            }
         }
     }
-    best.map_or(0, |(_, q)| q)
+    best.map(|best| best.map_or(0, |(_, q)| q))
 }
 
 /// Splits `bytes` at the first `separator` that is not inside a quoted string.
@@ -176,6 +192,25 @@ fn is_token(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qualities_in_one_parse_equal_quality_for_each_type() {
+        let types = [("application", "json"), ("text", "event-stream")];
+        for header in [
+            &b"application/json, text/event-stream"[..],
+            b"text/*;q=0.5, application/json;q=0",
+            b"*/*;q=0.1, text/event-stream;q=0.9, application/*",
+            b"text/html",
+            b"",
+            b"application/json;q=0.3;a=\"x,y\", */*",
+        ] {
+            let both = qualities(Some([header]), types);
+            for ((kind, subtype), q) in types.iter().zip(both) {
+                assert_eq!(quality(Some([header]), kind, subtype), q);
+            }
+        }
+        assert_eq!(qualities(None::<[&[u8]; 0]>, types), [1000, 1000]);
+    }
 
     #[test]
     fn qvalues_follow_the_rfc_grammar() {

@@ -8,7 +8,9 @@
 mod common;
 
 use chopin_mcp::{Config, ConfigError, Endpoint, Header, Outcome, RequestParts};
-use common::{Host, Reply, Request, Step, call, creation, endpoint_with, ping, seed_document};
+use common::{
+    Host, Reply, Request, Step, call, creation, endpoint_with, mbody, mreq, ping, seed_document,
+};
 use serde_json::json;
 
 const ORIGIN: &str = "https://app.example";
@@ -339,4 +341,71 @@ fn an_allowed_origin_that_cannot_be_echoed_is_a_config_error() {
         );
     }
     assert!(Endpoint::new(Config::new().allow_origin("http://[::1]:8080")).is_ok());
+}
+
+/// The modern era (MODERN.md §7: Origin and Host are checked in both eras):
+/// its results, errors with their own statuses, the listen stream and the
+/// 202 of a modern notification carry the grant, through `handle` and through
+/// `begin`, and are otherwise those of the same request without `Origin`.
+#[test]
+fn modern_responses_to_an_allowed_origin_carry_the_grant_both_ways() {
+    let notification = {
+        let mut body = mbody(json!(0), "notifications/cancelled", json!({"requestId": 3}));
+        body.as_object_mut().unwrap().remove("id");
+        Request::post(&body)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "notifications/cancelled")
+    };
+    let kinds = [
+        (
+            "discover",
+            mreq("server/discover", json!({})),
+            200,
+            Some(r#""resultType":"complete""#),
+        ),
+        (
+            "-32020 header mismatch",
+            mreq("tools/list", json!({})).header("mcp-method", "tools/call"),
+            400,
+            Some(r#""code":-32020"#),
+        ),
+        (
+            "-32601 unknown method",
+            mreq("prompts/list", json!({})),
+            404,
+            Some(r#""code":-32601"#),
+        ),
+        (
+            "listen event stream",
+            mreq("subscriptions/listen", json!({"notifications": {}})),
+            200,
+            Some("event: message\ndata: "),
+        ),
+        ("modern notification", notification, 202, None),
+    ];
+    let endpoint = endpoint_with(Config::new().allow_origin(ORIGIN));
+    for (name, request, status, body) in kinds {
+        let browser = request.clone().header("origin", ORIGIN);
+        let plain = request.send(&endpoint, &mut Host::seed());
+        assert_eq!(plain.status, status, "{name}: {}", plain.text());
+        assert!(!has_cors_header(&plain), "{name}");
+        if let Some(body) = body {
+            assert!(plain.text().contains(body), "{name}: {}", plain.text());
+        }
+        let mut expected = plain.clone();
+        expected.headers.extend(grant(ORIGIN));
+        for streamed in [false, true] {
+            let mut host = Host::seed();
+            let reply = match streamed {
+                false => browser.send(&endpoint, &mut host),
+                true => browser.send_streaming(&endpoint, &mut host),
+            };
+            assert_eq!(reply, expected, "{name}, streamed: {streamed}");
+            assert_eq!(
+                host.transcript.last(),
+                Some(&Step::Respond(status)),
+                "{name}"
+            );
+        }
+    }
 }

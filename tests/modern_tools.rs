@@ -63,6 +63,23 @@ fn tools_list_is_the_legacy_array_with_cache_hints_and_no_cursor() {
     );
 }
 
+/// MODERN.md is silent on a `null` cursor; the 2026-07-28 schema types
+/// `PaginatedRequestParams.cursor` as an optional string (`Cursor = string`),
+/// so `null` is invalid params, and any string, `""` included (pagination:
+/// "an empty string is a valid cursor"), is one this server never issued:
+/// `-32602`, as the pagination page says invalid cursors SHOULD be.
+#[test]
+fn a_null_empty_or_non_string_cursor_is_32602_invalid_cursor() {
+    for cursor in [json!(null), json!(""), json!(0), json!({}), json!(["x"])] {
+        assert_modern_error(
+            &endpoint(),
+            &mreq("tools/list", json!({"cursor": cursor})),
+            400,
+            &rpc_error("1", -32602, "invalid cursor"),
+        );
+    }
+}
+
 /// §9.12.
 #[test]
 fn a_padded_name_and_missing_arguments_are_a_tool_execution_error() {

@@ -420,4 +420,36 @@ fn deeply_nested_bodies_within_the_budget_are_answered_not_crashed() {
         json!({"code": -32602, "message": "read_document requires an id"})
     );
     assert!(!host.consulted_store());
+
+    // Modern `_meta`, read by scanning the validated text: deeply nested
+    // capabilities, a long escaped string beside them, and a deep value
+    // where a string version is wanted.
+    let modern = |params: String| {
+        Request::post_raw(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{params}}}"#
+        ))
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+    };
+    let deep_meta = format!(
+        r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"x":{}1{},"pad":"{}"}}}}}}"#,
+        "[{\"a\":".repeat(5_000),
+        "}]".repeat(5_000),
+        "\\\"".repeat(10_000),
+    );
+    let (reply, _) = modern(deep_meta).exchange(&endpoint);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["result"]["resultType"], "complete");
+    let deep_version = format!(
+        r#"{{"_meta":{{"io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/protocolVersion":{}"2026-07-28"{}}}}}"#,
+        "[".repeat(20_000),
+        "]".repeat(20_000)
+    );
+    let (reply, transcript) = modern(deep_version).exchange(&endpoint);
+    assert_eq!(reply.status, 400);
+    assert_eq!(
+        reply.json()["error"],
+        json!({"code": -32602, "message": "invalid request _meta"})
+    );
+    assert_eq!(transcript, [Step::Authenticate, Step::Respond(400)]);
 }

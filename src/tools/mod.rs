@@ -2,6 +2,7 @@
 //! argument checks and result writing. The registry below decides which tools
 //! an endpoint lists and dispatches.
 
+pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod list;
 pub(crate) mod read;

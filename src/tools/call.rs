@@ -1,0 +1,72 @@
+//! The tool-call step both eras share (SPEC.md §7, MODERN.md §4): reading
+//! `tools/call`'s `name` and `arguments`, checking the arguments, and
+//! deciding where a well-formed call goes. What the era adds around it
+//! (error codes, statuses, framing) stays with the era's dispatcher.
+
+use crate::config::Config;
+use crate::dialect::{self, Issue};
+use crate::json::{self, Raw};
+use crate::jsonrpc::{self, RpcError};
+use crate::tools::create::{self, NewDocument};
+use crate::tools::{Tool, list, read};
+
+/// The host's part of a tool call.
+pub(crate) enum Effect {
+    List(String),
+    Read(String),
+    Create(Box<NewDocument>),
+}
+
+/// Where a well-formed tool call goes.
+pub(crate) enum ToolStep {
+    /// To the host, as an effect.
+    Host(Effect),
+    /// Back to the caller at once: the plan's dialect issues.
+    Issues(Vec<Issue>),
+}
+
+/// Reads `tools/call`'s `name` and `arguments`: `name` a string and
+/// `arguments` an object (absent counts as `{}`), and finds the tool. The
+/// error is `-32602 "invalid tool arguments"` or (legacy) `-32601 "tool not
+/// found"`.
+pub(crate) fn tool_call<'a>(
+    [name, arguments]: [Option<Raw<'a>>; 2],
+    creation: bool,
+) -> Result<(Tool, &'a str), RpcError> {
+    let name = name
+        .and_then(json::name)
+        .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
+    let arguments = match arguments {
+        None => "{}",
+        Some(raw) if json::is_object(raw) => raw.get(),
+        Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
+    };
+    let tool = Tool::lookup(&name, creation).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
+    Ok((tool, arguments))
+}
+
+/// Checks a tool's arguments (SPEC.md §7, DIALECT.md §11) and decides
+/// where the call goes. Nothing reaches the host unless every check
+/// passed. The error is the tool's own argument failure: a JSON-RPC
+/// error in the legacy era, a tool execution error in the modern one.
+pub(crate) fn step(config: &Config, tool: Tool, arguments: &str) -> Result<ToolStep, RpcError> {
+    let effect = match tool {
+        Tool::ListDocuments => {
+            let repository = list::arguments(arguments).ok_or(list::INVALID)?;
+            Effect::List(repository.into_owned())
+        }
+        Tool::ReadDocument => {
+            let document = read::arguments(arguments).ok_or(read::INVALID)?;
+            Effect::Read(document.into_owned())
+        }
+        Tool::CreateDocument => {
+            let draft = create::arguments(arguments).ok_or(create::INVALID)?;
+            let report = dialect::check(&draft.plan, &*config.ids);
+            if !report.issues.is_empty() {
+                return Ok(ToolStep::Issues(report.issues));
+            }
+            Effect::Create(Box::new(draft.into_new_document(report.canonical)))
+        }
+    };
+    Ok(ToolStep::Host(effect))
+}
