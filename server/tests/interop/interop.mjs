@@ -10,6 +10,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { check, expect, finish } from "./checks.mjs";
 
 const readOnly = process.argv.includes("--read-only");
 const [url, token, documentId = "f401c8d6-3717-4f1d-8473-cfdd0af894e4", repository = "githubnext/chopin"] =
@@ -17,27 +18,6 @@ const [url, token, documentId = "f401c8d6-3717-4f1d-8473-cfdd0af894e4", reposito
 if (!url || !token) {
   console.error("usage: node interop.mjs [--read-only] URL TOKEN [DOCUMENT_ID] [REPOSITORY]");
   process.exit(2);
-}
-
-// A server that stops answering must fail the run, not hang it.
-setTimeout(() => {
-  console.log("FAIL timeout: the checks did not finish in 60 s");
-  process.exit(1);
-}, 60_000).unref();
-
-let failures = 0;
-async function check(name, run) {
-  try {
-    const detail = await run();
-    console.log(`ok   ${name}${detail ? `: ${detail}` : ""}`);
-  } catch (error) {
-    failures += 1;
-    console.log(`FAIL ${name}: ${error?.message ?? error}`);
-  }
-}
-
-function expect(condition, message) {
-  if (!condition) throw new Error(message);
 }
 
 function connectAs(bearer) {
@@ -191,5 +171,4 @@ await check("no token: 401", async () => {
   throw new Error("connected without a token");
 });
 
-console.log(failures === 0 ? "interop: all checks passed" : `interop: ${failures} checks failed`);
-process.exit(failures === 0 ? 0 : 1);
+finish("interop");
