@@ -37,16 +37,8 @@ fn replica(url: &str) -> Server {
 }
 
 fn create_body(key: &str, title: &str) -> String {
-    let arguments = serde_json::json!({
-        "idempotencyKey": key,
-        "repository": "githubnext/chopin",
-        "baseBranch": "main",
-        "baseCommit": "0123456789abcdef",
-        "title": title,
-        "brief": {"goal": "Agree.", "constraints": [], "settledDecisions": [],
-                  "openQuestions": [], "repositoryFindings": []},
-        "plan": format!("# {title}\n\nOne plan, many replicas.\n"),
-    });
+    let plan = format!("# {title}\n\nOne plan, many replicas.\n");
+    let arguments = support::draft(key, title, &plan);
     tool_call("create_document", &arguments)
 }
 

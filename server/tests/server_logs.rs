@@ -61,16 +61,11 @@ fn call(tool: &str, arguments: &str) -> String {
 }
 
 fn create_arguments(key: &str) -> String {
-    serde_json::json!({
-        "idempotencyKey": key,
-        "repository": "githubnext/chopin",
-        "baseBranch": "main",
-        "baseCommit": "0123456789abcdef0123456789abcdef01234567",
-        "title": CREATED_TITLE,
-        "brief": {"goal": "g", "constraints": [], "settledDecisions": [],
-                  "openQuestions": [], "repositoryFindings": []},
-        "plan": format!("# Zebras\n\n{CREATED_PLAN}.\n"),
-    })
+    support::draft(
+        key,
+        CREATED_TITLE,
+        &format!("# Zebras\n\n{CREATED_PLAN}.\n"),
+    )
     .to_string()
 }
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use support::{DOC_ID, Server, TOKEN, read_all, status};
+use support::{DOC_ID, Server, TOKEN, draft, read_all, status};
 
 const SERVER: &str = "chopin-mcp-server";
 
@@ -86,20 +86,6 @@ fn authed(server: &Server, body: &str) -> String {
     )
 }
 
-fn draft(key: &str, title: &str, plan: &str) -> String {
-    serde_json::json!({
-        "idempotencyKey": key,
-        "repository": "githubnext/chopin",
-        "baseBranch": "main",
-        "baseCommit": "0123456789abcdef0123456789abcdef01234567",
-        "title": title,
-        "brief": {"goal": "g", "constraints": [], "settledDecisions": [],
-                  "openQuestions": [], "repositoryFindings": []},
-        "plan": plan,
-    })
-    .to_string()
-}
-
 /// Scrapes until `requests_total` sums to `total` (a 431 is counted when its
 /// connection ends, just after the client read it).
 fn settled(addr: SocketAddr, total: f64) -> BTreeMap<String, f64> {
@@ -160,19 +146,25 @@ fn a_scrape_after_a_known_sequence_counts_it_exactly() {
     );
     let plan = "# Plan\n\nDo it.\n";
     ok(
-        server.call("create_document", &draft("m-1", "One", plan)),
+        server.call("create_document", &draft("m-1", "One", plan).to_string()),
         200,
     );
     ok(
-        server.call("create_document", &draft("m-1", "One", plan)),
+        server.call("create_document", &draft("m-1", "One", plan).to_string()),
         200,
     );
     ok(
-        server.call("create_document", &draft("m-1", "Changed", plan)),
+        server.call(
+            "create_document",
+            &draft("m-1", "Changed", plan).to_string(),
+        ),
         200,
     );
     ok(
-        server.call("create_document", &draft("m-2", "Two", "<Chart />\n")),
+        server.call(
+            "create_document",
+            &draft("m-2", "Two", "<Chart />\n").to_string(),
+        ),
         200,
     );
     ok(server.call("drop_tables", "{}"), 200);

@@ -41,16 +41,8 @@ fn refused_within(server: &Server, limit: Duration) -> bool {
 }
 
 fn create_request(server: &Server, title: &str) -> (String, String) {
-    let arguments = serde_json::json!({
-        "idempotencyKey": "shutdown-1",
-        "repository": "githubnext/chopin",
-        "baseBranch": "main",
-        "baseCommit": "0123456789abcdef0123456789abcdef01234567",
-        "title": title,
-        "brief": {"goal": "g", "constraints": [], "settledDecisions": [],
-                  "openQuestions": [], "repositoryFindings": []},
-        "plan": format!("# Slow\n\n{}\n", "A plan sent slowly. ".repeat(2000)),
-    });
+    let plan = format!("# Slow\n\n{}\n", "A plan sent slowly. ".repeat(2000));
+    let arguments = support::draft("shutdown-1", title, &plan);
     let body = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "create_document", "arguments": arguments},

@@ -278,3 +278,18 @@ pub fn installed(path: &std::path::Path, how: &str) -> bool {
     println!("skipped: {message}");
     false
 }
+
+/// `create_document` arguments for a draft in `githubnext/chopin` with the
+/// given idempotency key, title and plan.
+pub fn draft(key: &str, title: &str, plan: &str) -> serde_json::Value {
+    serde_json::json!({
+        "idempotencyKey": key,
+        "repository": "githubnext/chopin",
+        "baseBranch": "main",
+        "baseCommit": "0123456789abcdef0123456789abcdef01234567",
+        "title": title,
+        "brief": {"goal": "g", "constraints": [], "settledDecisions": [],
+                  "openQuestions": [], "repositoryFindings": []},
+        "plan": plan,
+    })
+}
