@@ -145,7 +145,11 @@ impl Endpoint {
             return Outcome::Respond(refusal);
         }
         let screen = Screen::read(method, parts, &self.inner.config);
-        let modern_possible = !matches!(screen.class, HeaderClass::Legacy(_));
+        // M3 reads the standard headers only under a modern or refused
+        // version header: with none (class A) its first check, the version
+        // header's, fails whatever the others say, so only `authorization`
+        // is kept.
+        let modern_possible = matches!(screen.class, HeaderClass::Modern(_) | HeaderClass::Refused);
         Outcome::Authenticate(Authenticate {
             endpoint: self.clone(),
             head: Kept::read(parts, modern_possible),

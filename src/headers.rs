@@ -2,10 +2,11 @@
 //! standard-header checks (MODERN.md §3, step M3).
 //!
 //! The head is borrowed and gone once the host answers authentication, so the
-//! few header values later steps need (`authorization`, and for a request that
-//! may be modern `mcp-protocol-version`, `mcp-method`, `mcp-name`) are copied
-//! into one buffer: one allocation, as the legacy pipeline made for
-//! `authorization` alone.
+//! few header values later steps need (`authorization`, and for a request
+//! whose version header is modern or refused `mcp-protocol-version`,
+//! `mcp-method`, `mcp-name`) are copied into one buffer: one allocation, as
+//! the legacy pipeline made for `authorization` alone. Without a version
+//! header M3 fails at its first check, so nothing else is needed.
 
 use crate::request::{RequestParts, trim_ows};
 
