@@ -104,7 +104,13 @@ impl Results {
 /// The claim (MODERN.md §1): `params._meta` is an object holding
 /// `io.modelcontextprotocol/protocolVersion`, whatever its value.
 pub(crate) fn claims(params: Option<&RawValue>) -> bool {
+    // A legacy body's params rarely mention `_meta`: without the key's text
+    // and without any escape (which could spell it), no scan is needed.
     params
+        .filter(|params| {
+            let text = params.get();
+            text.contains("_meta") || text.contains('\\')
+        })
         .and_then(|params| Raw::from(params).members(["_meta"])?[0])
         .and_then(|meta| meta.members([PROTOCOL_VERSION]))
         .is_some_and(|[version]| version.is_some())
