@@ -208,10 +208,17 @@ enum Declared {
 impl Screen {
     fn read(method: Method, parts: &RequestParts<'_>, config: &Config) -> Screen {
         let class = version::classify(parts.all("mcp-protocol-version"), &config.versions);
-        // One parse of `Accept` answers both media types.
-        let accept = parts.header("accept").map(|_| parts.all("accept"));
-        let [json, event_stream] =
-            qualities(accept, [("application", "json"), ("text", "event-stream")]);
+        // One parse of `Accept` answers both media types; the value every
+        // client sends (MCP asks for both types) is known without one.
+        let mut accepts = parts.all("accept");
+        let [json, event_stream] = match (accepts.next(), accepts.next()) {
+            (Some(b"application/json, text/event-stream"), None) => [1000, 1000],
+            (None, _) => [1000, 1000],
+            _ => qualities(
+                Some(parts.all("accept")),
+                [("application", "json"), ("text", "event-stream")],
+            ),
+        };
         let event_stream_ok = event_stream > 0;
         let reply = match method {
             Method::Post if json > 0 => Some(ReplyMode::Json),
