@@ -168,12 +168,35 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     at += 1;
     loop {
-        match bytes.get(at)? {
+        at = quote_or_backslash(bytes, at)?;
+        match bytes[at] {
             b'"' => return Some(at + 1),
-            b'\\' => at += 2,
-            _ => at += 1,
+            _ => at += 2,
         }
     }
+}
+
+/// The first `"` or `\` at or after `at`: eight bytes a step (SWAR), then
+/// byte by byte.
+fn quote_or_backslash(bytes: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Non-zero where a byte of `word` is zero; the lowest marked byte is
+    // exact (borrows only mark bytes above a zero one).
+    let zeros = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        let found =
+            zeros(word ^ (ONES * u64::from(b'"'))) | zeros(word ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    rest.iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|offset| at + offset)
 }
 
 /// The end of the value starting at `at`: a string, an object or array
