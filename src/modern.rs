@@ -111,8 +111,10 @@ pub(crate) fn claims(params: Option<&RawValue>) -> bool {
             let text = params.get();
             text.contains("_meta") || text.contains('\\')
         })
-        .and_then(|params| Raw::from(params).members(["_meta"])?[0])
-        .and_then(|meta| meta.members([PROTOCOL_VERSION]))
+        .and_then(|params| {
+            let (_, meta) = Raw::from(params).members_nested(["_meta"], 0, [PROTOCOL_VERSION])?;
+            meta
+        })
         .is_some_and(|[version]| version.is_some())
 }
 
@@ -191,11 +193,12 @@ pub(crate) fn dispatch<C>(
         "cursor",
         "notifications",
     ];
-    let members = envelope
-        .params
-        .and_then(|params| Raw::from(params).members(keys));
-    let [meta, name, arguments, uri, cursor, notifications] = members.unwrap_or([None; 6]);
-    let meta = meta.and_then(|meta| meta.members([PROTOCOL_VERSION, CLIENT_CAPABILITIES]));
+    // `_meta`'s members are read in the same pass as `params`'.
+    let members = envelope.params.and_then(|params| {
+        Raw::from(params).members_nested(keys, 0, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])
+    });
+    let ([_, name, arguments, uri, cursor, notifications], meta) =
+        members.unwrap_or(([None; 6], None));
     let requested = meta.and_then(|[version, capabilities]| {
         capabilities.filter(|c| json::is_object(*c))?;
         json::string(version?)
