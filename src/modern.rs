@@ -230,9 +230,7 @@ pub(crate) fn dispatch<C>(
     }
     // M5–M7: method, params, result.
     match &*method {
-        "server/discover" => {
-            dispatch.result(id, |out| out.extend_from_slice(&inner.modern.discover))
-        }
+        "server/discover" => dispatch.result_bytes(id, &inner.modern.discover),
         // Any `cursor` member, `null` and `""` included, is refused.
         // MODERN.md §4 says "any `cursor`" but is silent on `null`; the
         // 2026-07-28 specification says: `PaginatedRequestParams.cursor?:
@@ -244,7 +242,7 @@ pub(crate) fn dispatch<C>(
         // params)" (server/utilities/pagination.mdx, which also says an
         // empty string is a valid cursor, not an absent one).
         "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
-        "tools/list" => dispatch.result(id, |out| out.extend_from_slice(&inner.modern.tools)),
+        "tools/list" => dispatch.result_bytes(id, &inner.modern.tools),
         "tools/call" => {
             let (tool, arguments) = match call::tool_call([name, arguments], inner.config.creation)
             {
