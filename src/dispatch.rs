@@ -62,16 +62,12 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         Route::UnsupportedVersion => return Outcome::Respond(version_refused()),
         Route::InvalidRequest => return Outcome::Respond(modern::invalid_request()),
     };
-    // Room for a typical reply, and for the modern framing around it.
-    let framing = match version.era() {
-        Era::Legacy => 0,
-        Era::Modern => 64 + exchange.endpoint.inner.modern.server_info.len(),
-    };
     let mut dispatch = Dispatch {
         exchange,
         version,
         batch: None,
-        out: Vec::with_capacity(512 + framing),
+        // Allocated by the first reply: exactly for a result known in full.
+        out: Vec::new(),
         replies: 0,
     };
     match parsed {
@@ -93,6 +89,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
                 .map(|raw| body.slice_ref(raw.get().as_bytes()))
                 .collect();
             dispatch.batch = Some(Box::new(elements.into_iter()));
+            dispatch.reserve_typical();
             dispatch.out.push(b'[');
             dispatch.run()
         }
@@ -189,7 +186,7 @@ impl<C> Dispatch<C> {
             "ping" => self.result(id_text, |out| out.extend_from_slice(b"{}")),
             "tools/list" => {
                 let endpoint = self.exchange.endpoint.clone();
-                self.result(id_text, |out| out.extend_from_slice(&endpoint.inner.tools));
+                self.result_bytes(id_text, &endpoint.inner.tools);
             }
             "tools/call" => {
                 let endpoint = self.exchange.endpoint.clone();
@@ -247,7 +244,19 @@ impl<C> Dispatch<C> {
         if supported(&wanted) { wanted } else { latest }
     }
 
+    /// Room for a typical reply, and for the modern framing around it, once.
+    fn reserve_typical(&mut self) {
+        if self.out.capacity() == 0 {
+            let framing = match self.version.era() {
+                Era::Legacy => 0,
+                Era::Modern => 64 + self.exchange.endpoint.inner.modern.server_info.len(),
+            };
+            self.out.reserve(512 + framing);
+        }
+    }
+
     fn open_reply(&mut self) {
+        self.reserve_typical();
         if self.batch.is_some() && self.replies > 0 {
             self.out.push(b',');
         }
@@ -259,6 +268,17 @@ impl<C> Dispatch<C> {
         jsonrpc::open_result(&mut self.out, id);
         write(&mut self.out);
         jsonrpc::close(&mut self.out);
+    }
+
+    /// [`result`](Self::result) with a result written in advance: a single
+    /// reply is then allocated at its exact size (and becomes the response
+    /// body without a further allocation).
+    pub(crate) fn result_bytes(&mut self, id: &[u8], result: &[u8]) {
+        if self.out.capacity() == 0 {
+            self.out
+                .reserve_exact(jsonrpc::result_len(id, result.len()));
+        }
+        self.result(id, |out| out.extend_from_slice(result));
     }
 
     fn error(&mut self, id: &[u8], error: RpcError) {

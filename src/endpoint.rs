@@ -145,7 +145,11 @@ impl Endpoint {
             return Outcome::Respond(refusal);
         }
         let screen = Screen::read(method, parts, &self.inner.config);
-        let modern_possible = !matches!(screen.class, HeaderClass::Legacy(_));
+        // M3 reads the standard headers only under a modern or refused
+        // version header: with none (class A) its first check, the version
+        // header's, fails whatever the others say, so only `authorization`
+        // is kept.
+        let modern_possible = matches!(screen.class, HeaderClass::Modern(_) | HeaderClass::Refused);
         Outcome::Authenticate(Authenticate {
             endpoint: self.clone(),
             head: Kept::read(parts, modern_possible),
@@ -204,10 +208,17 @@ enum Declared {
 impl Screen {
     fn read(method: Method, parts: &RequestParts<'_>, config: &Config) -> Screen {
         let class = version::classify(parts.all("mcp-protocol-version"), &config.versions);
-        // One parse of `Accept` answers both media types.
-        let accept = parts.header("accept").map(|_| parts.all("accept"));
-        let [json, event_stream] =
-            qualities(accept, [("application", "json"), ("text", "event-stream")]);
+        // One parse of `Accept` answers both media types; the value every
+        // client sends (MCP asks for both types) is known without one.
+        let mut accepts = parts.all("accept");
+        let [json, event_stream] = match (accepts.next(), accepts.next()) {
+            (Some(b"application/json, text/event-stream"), None) => [1000, 1000],
+            (None, _) => [1000, 1000],
+            _ => qualities(
+                Some(parts.all("accept")),
+                [("application", "json"), ("text", "event-stream")],
+            ),
+        };
         let event_stream_ok = event_stream > 0;
         let reply = match method {
             Method::Post if json > 0 => Some(ReplyMode::Json),

@@ -2,10 +2,11 @@
 //! standard-header checks (MODERN.md §3, step M3).
 //!
 //! The head is borrowed and gone once the host answers authentication, so the
-//! few header values later steps need (`authorization`, and for a request that
-//! may be modern `mcp-protocol-version`, `mcp-method`, `mcp-name`) are copied
-//! into one buffer: one allocation, as the legacy pipeline made for
-//! `authorization` alone.
+//! few header values later steps need (`authorization`, and for a request
+//! whose version header is modern or refused `mcp-protocol-version`,
+//! `mcp-method`, `mcp-name`) are copied into one buffer: one allocation, as
+//! the legacy pipeline made for `authorization` alone. Without a version
+//! header M3 fails at its first check, so nothing else is needed.
 
 use crate::request::{RequestParts, trim_ows};
 
@@ -13,12 +14,13 @@ use crate::request::{RequestParts, trim_ows};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Slot {
     Missing,
-    /// The first line (OWS-trimmed), at `start..end` of the buffer; `valid`
-    /// when it is the only line and every byte is 0x20–0x7E or HTAB.
+    /// The first line (OWS-trimmed), at `start..end` of the buffer; `single`
+    /// when it is the only line. (Whether its bytes are all 0x20–0x7E or HTAB
+    /// is judged by [`Kept::check`], only for a value it compares equal.)
     Line {
         start: u32,
         end: u32,
-        valid: bool,
+        single: bool,
     },
 }
 
@@ -90,15 +92,11 @@ impl Kept {
             };
             let start = kept.buf.len();
             kept.buf.extend_from_slice(first);
-            let valid = single
-                && first
-                    .iter()
-                    .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
             // Header values are far below 4 GiB: the head is bounded by the host.
             *slot = Slot::Line {
                 start: start as u32,
                 end: kept.buf.len() as u32,
-                valid,
+                single,
             };
         }
         [kept.authorization, kept.version, kept.method, kept.name] = slots;
@@ -108,8 +106,8 @@ impl Kept {
     fn get(&self, slot: Slot) -> Option<(&[u8], bool)> {
         match slot {
             Slot::Missing => None,
-            Slot::Line { start, end, valid } => {
-                Some((&self.buf[start as usize..end as usize], valid))
+            Slot::Line { start, end, single } => {
+                Some((&self.buf[start as usize..end as usize], single))
             }
         }
     }
@@ -134,8 +132,9 @@ impl Kept {
         name: Option<&str>,
     ) -> Option<Standard> {
         let equal = |slot: Slot, expected: &str| {
-            self.get(slot)
-                .is_some_and(|(value, valid)| valid && value == expected.as_bytes())
+            self.get(slot).is_some_and(|(value, single)| {
+                single && value == expected.as_bytes() && is_visible(value)
+            })
         };
         if !equal(self.version, version) {
             return Some(Standard::ProtocolVersion);
@@ -144,15 +143,23 @@ impl Kept {
             return Some(Standard::Method);
         }
         if let Some(expected) = name {
-            let passes = self
-                .get(self.name)
-                .is_some_and(|(value, valid)| valid && name_matches(value, expected.as_bytes()));
+            let passes = self.get(self.name).is_some_and(|(value, single)| {
+                single && name_matches(value, expected.as_bytes()) && is_visible(value)
+            });
             if !passes {
                 return Some(Standard::Name);
             }
         }
         None
     }
+}
+
+/// Whether every byte is 0x20–0x7E or HTAB (M3's condition on a header
+/// line). Without an early exit, so that the loop vectorizes.
+fn is_visible(value: &[u8]) -> bool {
+    value.iter().fold(true, |ok, &b| {
+        ok & (b == b'\t' || b.wrapping_sub(0x20) < 0x5f)
+    })
 }
 
 /// The raw authorization value is kept as sent; the others OWS-trimmed.

@@ -91,6 +91,9 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     }
 }
 
+/// The members [`Raw::members`] picks, by key.
+pub(crate) type Picked<'a, const N: usize> = [Option<Raw<'a>>; N];
+
 /// The text of one JSON value that `serde_json` has already validated (a
 /// [`RawValue`]'s, or a member of one read by [`Raw::members`]), without
 /// surrounding whitespace. Reading inside it needs no second validation, so
@@ -122,38 +125,81 @@ impl<'a> Raw<'a> {
     /// (never passed, by construction) the answer is unspecified but
     /// nothing panics.
     pub(crate) fn members<const N: usize>(self, keys: [&str; N]) -> Option<[Option<Raw<'a>>; N]> {
+        let bytes = self.0.as_bytes();
+        scan_object(self.0, 0, keys, |_, at| value_end(bytes, at)).map(|(values, _)| values)
+    }
+
+    /// [`members`](Self::members), and the members named by `inner_keys` of
+    /// the member `keys[nested]`, read in the same pass: what
+    /// `values[nested].and_then(|v| v.members(inner_keys))` gives, without
+    /// walking that member twice.
+    pub(crate) fn members_nested<const N: usize, const M: usize>(
+        self,
+        keys: [&str; N],
+        nested: usize,
+        inner_keys: [&str; M],
+    ) -> Option<(Picked<'a, N>, Option<Picked<'a, M>>)> {
         let text = self.0;
         let bytes = text.as_bytes();
-        if bytes.first() != Some(&b'{') {
+        let mut inner = None;
+        let (values, _) = scan_object(text, 0, keys, |slot, at| {
+            if slot == Some(nested) {
+                // The last occurrence wins, as for the member itself.
+                inner = None;
+                if bytes[at] == b'{' {
+                    let plain = |_, at| value_end(bytes, at);
+                    if let Some((values, end)) = scan_object(text, at, inner_keys, plain) {
+                        inner = Some(values);
+                        return Some(end);
+                    }
+                }
+            }
+            value_end(bytes, at)
+        })?;
+        Some((values, inner))
+    }
+}
+
+/// Scans the object opening at `start` of `text` for the members named by
+/// `keys` ([`Raw::members`]); `value_end(slot, at)` finds the end of the
+/// value at `at` of a member, `slot` its index in `keys`. Returns the values
+/// and the end of the object.
+fn scan_object<'a, const N: usize>(
+    text: &'a str,
+    start: usize,
+    keys: [&str; N],
+    mut value_end: impl FnMut(Option<usize>, usize) -> Option<usize>,
+) -> Option<([Option<Raw<'a>>; N], usize)> {
+    let bytes = text.as_bytes();
+    if bytes.get(start) != Some(&b'{') {
+        return None;
+    }
+    let mut values = [None; N];
+    let mut at = start + 1;
+    loop {
+        at = skip_whitespace(bytes, at);
+        match bytes.get(at)? {
+            b'}' => return Some((values, at + 1)),
+            b',' => {
+                at += 1;
+                continue;
+            }
+            b'"' => {}
+            _ => return None,
+        }
+        let key_end = string_end(bytes, at)?;
+        let key = text.get(at + 1..key_end - 1)?;
+        let slot = find_key(key, &keys)?;
+        at = skip_whitespace(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
             return None;
         }
-        let mut values = [None; N];
-        let mut at = 1;
-        loop {
-            at = skip_whitespace(bytes, at);
-            match bytes.get(at)? {
-                b'}' => return Some(values),
-                b',' => {
-                    at += 1;
-                    continue;
-                }
-                b'"' => {}
-                _ => return None,
-            }
-            let key_end = string_end(bytes, at)?;
-            let key = text.get(at + 1..key_end - 1)?;
-            let slot = find_key(key, &keys)?;
-            at = skip_whitespace(bytes, key_end);
-            if bytes.get(at) != Some(&b':') {
-                return None;
-            }
-            at = skip_whitespace(bytes, at + 1);
-            let end = value_end(bytes, at)?;
-            if let Some(slot) = slot {
-                values[slot] = Some(Raw(text.get(at..end)?));
-            }
-            at = end;
+        at = skip_whitespace(bytes, at + 1);
+        let end = value_end(slot, at)?;
+        if let Some(slot) = slot {
+            values[slot] = Some(Raw(text.get(at..end)?));
         }
+        at = end;
     }
 }
 
@@ -168,12 +214,35 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     at += 1;
     loop {
-        match bytes.get(at)? {
+        at = quote_or_backslash(bytes, at)?;
+        match bytes[at] {
             b'"' => return Some(at + 1),
-            b'\\' => at += 2,
-            _ => at += 1,
+            _ => at += 2,
         }
     }
+}
+
+/// The first `"` or `\` at or after `at`: eight bytes a step (SWAR), then
+/// byte by byte.
+fn quote_or_backslash(bytes: &[u8], mut at: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Non-zero where a byte of `word` is zero; the lowest marked byte is
+    // exact (borrows only mark bytes above a zero one).
+    let zeros = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().ok()?);
+        let found =
+            zeros(word ^ (ONES * u64::from(b'"'))) | zeros(word ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    rest.iter()
+        .position(|&b| b == b'"' || b == b'\\')
+        .map(|offset| at + offset)
 }
 
 /// The end of the value starting at `at`: a string, an object or array
@@ -692,5 +761,28 @@ mod tests {
         assert_eq!(string(lone), None);
         let number: &RawValue = serde_json::from_str("1").unwrap();
         assert_eq!(string(number), None);
+    }
+
+    #[test]
+    fn nested_members_agree_with_two_scans() {
+        for text in [
+            r#"{"_meta":{"v":"1","c":{}},"name":"x"}"#,
+            r#"{"_meta":{"v":"1"},"_meta":{"c":[1,{"v":2}]}}"#,
+            r#"{"_meta":{"v":"1"},"_meta":"no"}"#,
+            r#"{"_meta":"no","_meta":{"v":"1"}}"#,
+            r#"{"_meta":{"\ud800":1,"v":"2"},"name":"y"}"#,
+            r#"{"_meta":{"\u0076":"esc"}, "name" : 3 }"#,
+            r#"{"name":"z"}"#,
+            r#"{}"#,
+            r#"[1]"#,
+        ] {
+            let raw = Raw(text);
+            let keys = ["_meta", "name"];
+            let inner = ["v", "c"];
+            let two = raw
+                .members(keys)
+                .map(|values| (values, values[0].and_then(|meta| meta.members(inner))));
+            assert_eq!(raw.members_nested(keys, 0, inner), two, "{text}");
+        }
     }
 }

@@ -138,7 +138,16 @@ pub(crate) fn is_valid_id(id: &RawValue) -> bool {
 /// result and then [`close`].
 pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {
     open(out, id);
-    out.extend_from_slice(b",\"result\":");
+    out.extend_from_slice(RESULT);
+}
+
+const OPEN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+const RESULT: &[u8] = b",\"result\":";
+
+/// The length of a reply with `id` and a result of `result` bytes, as
+/// [`open_result`], the result and [`close`] write it.
+pub(crate) fn result_len(id: &[u8], result: usize) -> usize {
+    OPEN.len() + id.len() + RESULT.len() + result + 1
 }
 
 /// Closes a reply opened by [`open_result`].
@@ -164,7 +173,7 @@ pub(crate) fn error_reply(id: &[u8], error: RpcError) -> Vec<u8> {
 }
 
 fn open(out: &mut Vec<u8>, id: &[u8]) {
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    out.extend_from_slice(OPEN);
     out.extend_from_slice(id);
 }
 

@@ -104,9 +104,17 @@ impl Results {
 /// The claim (MODERN.md §1): `params._meta` is an object holding
 /// `io.modelcontextprotocol/protocolVersion`, whatever its value.
 pub(crate) fn claims(params: Option<&RawValue>) -> bool {
+    // A legacy body's params rarely mention `_meta`: without the key's text
+    // and without any escape (which could spell it), no scan is needed.
     params
-        .and_then(|params| Raw::from(params).members(["_meta"])?[0])
-        .and_then(|meta| meta.members([PROTOCOL_VERSION]))
+        .filter(|params| {
+            let text = params.get();
+            text.contains("_meta") || text.contains('\\')
+        })
+        .and_then(|params| {
+            let (_, meta) = Raw::from(params).members_nested(["_meta"], 0, [PROTOCOL_VERSION])?;
+            meta
+        })
         .is_some_and(|[version]| version.is_some())
 }
 
@@ -185,11 +193,12 @@ pub(crate) fn dispatch<C>(
         "cursor",
         "notifications",
     ];
-    let members = envelope
-        .params
-        .and_then(|params| Raw::from(params).members(keys));
-    let [meta, name, arguments, uri, cursor, notifications] = members.unwrap_or([None; 6]);
-    let meta = meta.and_then(|meta| meta.members([PROTOCOL_VERSION, CLIENT_CAPABILITIES]));
+    // `_meta`'s members are read in the same pass as `params`'.
+    let members = envelope.params.and_then(|params| {
+        Raw::from(params).members_nested(keys, 0, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])
+    });
+    let ([_, name, arguments, uri, cursor, notifications], meta) =
+        members.unwrap_or(([None; 6], None));
     let requested = meta.and_then(|[version, capabilities]| {
         capabilities.filter(|c| json::is_object(*c))?;
         json::string(version?)
@@ -221,9 +230,7 @@ pub(crate) fn dispatch<C>(
     }
     // M5–M7: method, params, result.
     match &*method {
-        "server/discover" => {
-            dispatch.result(id, |out| out.extend_from_slice(&inner.modern.discover))
-        }
+        "server/discover" => dispatch.result_bytes(id, &inner.modern.discover),
         // Any `cursor` member, `null` and `""` included, is refused.
         // MODERN.md §4 says "any `cursor`" but is silent on `null`; the
         // 2026-07-28 specification says: `PaginatedRequestParams.cursor?:
@@ -235,7 +242,7 @@ pub(crate) fn dispatch<C>(
         // params)" (server/utilities/pagination.mdx, which also says an
         // empty string is a valid cursor, not an absent one).
         "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
-        "tools/list" => dispatch.result(id, |out| out.extend_from_slice(&inner.modern.tools)),
+        "tools/list" => dispatch.result_bytes(id, &inner.modern.tools),
         "tools/call" => {
             let (tool, arguments) = match call::tool_call([name, arguments], inner.config.creation)
             {

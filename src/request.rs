@@ -92,7 +92,9 @@ impl<'a> RequestParts<'a> {
         let values = self
             .headers
             .iter()
-            .filter(move |header| header.name.eq_ignore_ascii_case(name))
+            // Names usually arrive lowercase, as `name` is given (HTTP/2 and
+            // `http::HeaderMap` require it): one compare answers those.
+            .filter(move |header| header.name == name || header.name.eq_ignore_ascii_case(name))
             .map(|header| header.value);
         // A hashed lookup; `name` is lowercased on the stack, never allocated.
         #[cfg(feature = "http")]
