@@ -59,10 +59,20 @@ CREATE TABLE IF NOT EXISTS grants (
 );
 ";
 
-/// The condition under which `caller` (?1) may see a document row `d`.
-/// SQLite compares TEXT with BINARY collation: byte-wise.
-const GRANTED: &str = "EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
-    AND (g.repository = '*' OR g.repository = d.repository))";
+/// `list`: the summaries of repository ?2 that `caller` (?1) may see. The
+/// grant depends on the repository alone, so it is checked once (not for each
+/// row, as a condition on `d.repository` would be). SQLite compares TEXT
+/// with BINARY collation: byte-wise.
+const LIST: &str = "SELECT d.id, d.title FROM documents d
+    WHERE d.repository = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+      AND (g.repository = '*' OR g.repository = ?2))
+    ORDER BY d.title, d.id";
+
+/// `read`: document ?2 if `caller` (?1) may see it. Constant text, so each
+/// connection prepares it once (`prepare_cached`).
+const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
+    WHERE d.id = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+      AND (g.repository = '*' OR g.repository = d.repository))";
 
 /// A SQLite database: a writer connection and reader connections.
 pub struct Sqlite {
@@ -199,10 +209,7 @@ impl Sqlite {
     /// See [`super::Store::list`].
     pub fn list(&self, caller: &str, repository: &str) -> Result<Vec<DocumentSummary>, StoreError> {
         self.reading(|conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT d.id, d.title FROM documents d
-                 WHERE d.repository = ?2 AND {GRANTED} ORDER BY d.title, d.id"
-            ))?;
+            let mut statement = conn.prepare_cached(LIST)?;
             let rows = statement.query_map(params![caller, repository], |row| {
                 Ok(DocumentSummary {
                     id: row.get(0)?,
@@ -216,10 +223,7 @@ impl Sqlite {
     /// See [`super::Store::read`].
     pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         self.reading(|conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT d.id, d.title, d.source, d.revision FROM documents d
-                 WHERE d.id = ?2 AND {GRANTED}"
-            ))?;
+            let mut statement = conn.prepare_cached(READ)?;
             Ok(statement
                 .query_row(params![caller, id], document_row)
                 .optional()?)
