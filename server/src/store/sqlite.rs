@@ -13,7 +13,7 @@
 //! both miss the lookup and both insert.
 
 use std::path::Path;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use chopin_mcp::{Document, DocumentSummary};
@@ -29,8 +29,8 @@ use crate::options::Database;
 /// tables is not ready.
 const READY: &str = "SELECT count(*) FROM tokens";
 
-/// Reader connections per database file: more than the tokio workers of a
-/// two-core machine, so an inline read rarely waits for another read.
+/// Reader connections per database file, at least: more than the runtime's
+/// workers (one per core), so each worker has a connection of its own.
 const READERS: usize = 4;
 
 /// Schema version 1.
@@ -92,8 +92,11 @@ impl Sqlite {
         // overwritten, not left in free pages.
         writer.pragma_update(None, "secure_delete", "ON")?;
         let writer = prepare(writer)?;
-        let mut readers = Vec::with_capacity(READERS);
-        for _ in 0..READERS {
+        let count = std::thread::available_parallelism()
+            .map_or(READERS, |cores| cores.get() + 2)
+            .max(READERS);
+        let mut readers = Vec::with_capacity(count);
+        for _ in 0..count {
             let reader = prepare(Connection::open(path)?)?;
             reader.pragma_update(None, "query_only", "ON")?;
             readers.push(reader);
@@ -381,44 +384,49 @@ fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
     })
 }
 
-/// A fixed set of reader connections handed out one at a time, so that
-/// threads never share a connection and never open one per request.
+/// The reader connections, each behind its own mutex. Every thread has a
+/// home slot (threads numbered in the order they first read, modulo the
+/// count): the runtime's workers, fewer than the readers, each find their own
+/// connection free and lock it without contention (one atomic, no shared
+/// pool lock, no wake-up). A thread whose home is taken (more threads than
+/// readers, as in the blocking server) tries the others, then waits for its
+/// home. The writer is never among them, so no read waits behind a create.
 struct Readers {
-    idle: Mutex<Vec<Connection>>,
-    returned: Condvar,
-    count: usize,
+    slots: Box<[Mutex<Connection>]>,
 }
 
 impl Readers {
     fn new(connections: Vec<Connection>) -> Readers {
         Readers {
-            count: connections.len(),
-            idle: Mutex::new(connections),
-            returned: Condvar::new(),
+            slots: connections.into_iter().map(Mutex::new).collect(),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.count == 0
+        self.slots.is_empty()
     }
 
     /// Runs `job` on a reader, waiting for one to be free.
     fn with<T>(&self, job: impl FnOnce(&Connection) -> T) -> T {
-        let conn = {
-            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if let Some(conn) = idle.pop() {
-                    break conn;
-                }
-                idle = self.returned.wait(idle).unwrap_or_else(|e| e.into_inner());
+        use std::sync::TryLockError;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        thread_local! {
+            static HOME: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+        }
+        let count = self.slots.len();
+        let home = HOME.with(|home| *home) % count;
+        for step in 0..count {
+            match self.slots[(home + step) % count].try_lock() {
+                Ok(conn) => return job(&conn),
+                Err(TryLockError::Poisoned(e)) => return job(&e.into_inner()),
+                Err(TryLockError::WouldBlock) => {}
             }
-        };
-        let result = job(&conn);
-        self.idle
+        }
+        // A poisoned lock only means a job panicked; the connection is sound.
+        let conn = self.slots[home]
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(conn);
-        self.returned.notify_one();
-        result
+            .unwrap_or_else(|e| e.into_inner());
+        job(&conn)
     }
 }
