@@ -247,9 +247,7 @@ impl Postgres {
         repository: &str,
     ) -> Result<Vec<DocumentSummary>, StoreError> {
         let client = self.read.get().await.map_err(pool_error)?;
-        let statement = client
-            .prepare_cached(LIST)
-            .await?;
+        let statement = client.prepare_cached(LIST).await?;
         let rows = client.query(&statement, &[&caller, &repository]).await?;
         rows.iter()
             .map(|row| {
@@ -264,9 +262,7 @@ impl Postgres {
     /// See [`super::Store::read`].
     pub async fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         let client = self.read.get().await.map_err(pool_error)?;
-        let statement = client
-            .prepare_cached(READ)
-            .await?;
+        let statement = client.prepare_cached(READ).await?;
         let row = client
             .query_opt(&statement, &[&caller, &id.as_bytes()])
             .await?;

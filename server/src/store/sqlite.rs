@@ -424,9 +424,7 @@ impl Readers {
             }
         }
         // A poisoned lock only means a job panicked; the connection is sound.
-        let conn = self.slots[home]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let conn = self.slots[home].lock().unwrap_or_else(|e| e.into_inner());
         job(&conn)
     }
 }
