@@ -68,9 +68,17 @@ CREATE TABLE grants (
 );
 "#;
 
-/// The condition under which `caller` ($1) may see a document row `d`.
-const GRANTED: &str = "EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
-    AND (g.repository = '*' OR g.repository = d.repository))";
+/// `list`: the summaries of repository $2 that `caller` ($1) may see; the
+/// grant depends on the repository alone, so it is checked once, not per row.
+const LIST: &str = "SELECT d.id, d.title FROM documents d
+    WHERE d.repository = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
+      AND (g.repository = '*' OR g.repository = $2))
+    ORDER BY d.title, d.id";
+
+/// `read`: document $2 if `caller` ($1) may see it.
+const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
+    WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
+      AND (g.repository = '*' OR g.repository = d.repository))";
 
 /// A PostgreSQL database: a read pool and a write pool.
 #[derive(Clone)]
@@ -239,12 +247,7 @@ impl Postgres {
         repository: &str,
     ) -> Result<Vec<DocumentSummary>, StoreError> {
         let client = self.read.get().await.map_err(pool_error)?;
-        let statement = client
-            .prepare_cached(&format!(
-                "SELECT d.id, d.title FROM documents d
-                 WHERE d.repository = $2 AND {GRANTED} ORDER BY d.title, d.id"
-            ))
-            .await?;
+        let statement = client.prepare_cached(LIST).await?;
         let rows = client.query(&statement, &[&caller, &repository]).await?;
         rows.iter()
             .map(|row| {
@@ -259,12 +262,7 @@ impl Postgres {
     /// See [`super::Store::read`].
     pub async fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         let client = self.read.get().await.map_err(pool_error)?;
-        let statement = client
-            .prepare_cached(&format!(
-                "SELECT d.id, d.title, d.source, d.revision FROM documents d
-                 WHERE d.id = $2 AND {GRANTED}"
-            ))
-            .await?;
+        let statement = client.prepare_cached(READ).await?;
         let row = client
             .query_opt(&statement, &[&caller, &id.as_bytes()])
             .await?;

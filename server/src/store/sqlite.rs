@@ -13,7 +13,7 @@
 //! both miss the lookup and both insert.
 
 use std::path::Path;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use chopin_mcp::{Document, DocumentSummary};
@@ -29,8 +29,8 @@ use crate::options::Database;
 /// tables is not ready.
 const READY: &str = "SELECT count(*) FROM tokens";
 
-/// Reader connections per database file: more than the tokio workers of a
-/// two-core machine, so an inline read rarely waits for another read.
+/// Reader connections per database file, at least: more than the runtime's
+/// workers (one per core), so each worker has a connection of its own.
 const READERS: usize = 4;
 
 /// Schema version 1.
@@ -59,10 +59,20 @@ CREATE TABLE IF NOT EXISTS grants (
 );
 ";
 
-/// The condition under which `caller` (?1) may see a document row `d`.
-/// SQLite compares TEXT with BINARY collation: byte-wise.
-const GRANTED: &str = "EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
-    AND (g.repository = '*' OR g.repository = d.repository))";
+/// `list`: the summaries of repository ?2 that `caller` (?1) may see. The
+/// grant depends on the repository alone, so it is checked once (not for each
+/// row, as a condition on `d.repository` would be). SQLite compares TEXT
+/// with BINARY collation: byte-wise.
+const LIST: &str = "SELECT d.id, d.title FROM documents d
+    WHERE d.repository = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+      AND (g.repository = '*' OR g.repository = ?2))
+    ORDER BY d.title, d.id";
+
+/// `read`: document ?2 if `caller` (?1) may see it. Constant text, so each
+/// connection prepares it once (`prepare_cached`).
+const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
+    WHERE d.id = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+      AND (g.repository = '*' OR g.repository = d.repository))";
 
 /// A SQLite database: a writer connection and reader connections.
 pub struct Sqlite {
@@ -82,8 +92,11 @@ impl Sqlite {
         // overwritten, not left in free pages.
         writer.pragma_update(None, "secure_delete", "ON")?;
         let writer = prepare(writer)?;
-        let mut readers = Vec::with_capacity(READERS);
-        for _ in 0..READERS {
+        let count = std::thread::available_parallelism()
+            .map_or(READERS, |cores| cores.get() + 2)
+            .max(READERS);
+        let mut readers = Vec::with_capacity(count);
+        for _ in 0..count {
             let reader = prepare(Connection::open(path)?)?;
             reader.pragma_update(None, "query_only", "ON")?;
             readers.push(reader);
@@ -199,10 +212,7 @@ impl Sqlite {
     /// See [`super::Store::list`].
     pub fn list(&self, caller: &str, repository: &str) -> Result<Vec<DocumentSummary>, StoreError> {
         self.reading(|conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT d.id, d.title FROM documents d
-                 WHERE d.repository = ?2 AND {GRANTED} ORDER BY d.title, d.id"
-            ))?;
+            let mut statement = conn.prepare_cached(LIST)?;
             let rows = statement.query_map(params![caller, repository], |row| {
                 Ok(DocumentSummary {
                     id: row.get(0)?,
@@ -216,10 +226,7 @@ impl Sqlite {
     /// See [`super::Store::read`].
     pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         self.reading(|conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT d.id, d.title, d.source, d.revision FROM documents d
-                 WHERE d.id = ?2 AND {GRANTED}"
-            ))?;
+            let mut statement = conn.prepare_cached(READ)?;
             Ok(statement
                 .query_row(params![caller, id], document_row)
                 .optional()?)
@@ -377,44 +384,47 @@ fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
     })
 }
 
-/// A fixed set of reader connections handed out one at a time, so that
-/// threads never share a connection and never open one per request.
+/// The reader connections, each behind its own mutex. Every thread has a
+/// home slot (threads numbered in the order they first read, modulo the
+/// count): the runtime's workers, fewer than the readers, each find their own
+/// connection free and lock it without contention (one atomic, no shared
+/// pool lock, no wake-up). A thread whose home is taken (more threads than
+/// readers, as in the blocking server) tries the others, then waits for its
+/// home. The writer is never among them, so no read waits behind a create.
 struct Readers {
-    idle: Mutex<Vec<Connection>>,
-    returned: Condvar,
-    count: usize,
+    slots: Box<[Mutex<Connection>]>,
 }
 
 impl Readers {
     fn new(connections: Vec<Connection>) -> Readers {
         Readers {
-            count: connections.len(),
-            idle: Mutex::new(connections),
-            returned: Condvar::new(),
+            slots: connections.into_iter().map(Mutex::new).collect(),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.count == 0
+        self.slots.is_empty()
     }
 
     /// Runs `job` on a reader, waiting for one to be free.
     fn with<T>(&self, job: impl FnOnce(&Connection) -> T) -> T {
-        let conn = {
-            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if let Some(conn) = idle.pop() {
-                    break conn;
-                }
-                idle = self.returned.wait(idle).unwrap_or_else(|e| e.into_inner());
+        use std::sync::TryLockError;
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        thread_local! {
+            static HOME: usize = NEXT.fetch_add(1, Ordering::Relaxed);
+        }
+        let count = self.slots.len();
+        let home = HOME.with(|home| *home) % count;
+        for step in 0..count {
+            match self.slots[(home + step) % count].try_lock() {
+                Ok(conn) => return job(&conn),
+                Err(TryLockError::Poisoned(e)) => return job(&e.into_inner()),
+                Err(TryLockError::WouldBlock) => {}
             }
-        };
-        let result = job(&conn);
-        self.idle
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(conn);
-        self.returned.notify_one();
-        result
+        }
+        // A poisoned lock only means a job panicked; the connection is sound.
+        let conn = self.slots[home].lock().unwrap_or_else(|e| e.into_inner());
+        job(&conn)
     }
 }
