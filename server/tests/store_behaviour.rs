@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use chopin_mcp_server::options::Database;
 use chopin_mcp_server::store::{
-    CreateOutcome, Draft, FirstToken, Imported, SCHEMA_VERSION, Setup, Store, token_digest,
+    CreateOutcome, Draft, FirstToken, Imported, SCHEMA_VERSION, Setup, Store, StoreError,
+    token_digest,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -496,6 +497,58 @@ async fn a_second_setup_finds_the_schema_and_keeps_the_data(engine: Engine) {
     }
 }
 
+/// `count` creates of one key by `ann`, each in a task of its own.
+fn creates_of_one_key(
+    store: &Store,
+    count: usize,
+) -> Vec<tokio::task::JoinHandle<Result<CreateOutcome, StoreError>>> {
+    (0..count)
+        .map(|n| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .create(
+                        "ann",
+                        &format!("01STUCK{n:02}"),
+                        &draft("k", "f", "acme/plans"),
+                    )
+                    .await
+            })
+        })
+        .collect()
+}
+
+/// While `stuck` creates wait for another writer, reads and lists answer,
+/// each within `limit`, and no create finishes.
+async fn reads_answer_beside(
+    store: &Store,
+    stuck: &[tokio::task::JoinHandle<Result<CreateOutcome, StoreError>>],
+    limit: Duration,
+) {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..20 {
+        let started = Instant::now();
+        assert!(store.read("ann", "a").await.unwrap().is_some());
+        assert_eq!(ids(store, "ann", "acme/plans").await, ["a", "c", "b"]);
+        assert!(started.elapsed() < limit, "{:?}", started.elapsed());
+    }
+    assert!(stuck.iter().all(|task| !task.is_finished()));
+}
+
+/// Once the other writer gave way, exactly one of the creates made the
+/// document and the others replayed it.
+async fn one_created(stuck: Vec<tokio::task::JoinHandle<Result<CreateOutcome, StoreError>>>) {
+    let mut new = 0;
+    for task in stuck {
+        match task.await.unwrap().unwrap() {
+            CreateOutcome::New(_) => new += 1,
+            CreateOutcome::Replayed(_) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(new, 1);
+}
+
 /// Reads on a store whose every create is stuck behind another writer's
 /// uncommitted insert of the same key answer at once (item 4: no read
 /// waits for a connection held by a create).
@@ -520,42 +573,10 @@ async fn postgres_reads_do_not_wait_behind_stuck_creates() {
         .await
         .unwrap();
     // More creates than the write pool has connections: all of them wait.
-    let stuck: Vec<_> = (0..40)
-        .map(|n| {
-            let store = store.clone();
-            tokio::spawn(async move {
-                store
-                    .create(
-                        "ann",
-                        &format!("01STUCK{n:02}"),
-                        &draft("k", "f", "acme/plans"),
-                    )
-                    .await
-            })
-        })
-        .collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    for _ in 0..20 {
-        let started = Instant::now();
-        assert!(store.read("ann", "a").await.unwrap().is_some());
-        assert_eq!(ids(&store, "ann", "acme/plans").await, ["a", "c", "b"]);
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "{:?}",
-            started.elapsed()
-        );
-    }
-    assert!(stuck.iter().all(|task| !task.is_finished()));
+    let stuck = creates_of_one_key(&store, 40);
+    reads_answer_beside(&store, &stuck, Duration::from_secs(2)).await;
     client.batch_execute("ROLLBACK").await.unwrap();
-    let mut new = 0;
-    for task in stuck {
-        match task.await.unwrap().unwrap() {
-            CreateOutcome::New(_) => new += 1,
-            CreateOutcome::Replayed(_) => {}
-            other => panic!("{other:?}"),
-        }
-    }
-    assert_eq!(new, 1);
+    one_created(stuck).await;
 }
 
 /// The same on a SQLite file: another connection (another replica's
@@ -567,38 +588,8 @@ async fn sqlite_reads_do_not_wait_behind_stuck_creates() {
     };
     let blocker = rusqlite::Connection::open(&path).unwrap();
     blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
-    let stuck: Vec<_> = (0..4)
-        .map(|n| {
-            let store = store.clone();
-            tokio::spawn(async move {
-                store
-                    .create(
-                        "ann",
-                        &format!("01STUCK{n}"),
-                        &draft("k", "f", "acme/plans"),
-                    )
-                    .await
-            })
-        })
-        .collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    for _ in 0..20 {
-        let started = Instant::now();
-        assert!(store.read("ann", "a").await.unwrap().is_some());
-        assert_eq!(ids(&store, "ann", "acme/plans").await, ["a", "c", "b"]);
-        assert!(
-            started.elapsed() < Duration::from_secs(1),
-            "{:?}",
-            started.elapsed()
-        );
-    }
-    assert!(stuck.iter().all(|task| !task.is_finished()));
+    let stuck = creates_of_one_key(&store, 4);
+    reads_answer_beside(&store, &stuck, Duration::from_secs(1)).await;
     blocker.execute_batch("ROLLBACK").unwrap();
-    let mut new = 0;
-    for task in stuck {
-        if let CreateOutcome::New(_) = task.await.unwrap().unwrap() {
-            new += 1;
-        }
-    }
-    assert_eq!(new, 1);
+    one_created(stuck).await;
 }
