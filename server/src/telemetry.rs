@@ -200,18 +200,24 @@ pub enum RpcMethod {
     Ping,
     ToolsList,
     ToolsCall,
+    /// 2026-07-28's `server/discover`.
+    ServerDiscover,
+    /// 2026-07-28's `subscriptions/listen`.
+    SubscriptionsListen,
     Batch,
     Other,
 }
 
 impl RpcMethod {
-    pub const ALL: [RpcMethod; 8] = [
+    pub const ALL: [RpcMethod; 10] = [
         RpcMethod::None,
         RpcMethod::Initialize,
         RpcMethod::Initialized,
         RpcMethod::Ping,
         RpcMethod::ToolsList,
         RpcMethod::ToolsCall,
+        RpcMethod::ServerDiscover,
+        RpcMethod::SubscriptionsListen,
         RpcMethod::Batch,
         RpcMethod::Other,
     ];
@@ -224,6 +230,8 @@ impl RpcMethod {
             RpcMethod::Ping => "ping",
             RpcMethod::ToolsList => "tools/list",
             RpcMethod::ToolsCall => "tools/call",
+            RpcMethod::ServerDiscover => "server/discover",
+            RpcMethod::SubscriptionsListen => "subscriptions/listen",
             RpcMethod::Batch => "batch",
             RpcMethod::Other => "other",
         }
@@ -236,6 +244,8 @@ impl RpcMethod {
             b"ping" => RpcMethod::Ping,
             b"tools/list" => RpcMethod::ToolsList,
             b"tools/call" => RpcMethod::ToolsCall,
+            b"server/discover" => RpcMethod::ServerDiscover,
+            b"subscriptions/listen" => RpcMethod::SubscriptionsListen,
             _ => RpcMethod::Other,
         }
     }
@@ -613,6 +623,14 @@ mod tests {
         assert_eq!(
             sniff(br#"{"x":"\"method\":\"ping\"","method":"tools/list"}"#),
             (RpcMethod::ToolsList, Tool::None)
+        );
+        assert_eq!(
+            sniff(br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#),
+            (RpcMethod::ServerDiscover, Tool::None)
+        );
+        assert_eq!(
+            sniff(br#"{"method":"subscriptions/listen"}"#),
+            (RpcMethod::SubscriptionsListen, Tool::None)
         );
         assert_eq!(sniff(b" [{}]"), (RpcMethod::Batch, Tool::None));
         assert_eq!(sniff(b""), (RpcMethod::None, Tool::None));
