@@ -14,11 +14,10 @@ mod pg;
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
-use support::{Server, TOKEN, binary, read_all, status};
+use support::{Server, TOKEN, read_all, status};
 
 const SERVER: &str = "chopin-mcp-server";
 
@@ -280,20 +279,6 @@ fn replicas_starting_at_once_on_an_empty_database_all_start() {
     assert_eq!(versions, "1");
 }
 
-/// Runs the server to its exit (it must not start); its code and stderr.
-fn run(args: &[&str]) -> (Option<i32>, String) {
-    let output = Command::new(binary(SERVER))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the server");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
     let Some(cluster) = pg::shared() else { return };
@@ -303,7 +288,10 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
         .local_addr()
         .unwrap()
         .port();
-    let (code, stderr) = run(&["--db", &format!("postgres://postgres@127.0.0.1:{port}/x")]);
+    let (code, stderr) = support::run(
+        SERVER,
+        &["--db", &format!("postgres://postgres@127.0.0.1:{port}/x")],
+    );
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.starts_with(&format!(
@@ -312,7 +300,7 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
         "{stderr}"
     );
     // A database that does not exist.
-    let (code, stderr) = run(&["--db", &cluster.url("no_such_database")]);
+    let (code, stderr) = support::run(SERVER, &["--db", &cluster.url("no_such_database")]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("no_such_database"), "{stderr}");
     // A schema from a newer server: refused, and left as it was.
@@ -322,7 +310,7 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
     cluster
         .psql(name, "INSERT INTO chopin_schema (version) VALUES (2)")
         .unwrap();
-    let (code, stderr) = run(&["--db", &url]);
+    let (code, stderr) = support::run(SERVER, &["--db", &url]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("schema version 2, newer than this server's 1"),

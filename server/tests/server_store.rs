@@ -7,11 +7,9 @@
 #[path = "interop/harness.rs"]
 mod support;
 
-use std::process::{Command, Stdio};
-
 use chopin_mcp_server::options::Database;
 use chopin_mcp_server::store::{CreateOutcome, Draft, Setup, Store, token_digest};
-use support::{SERVERS, Server, binary, status, temp_path};
+use support::{SERVERS, Server, run, status, temp_path};
 
 /// The tables as servers before schema version 1 made them: plain tokens,
 /// no `user_version`.
@@ -27,20 +25,6 @@ CREATE TABLE tokens (token TEXT PRIMARY KEY, caller TEXT NOT NULL);
 CREATE TABLE grants (caller TEXT NOT NULL, repository TEXT NOT NULL,
     PRIMARY KEY (caller, repository));
 ";
-
-/// Runs `name` with `args` to its exit; its status and standard error.
-fn run(name: &str, args: &[&str]) -> (Option<i32>, String) {
-    let output = Command::new(binary(name))
-        .args(["--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the server");
-    (
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn file_bytes(db: &std::path::Path) -> Vec<u8> {
     let mut bytes = std::fs::read(db).unwrap();

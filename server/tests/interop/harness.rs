@@ -27,6 +27,21 @@ pub fn binary(name: &str) -> PathBuf {
     })
 }
 
+/// Runs `name` with `args` to its exit (for starts that must fail); its exit
+/// code and standard error.
+pub fn run(name: &str, args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(binary(name))
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the server");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// A running server, killed (SIGKILL) when dropped.
 pub struct Server {
     child: Child,
