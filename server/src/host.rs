@@ -204,15 +204,11 @@ impl Host {
         println!("chopin-mcp listening on {url}");
     }
 
-    /// Carries out a list, read or create effect against the store; any
-    /// other outcome is handed back as it is. On a store error the exchange
-    /// is dropped: the caller answers 500, never a partial document.
-    pub async fn carry_out(&self, outcome: Outcome<String>) -> Result<Outcome<String>, StoreError> {
-        self.carry_out_noting(outcome, &mut None).await
-    }
-
-    /// [`Host::carry_out`], noting in `created` what became of a create.
-    pub async fn carry_out_noting(
+    /// Carries out a list, read or create effect against the store, noting
+    /// in `created` what became of a create; any other outcome is handed back
+    /// as it is. On a store error the exchange is dropped: the caller answers
+    /// 500, never a partial document.
+    pub async fn carry_out(
         &self,
         outcome: Outcome<String>,
         created: &mut Option<CreateResult>,

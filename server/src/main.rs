@@ -397,9 +397,9 @@ async fn exchange(
             effect => {
                 record.effect(&effect); // ops
                 let operation = metrics::operation_of(&effect); // ops
-                // ops: carry_out_noting says what became of a create.
+                // ops: carry_out says what became of a create.
                 let mut created = None;
-                let done = host.carry_out_noting(effect, &mut created);
+                let done = host.carry_out(effect, &mut created);
                 match metrics::time_store_async(operation, done).await {
                     Ok(next) => {
                         record.created(created); // ops
