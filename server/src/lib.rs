@@ -11,6 +11,7 @@
 //! logs ([`telemetry`]), Prometheus metrics ([`metrics`]), health endpoints
 //! ([`health`]) and graceful shutdown ([`shutdown`]).
 
+pub mod affinity;
 pub mod health;
 pub mod host;
 pub mod metrics;

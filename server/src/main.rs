@@ -11,8 +11,9 @@
 //! read and create effects to the store (`Host::carry_out`), and holds `GET`
 //! event streams open.
 //!
-//! One single-threaded runtime per core serves connections handed out in
-//! turn (see [`serve`]; `benches/load.sh` and BENCHMARKS.md measure why).
+//! One single-threaded runtime per core, each kept on its core, serves
+//! connections handed out in turn (see [`serve`]; `benches/load.sh` and
+//! BENCHMARKS.md measure why).
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
 //! (`telemetry::Record` per request), `/healthz` and `/readyz`, a metrics
@@ -37,6 +38,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
+use chopin_mcp_server::affinity::{self, Mask};
 use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
 use chopin_mcp_server::{health, metrics, options, telemetry};
@@ -70,8 +72,12 @@ fn main() -> ExitCode {
 /// worker 0 and the only one accepting; it hands connections out in turn.
 /// A PostgreSQL connection's task lives on the runtime that opened it; every
 /// runtime runs until the process ends its shutdown, so each can use any.
+/// Each worker is kept on a CPU of its own when there is one per worker
+/// (`affinity`: two runtimes sharing a CPU make the latency's tail).
 fn serve(options: options::Options) -> Result<(), String> {
-    let runtime = runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    // Read before any thread is pinned: the CPUs the workers share out.
+    let mask = Mask::current();
+    let runtime = runtime(mask).map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async move {
         let host = Arc::new(Host::prepare(&options, options.listen).await?);
         let listener = TcpListener::bind(options.listen)
@@ -80,10 +86,21 @@ fn serve(options: options::Options) -> Result<(), String> {
         let bound = listener.local_addr().map_err(|e| e.to_string())?;
         // ops: one shutdown signal for every accept loop, connection and stream.
         let shutdown = Shutdown::new();
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = options
+            .workers
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let cpus = options
+            .pin
+            .then(|| affinity::plan(mask.as_ref(), workers))
+            .flatten();
+        let cpu = |index: usize| cpus.as_ref().map(|cpus| cpus[index]);
         let mut others = Vec::with_capacity(workers - 1);
         for index in 1..workers {
-            match Worker::start(index, &host, &shutdown, options.shutdown_timeout) {
+            let place = Place {
+                cpu: cpu(index),
+                mask,
+            };
+            match Worker::start(index, &host, &shutdown, options.shutdown_timeout, place) {
                 Ok(worker) => others.push(worker),
                 // Fewer workers still serve everything.
                 Err(e) => tracing::error!("cannot start worker {index}: {e}"),
@@ -97,6 +114,14 @@ fn serve(options: options::Options) -> Result<(), String> {
             let bound = listener.local_addr().map_err(|e| e.to_string())?;
             println!("metrics: http://{bound}/metrics");
             metrics::spawn(listener, Arc::clone(&shutdown));
+        }
+        // This thread is worker 0; the others were started unpinned from it.
+        if let Some(cpu) = cpu(0) {
+            keep_on(0, cpu);
+        }
+        match &cpus {
+            Some(cpus) => println!("workers: {workers}, each kept on one CPU of {cpus:?}"),
+            None => println!("workers: {workers}"),
         }
         host.print_banner(bound);
         tokio::spawn(shutdown::on_signals(Arc::clone(&shutdown))); // ops
@@ -112,11 +137,15 @@ fn serve(options: options::Options) -> Result<(), String> {
     })
 }
 
-/// A worker's runtime: one thread, I/O and timers.
-fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+/// A worker's runtime: one thread, I/O and timers. The threads it starts
+/// for blocking work (SQLite creates) run on every CPU of `mask`, not on
+/// the worker's own.
+fn runtime(mask: Option<Mask>) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    if let Some(mask) = mask {
+        builder.on_thread_start(move || mask.restore());
+    }
+    builder.enable_all().build()
 }
 
 /// A worker thread serving the connections handed to it.
@@ -131,13 +160,20 @@ impl Worker {
         host: &Arc<Host>,
         shutdown: &Arc<Shutdown>,
         deadline: Duration,
+        place: Place,
     ) -> std::io::Result<Worker> {
-        let runtime = runtime()?;
+        let runtime = runtime(place.mask)?;
         let (host, shutdown) = (Arc::clone(host), Arc::clone(shutdown));
         let (streams, mut handed) = tokio::sync::mpsc::unbounded_channel();
+        // Started means placed: the banner comes after every worker is.
+        let (placed, started) = std::sync::mpsc::sync_channel(1);
         let thread = std::thread::Builder::new()
             .name(format!("worker-{index}"))
             .spawn(move || {
+                if let Some(cpu) = place.cpu {
+                    keep_on(index, cpu);
+                }
+                let _ = placed.send(());
                 runtime.block_on(async move {
                     while let Some((stream, tracked)) = handed.recv().await {
                         match TcpStream::from_std(stream) {
@@ -156,6 +192,7 @@ impl Worker {
                     shutdown.drained(deadline).await;
                 });
             })?;
+        let _ = started.recv();
         Ok(Worker { streams, thread })
     }
 
@@ -164,6 +201,22 @@ impl Worker {
     fn stop(self) -> std::thread::JoinHandle<()> {
         drop(self.streams);
         self.thread
+    }
+}
+
+/// Where a worker runs: the CPU it is kept on (none: anywhere), and the
+/// process's CPUs, for the threads its runtime starts.
+#[derive(Clone, Copy)]
+struct Place {
+    cpu: Option<usize>,
+    mask: Option<Mask>,
+}
+
+/// Keeps the calling worker thread on `cpu`; a worker that cannot be pinned
+/// still serves, wherever the scheduler puts it.
+fn keep_on(index: usize, cpu: usize) {
+    if let Err(e) = affinity::pin(cpu) {
+        tracing::warn!("worker {index} not kept on CPU {cpu}: {e}");
     }
 }
 

@@ -31,6 +31,13 @@ Options:
                                 may take to finish (default 10)
   --metrics-listen ADDR         serve Prometheus metrics at http://ADDR/metrics
                                 (off by default; a bare PORT means 127.0.0.1:PORT)
+  --workers N                   single-threaded runtimes serving connections
+                                (default: the CPUs this process may use);
+                                chopin-mcp-server only
+  --no-pin                      leave the workers' placement to the scheduler (by
+                                default, when the process may run on exactly N
+                                CPUs, each worker is kept on one of them);
+                                chopin-mcp-server only
   --help                        print this help
 ";
 
@@ -80,6 +87,11 @@ pub struct Options {
     pub shutdown_timeout: Duration,
     /// Where to serve `/metrics`; `None`: no metrics.
     pub metrics_listen: Option<SocketAddr>,
+    /// How many worker runtimes; `None`: one per CPU this process may use.
+    pub workers: Option<usize>,
+    /// Whether each worker is kept on a CPU of its own (when the counts
+    /// match; see `affinity`).
+    pub pin: bool,
 }
 
 /// What the command line asks for.
@@ -104,6 +116,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         log_format: LogFormat::Text,
         shutdown_timeout: Duration::from_secs(10),
         metrics_listen: None,
+        workers: None,
+        pin: true,
     };
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
@@ -151,6 +165,17 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                 options.shutdown_timeout = Duration::from_secs(seconds);
             }
             "--metrics-listen" => options.metrics_listen = Some(metrics_address(&value()?)?),
+            "--workers" => {
+                let text = value()?;
+                let count = text
+                    .parse()
+                    .ok()
+                    .filter(|&n: &usize| (1..=1024).contains(&n));
+                options.workers = Some(count.ok_or_else(|| {
+                    format!("--workers: {text:?} is not a number from 1 to 1024")
+                })?);
+            }
+            "--no-pin" => options.pin = false,
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
     }

@@ -22,6 +22,8 @@ fn no_flags_serve_chopin_db_on_port_8080() {
     assert_eq!(options.log_format, LogFormat::Text);
     assert_eq!(options.shutdown_timeout, Duration::from_secs(10));
     assert_eq!(options.metrics_listen, None);
+    assert_eq!(options.workers, None);
+    assert!(options.pin);
 }
 
 #[test]
@@ -51,6 +53,9 @@ fn every_flag_is_read() {
         "3",
         "--metrics-listen",
         "0.0.0.0:9090",
+        "--workers",
+        "3",
+        "--no-pin",
     ])
     .unwrap();
     assert_eq!(options.listen.port(), 0);
@@ -65,6 +70,8 @@ fn every_flag_is_read() {
     assert_eq!(options.log_format, LogFormat::Json);
     assert_eq!(options.shutdown_timeout, Duration::from_secs(3));
     assert_eq!(options.metrics_listen.unwrap().to_string(), "0.0.0.0:9090");
+    assert_eq!(options.workers, Some(3));
+    assert!(!options.pin);
 }
 
 #[test]
@@ -95,6 +102,8 @@ fn bad_command_lines_are_refused_with_a_reason() {
         &["--shutdown-timeout", "-1"],
         &["--metrics-listen", "nowhere"],
         &["--metrics-listen", "70000"],
+        &["--workers", "0"],
+        &["--workers"],
     ] {
         let error = parse(args).unwrap_err();
         assert!(
@@ -120,6 +129,8 @@ fn help_lists_every_flag() {
         "--log-format",
         "--shutdown-timeout",
         "--metrics-listen",
+        "--workers",
+        "--no-pin",
     ] {
         assert!(USAGE.contains(flag), "{flag}");
     }

@@ -68,10 +68,12 @@ fn serve(options: &options::Options) -> Result<(), String> {
         options.log_format != d.log_format
             || options.shutdown_timeout != d.shutdown_timeout
             || options.metrics_listen.is_some()
+            || options.workers.is_some()
+            || options.pin != d.pin
     });
     if operated {
         eprintln!(
-            "note: chopin-mcp-blocking ignores --log-format, --shutdown-timeout and --metrics-listen (chopin-mcp-server has them)"
+            "note: chopin-mcp-blocking ignores --log-format, --shutdown-timeout, --metrics-listen, --workers and --no-pin (chopin-mcp-server has them; this one serves a thread per connection)"
         );
     }
     let host = Arc::new(Host::prepare_blocking(options, options.listen)?);

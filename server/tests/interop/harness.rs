@@ -125,6 +125,11 @@ impl Server {
         }
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The stderr captured so far.
     pub fn logs(&self) -> String {
         self.stderr.lock().unwrap().clone()
