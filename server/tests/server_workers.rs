@@ -63,15 +63,7 @@ fn workers(pid: u32) -> Vec<(String, BTreeSet<usize>)> {
 }
 
 fn start(extra: &[&str]) -> Server {
-    let mut args = vec![
-        "--memory",
-        "--token",
-        "allowed=octocat",
-        "--grant",
-        "octocat=*",
-    ];
-    args.extend_from_slice(extra);
-    Server::start(SERVER, &args)
+    Server::seeded_with(SERVER, extra)
 }
 
 #[test]
