@@ -355,6 +355,7 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// The end (one past the closing quote) of the string opening at `at`, and
 /// whether it holds an escape. `None` for a raw control character, an
 /// escape `serde_json` refuses, or no closing quote.
+#[inline]
 fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut at = at + 1;
     let mut escaped = false;
