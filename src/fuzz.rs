@@ -605,8 +605,9 @@ fn raw(value: Option<&serde_json::value::RawValue>) -> Option<Raw<'_>> {
     value.map(Raw::from)
 }
 
-/// `message_counting`: the reader's steps on `text` (its main loop's turns
-/// plus the bytes it moved over), for the linear-time tests.
+/// The message reader's steps on `text` (its main loop's turns, plus the
+/// bytes it moved over when it read the whole text), for the linear-time
+/// tests.
 pub fn message_steps(text: &str) -> usize {
     scan::message_counting(text).1
 }

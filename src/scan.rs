@@ -91,8 +91,9 @@ pub(crate) fn message(text: &str) -> Option<Envelope<'_>> {
     scan(text, &mut steps)
 }
 
-/// [`message`], and the number of steps it took (the main loop's turns plus
-/// the bytes it moved over), for the linear-time tests.
+/// [`message`], and the number of steps it took (the main loop's turns, plus
+/// the bytes it moved over when it read the whole text), for the
+/// linear-time tests.
 pub(crate) fn message_counting(text: &str) -> (Option<Envelope<'_>>, usize) {
     let mut steps = 0;
     let message = scan(text, &mut steps);
@@ -135,13 +136,88 @@ fn scan<'a>(text: &'a str, steps: &mut usize) -> Option<Envelope<'a>> {
         return None;
     }
     let mut expect = Expect::Value;
+    // A value ended at `at`: a picked member's, when it is one of a picked
+    // level.
+    macro_rules! value_ended {
+        () => {
+            if depth == tracked {
+                if let Some((pick, start)) = pending.get_mut(depth)?.take() {
+                    *picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
+                }
+            }
+        };
+    }
+    // The container at `depth` closes at `at`; it is a value that ends there.
+    macro_rules! close {
+        () => {
+            at += 1;
+            depth -= 1;
+            in_object = kinds.get(depth);
+            tracked = tracked.min(depth);
+            value_ended!();
+            if depth == 0 {
+                break;
+            }
+            expect = Expect::After;
+        };
+    }
+    // Each turn runs the phases from `expect` on, in order, so that a
+    // member (key, value, comma) usually takes one turn.
     loop {
         *steps += 1;
-        let from = at;
-        // Set when the container at `depth` closes at `at`.
-        let mut closes = false;
-        match expect {
-            Expect::Value => match *bytes.get(at)? {
+        if let Expect::First = expect {
+            let close = if in_object { b'}' } else { b']' };
+            if bytes.get(at) == Some(&close) {
+                close!();
+            } else if in_object {
+                expect = Expect::Key;
+            } else {
+                expect = Expect::Value;
+            }
+        }
+        if let Expect::Key = expect {
+            if bytes.get(at) != Some(&b'"') {
+                return None;
+            }
+            let (end, escaped) = string_end(bytes, at)?;
+            if depth == tracked {
+                let (keys, base): (&[&str], usize) = match depth {
+                    1 => (&ENVELOPE, 0),
+                    2 => (&PARAMS, PARAMS_AT),
+                    _ => (&META, META_AT),
+                };
+                let key = text.get(at + 1..end - 1)?;
+                let found = if escaped {
+                    match find_key(key, keys) {
+                        Some(found) => found,
+                        // `serde_json` reads the message's keys as strings:
+                        // a lone surrogate there is an error.
+                        None if depth == 1 => return None,
+                        None => {
+                            // The object is unreadable, and so is
+                            // everything picked inside it.
+                            readable.get_mut(depth..)?.fill(false);
+                            None
+                        }
+                    }
+                } else {
+                    plain_key(depth, key)
+                };
+                let pick = found.map(|index| base + index);
+                if pick.is_some() && pick.as_ref() == OPENS.get(depth) {
+                    // Another `params` (or `_meta`): the last one wins,
+                    // whatever it is.
+                    readable.get_mut(depth + 1..)?.fill(false);
+                }
+                at = colon(bytes, end)?;
+                *pending.get_mut(depth)? = pick.map(|pick| (pick, at));
+            } else {
+                at = colon(bytes, end)?;
+            }
+            expect = Expect::Value;
+        }
+        if let Expect::Value = expect {
+            match *bytes.get(at)? {
                 open @ (b'{' | b'[') => {
                     let object = open == b'{';
                     // The message itself, or the value of `params` or
@@ -171,15 +247,10 @@ fn scan<'a>(text: &'a str, steps: &mut usize) -> Option<Envelope<'a>> {
                     }
                     at = skip_whitespace(bytes, at + 1);
                     expect = Expect::First;
+                    continue;
                 }
-                b'"' => {
-                    at = string_end(bytes, at)?.0;
-                    expect = Expect::After;
-                }
-                b'-' | b'0'..=b'9' => {
-                    at = number_end(bytes, at)?;
-                    expect = Expect::After;
-                }
+                b'"' => at = string_end(bytes, at)?.0,
+                b'-' | b'0'..=b'9' => at = number_end(bytes, at)?,
                 first @ (b't' | b'f' | b'n') => {
                     let word: &[u8] = match first {
                         b't' => b"true",
@@ -190,97 +261,34 @@ fn scan<'a>(text: &'a str, steps: &mut usize) -> Option<Envelope<'a>> {
                         return None;
                     }
                     at += word.len();
-                    expect = Expect::After;
                 }
                 _ => return None,
-            },
-            Expect::Key => {
-                if bytes.get(at) != Some(&b'"') {
-                    return None;
-                }
-                let (end, escaped) = string_end(bytes, at)?;
-                if depth == tracked {
-                    let (keys, base): (&[&str], usize) = match depth {
-                        1 => (&ENVELOPE, 0),
-                        2 => (&PARAMS, PARAMS_AT),
-                        _ => (&META, META_AT),
-                    };
-                    let key = text.get(at + 1..end - 1)?;
-                    let found = if escaped {
-                        match find_key(key, keys) {
-                            Some(found) => found,
-                            // `serde_json` reads the message's keys as
-                            // strings: a lone surrogate there is an error.
-                            None if depth == 1 => return None,
-                            None => {
-                                // The object is unreadable, and so is
-                                // everything picked inside it.
-                                readable.get_mut(depth..)?.fill(false);
-                                None
-                            }
-                        }
-                    } else {
-                        plain_key(depth, key)
-                    };
-                    let pick = found.map(|index| base + index);
-                    if pick.is_some() && pick.as_ref() == OPENS.get(depth) {
-                        // Another `params` (or `_meta`): the last one wins,
-                        // whatever it is.
-                        readable.get_mut(depth + 1..)?.fill(false);
-                    }
-                    at = colon(bytes, end)?;
-                    *pending.get_mut(depth)? = pick.map(|pick| (pick, at));
-                } else {
-                    at = colon(bytes, end)?;
-                }
-                expect = Expect::Value;
             }
-            Expect::First => {
-                closes = bytes.get(at) == Some(if in_object { &b'}' } else { &b']' });
+            value_ended!();
+        }
+        // After a value (every phase above ends here, or has continued):
+        // `,` or the close of the enclosing container.
+        at = skip_whitespace(bytes, at);
+        match *bytes.get(at)? {
+            b',' => {
+                at = skip_whitespace(bytes, at + 1);
                 expect = if in_object {
                     Expect::Key
                 } else {
                     Expect::Value
                 };
             }
-            Expect::After => {
-                at = skip_whitespace(bytes, at);
-                match *bytes.get(at)? {
-                    b',' => {
-                        at = skip_whitespace(bytes, at + 1);
-                        expect = if in_object {
-                            Expect::Key
-                        } else {
-                            Expect::Value
-                        };
-                    }
-                    b'}' if in_object => closes = true,
-                    b']' if !in_object => closes = true,
-                    _ => return None,
-                }
+            b'}' if in_object => {
+                close!();
             }
-        }
-        if closes {
-            at += 1;
-            depth -= 1;
-            in_object = kinds.get(depth);
-            tracked = tracked.min(depth);
-            expect = Expect::After;
-        }
-        if let Expect::After = expect {
-            // A value ended at `at`: a picked member's, when it is one of
-            // a picked level.
-            if depth == tracked {
-                if let Some((pick, start)) = pending.get_mut(depth)?.take() {
-                    *picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
-                }
+            b']' if !in_object => {
+                close!();
             }
-            if depth == 0 {
-                break;
-            }
+            _ => return None,
         }
-        *steps += at - from;
     }
+    // The position only moves forward: it is the bytes moved over.
+    *steps += at;
     if skip_whitespace(bytes, at) != bytes.len() {
         return None;
     }
@@ -309,7 +317,8 @@ fn scan<'a>(text: &'a str, steps: &mut usize) -> Option<Envelope<'a>> {
 
 /// Which of the keys of the picked level `depth` the unescaped `key` is
 /// (what `keys.iter().position` over [`ENVELOPE`], [`PARAMS`] or [`META`]
-/// answers, as matches the compiler turns into length and word compares).
+/// answers, as matches the compiler turns into length and word compares;
+/// the `plain_keys_are_the_picked_keys` test keeps the two lists equal).
 fn plain_key(depth: usize, key: &str) -> Option<usize> {
     let index = match depth {
         1 => match key {
@@ -493,5 +502,20 @@ impl Kinds {
             index => self.deep.get(index - 1).copied().unwrap_or(0),
         };
         word & (1u64 << (depth % 64)) != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_keys_are_the_picked_keys() {
+        for (depth, keys) in [(1, &ENVELOPE[..]), (2, &PARAMS[..]), (3, &META[..])] {
+            for (index, key) in keys.iter().enumerate() {
+                assert_eq!(plain_key(depth, key), Some(index), "{key}");
+            }
+            assert_eq!(plain_key(depth, "x"), None);
+        }
     }
 }

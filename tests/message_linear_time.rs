@@ -1,7 +1,8 @@
 //! The message reader is linear on adversarial bodies: each family is read
 //! at three sizes, each double the last, and the reader's step counter (its
-//! main loop's turns plus the bytes it moved over) must grow by at most a
-//! constant factor close to 2 per doubling. No wall-clock assertions.
+//! main loop's turns, plus the bytes it moved over when it read the whole
+//! text) must grow by at most a constant factor close to 2 per doubling. No
+//! wall-clock assertions.
 
 use chopin_mcp::fuzz::message_steps;
 
