@@ -197,7 +197,7 @@ pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
     if !text.starts_with('"') {
         return None;
     }
-    if !text.contains('\\') {
+    if !text.as_bytes().contains(&b'\\') {
         return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }
     serde_json::from_str::<String>(text).ok().map(Cow::Owned)
