@@ -10,11 +10,10 @@
 //! resumes.
 
 use bytes::Bytes;
-use serde_json::value::RawValue;
 
 use crate::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
-use crate::json::{self, Raw};
-use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, RpcError};
+use crate::json;
+use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, Params, RpcError};
 use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 use crate::response::{ContentType, Response};
 use crate::tools::call::{self, Effect, ToolStep};
@@ -52,7 +51,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
             return Outcome::Respond(Response::new(400, ContentType::Json, reply.into()));
         }
         Some(Body::Single(envelope)) => Shape::Object {
-            claim: class.reads_claim() && modern::claims(envelope.params),
+            claim: class.reads_claim() && modern::claims(envelope.members),
         },
         Some(_) => Shape::Other,
     };
@@ -168,7 +167,7 @@ impl<C> Dispatch<C> {
         match &*request.method {
             "initialize" if self.batch.is_some() => self.error(id_text, jsonrpc::INVALID_REQUEST),
             "initialize" => {
-                let version = self.negotiate(request.params);
+                let version = self.negotiate(request.members);
                 let endpoint = self.exchange.endpoint.clone();
                 let server = &endpoint.inner.config;
                 self.result(id_text, |out| {
@@ -192,8 +191,8 @@ impl<C> Dispatch<C> {
                 let endpoint = self.exchange.endpoint.clone();
                 let config = &endpoint.inner.config;
                 let step = request
-                    .params
-                    .and_then(|params| Raw::from(params).members(["name", "arguments"]))
+                    .members
+                    .map(|members| [members.name, members.arguments])
                     .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
                     .and_then(|members| call::tool_call(members, config.creation))
                     .and_then(|(tool, arguments)| call::step(config, tool, arguments));
@@ -219,13 +218,11 @@ impl<C> Dispatch<C> {
     /// requested one when it is a configured legacy version, 2025-03-26 when
     /// none is named, else the newest configured legacy version. Never a
     /// modern one.
-    fn negotiate(&self, params: Option<&RawValue>) -> ProtocolVersion {
+    fn negotiate(&self, params: Option<Params<'_>>) -> ProtocolVersion {
         let configured = &self.exchange.endpoint.inner.config.versions;
         let legacy = |version: &ProtocolVersion| version.era() == Era::Legacy;
         let supported = |version: &ProtocolVersion| legacy(version) && configured.contains(version);
-        let requested = params
-            .and_then(|params| json::members(params.get(), ["protocolVersion"]))
-            .and_then(|members| members.values[0]);
+        let requested = params.and_then(|params| params.protocol_version);
         let latest = configured
             .iter()
             .rev()

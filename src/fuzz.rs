@@ -8,7 +8,9 @@
 use bytes::Bytes;
 
 use crate::http1::{self, BodyDecoder};
+use crate::json::{self, Raw};
 use crate::negotiate::{media_ranges, quality};
+use crate::scan;
 use crate::{
     Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
     NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
@@ -515,6 +517,99 @@ pub fn jsonrpc(data: &[u8]) {
     let outcome = endpoint(65_536).handle(&parts, Bytes::copy_from_slice(body));
     let transcript = drive(outcome, &mut Cursor { data: answers }, &[], 65_536);
     assert!(transcript.status != 401 || transcript.effects == ["authenticate"]);
+}
+
+/// `message`: the one-pass message reader against `serde_json`, on any
+/// UTF-8 text: the same verdict, and the same members picked at each level.
+/// Returns whether the text is a message `serde_json` reads.
+pub fn message(data: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return false;
+    };
+    let expected = message_by_serde(text);
+    let found = scan::message(text);
+    assert_eq!(found, expected, "{text:?}");
+    expected.is_some()
+}
+
+/// What the reader must answer, read with `serde_json` level by level, as
+/// the endpoint read messages before it had its own reader: the envelope
+/// with [`json::members`] (keys read as strings, values skipped or raw, then
+/// nothing but whitespace), and `params` and `params._meta` likewise.
+fn message_by_serde(text: &str) -> Option<scan::Envelope<'_>> {
+    // The endpoint hands the reader only text that opens with `{` after
+    // JSON whitespace; `json::members` would also skip other whitespace.
+    if !text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+    {
+        return None;
+    }
+    let envelope = json::members(text, ["jsonrpc", "id", "method", "params"])?;
+    let [jsonrpc, id, method, params] = envelope.values.map(raw);
+    let keys = [
+        "_meta",
+        "name",
+        "arguments",
+        "uri",
+        "cursor",
+        "notifications",
+        "protocolVersion",
+    ];
+    let members = params
+        .and_then(|params| json::members(params.get(), keys))
+        .map(|params| {
+            let [
+                meta,
+                name,
+                arguments,
+                uri,
+                cursor,
+                notifications,
+                protocol_version,
+            ] = params.values.map(raw);
+            let meta = meta
+                .and_then(|meta| {
+                    json::members(
+                        meta.get(),
+                        [scan::PROTOCOL_VERSION, scan::CLIENT_CAPABILITIES],
+                    )
+                })
+                .map(|meta| {
+                    let [protocol_version, client_capabilities] = meta.values.map(raw);
+                    scan::Meta {
+                        protocol_version,
+                        client_capabilities,
+                    }
+                });
+            scan::Params {
+                meta,
+                name,
+                arguments,
+                uri,
+                cursor,
+                notifications,
+                protocol_version,
+            }
+        });
+    Some(scan::Envelope {
+        jsonrpc,
+        id,
+        method,
+        params,
+        members,
+    })
+}
+
+fn raw(value: Option<&serde_json::value::RawValue>) -> Option<Raw<'_>> {
+    value.map(Raw::from)
+}
+
+/// The message reader's steps on `text` (its main loop's turns, plus the
+/// bytes it moved over when it read the whole text), for the linear-time
+/// tests.
+pub fn message_steps(text: &str) -> usize {
+    scan::message_counting(text).1
 }
 
 /// `http1`: the head parser and chunked decoder never panic, decode the same

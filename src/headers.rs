@@ -56,23 +56,24 @@ impl Standard {
 impl Kept {
     /// Copies `authorization`, and the standard headers when `modern_possible`.
     pub(crate) fn read(parts: &RequestParts<'_>, modern_possible: bool) -> Kept {
-        let names: &[&str] = if modern_possible {
-            &[
-                "authorization",
-                "mcp-protocol-version",
-                "mcp-method",
-                "mcp-name",
-            ]
-        } else {
-            &["authorization"]
-        };
-        // One scan per name: its first line, and whether it is the only one.
+        // Each name's first line, and whether it is the only one.
         let mut lines: [Option<(&[u8], bool)>; 4] = [None; 4];
-        for (line, name) in lines.iter_mut().zip(names) {
-            let mut all = parts.all(name);
-            *line = all
-                .next()
-                .map(|first| (kept_value(name, first), all.next().is_none()));
+        if modern_possible {
+            // One pass over the headers for the four names.
+            for header in parts.headers() {
+                let Some(index) = standard_index(header.name) else {
+                    continue;
+                };
+                if let Some(line) = lines.get_mut(index) {
+                    *line = match *line {
+                        None => Some((kept_value(index, header.value), true)),
+                        Some((first, _)) => Some((first, false)),
+                    };
+                }
+            }
+        } else {
+            let mut all = parts.all(KEPT[0]);
+            lines[0] = all.next().map(|first| (first, all.next().is_none()));
         }
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
         let mut kept = Kept {
@@ -162,13 +163,32 @@ fn is_visible(value: &[u8]) -> bool {
     })
 }
 
-/// The raw authorization value is kept as sent; the others OWS-trimmed.
-fn kept_value<'v>(name: &str, value: &'v [u8]) -> &'v [u8] {
-    if name == "authorization" {
-        value
-    } else {
-        trim_ows(value)
-    }
+/// The headers kept, in the order of [`Kept`]'s slots.
+const KEPT: [&str; 4] = [
+    "authorization",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+];
+
+/// Which of [`KEPT`] a header `name` is (ASCII case-insensitive): the
+/// lengths differ, so one compare at most.
+fn standard_index(name: &str) -> Option<usize> {
+    let index = match name.len() {
+        13 => 0,
+        20 => 1,
+        10 => 2,
+        8 => 3,
+        _ => return None,
+    };
+    let kept = KEPT.get(index)?;
+    (name == *kept || name.eq_ignore_ascii_case(kept)).then_some(index)
+}
+
+/// The raw authorization value (slot 0) is kept as sent; the others
+/// OWS-trimmed.
+fn kept_value(index: usize, value: &[u8]) -> &[u8] {
+    if index == 0 { value } else { trim_ows(value) }
 }
 
 /// `Mcp-Name` against the body's value: the Base64 sentinel
@@ -236,6 +256,78 @@ fn sextet(c: u8) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::Header;
+
+    /// What a scan per name keeps: the first line (OWS-trimmed but for
+    /// `authorization`) and whether it is the only one.
+    fn per_name<'a>(parts: &RequestParts<'a>) -> Vec<Option<(&'a [u8], bool)>> {
+        KEPT.iter()
+            .enumerate()
+            .map(|(index, name)| {
+                let mut all = parts.all(name);
+                let first = all.next();
+                first.map(|first| (kept_value(index, first), all.next().is_none()))
+            })
+            .collect()
+    }
+
+    fn kept(kept: &Kept) -> Vec<Option<(&[u8], bool)>> {
+        [kept.authorization, kept.version, kept.method, kept.name]
+            .into_iter()
+            .map(|slot| kept.get(slot))
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_keeps_what_a_scan_per_name_finds() {
+        let cases: [&[Header<'_>]; 4] = [
+            &[],
+            &[
+                Header::new("Authorization", b" Bearer x "),
+                Header::new("MCP-Protocol-Version", b" 2026-07-28\t"),
+                Header::new("mcp-method", b"tools/list"),
+                Header::new("accept", b"*/*"),
+                Header::new("Mcp-Name", b"x"),
+            ],
+            &[
+                Header::new("mcp-method", b"a"),
+                Header::new("mcp-name", b"n"),
+                Header::new("MCP-METHOD", b"b"),
+                Header::new("mcp-names", b"no"),
+                Header::new("authorizatio", b"no"),
+                Header::new("authorization", b"1"),
+                Header::new("authorization", b"2"),
+            ],
+            &[Header::new("mcp-protocol-version", b"")],
+        ];
+        for headers in cases {
+            let parts = RequestParts::new("POST", "/mcp", headers);
+            assert_eq!(
+                kept(&Kept::read(&parts, true)),
+                per_name(&parts),
+                "{headers:?}"
+            );
+            let legacy = Kept::read(&parts, false);
+            assert_eq!(kept(&legacy)[0], per_name(&parts)[0]);
+            assert_eq!(&kept(&legacy)[1..], [None, None, None]);
+        }
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn one_pass_keeps_what_a_scan_per_name_finds_in_a_header_map() {
+        let mut map = http::HeaderMap::new();
+        for (name, value) in [
+            ("mcp-method", "a"),
+            ("authorization", "Bearer x"),
+            ("mcp-method", "b"),
+            ("mcp-protocol-version", " 2026-07-28 "),
+        ] {
+            map.append(name, http::HeaderValue::from_static(value));
+        }
+        let parts = RequestParts::with_header_map("POST", "/mcp", &map);
+        assert_eq!(kept(&Kept::read(&parts, true)), per_name(&parts));
+    }
 
     #[test]
     fn canonical_base64_decodes_and_compares() {

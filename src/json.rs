@@ -91,13 +91,9 @@ impl<'de> Visitor<'de> for KeySeed<'_, '_> {
     }
 }
 
-/// The members [`Raw::members`] picks, by key.
-pub(crate) type Picked<'a, const N: usize> = [Option<Raw<'a>>; N];
-
-/// The text of one JSON value that `serde_json` has already validated (a
-/// [`RawValue`]'s, or a member of one read by [`Raw::members`]), without
-/// surrounding whitespace. Reading inside it needs no second validation, so
-/// it is scanned directly: no allocation, one forward pass.
+/// The text of one JSON value already validated (a [`RawValue`]'s, or a
+/// member picked by the message reader, `crate::scan`), without surrounding
+/// whitespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Raw<'a>(&'a str);
 
@@ -108,185 +104,21 @@ impl<'a> From<&'a RawValue> for Raw<'a> {
 }
 
 impl<'a> Raw<'a> {
+    /// The text of one value already known to be valid JSON, without
+    /// surrounding whitespace.
+    pub(crate) fn new(text: &'a str) -> Raw<'a> {
+        Raw(text)
+    }
+
     /// The value's JSON text.
     pub(crate) fn get(self) -> &'a str {
         self.0
-    }
-
-    /// The members of this object named by `keys`, each the text of its
-    /// last occurrence, as [`members`] reads them (`None` when this is not
-    /// an object or a key holds a lone surrogate escape, which `serde_json`
-    /// refuses in a key), but without `serde_json`: skipping a nested value
-    /// there takes a heap-allocated stack (its scratch buffer), here only a
-    /// depth counter, since the text is already known to be valid.
-    ///
-    /// Linear in the text on any input, valid or not: the position only
-    /// moves forward, and nothing recurses. On text that is not valid JSON
-    /// (never passed, by construction) the answer is unspecified but
-    /// nothing panics.
-    pub(crate) fn members<const N: usize>(self, keys: [&str; N]) -> Option<[Option<Raw<'a>>; N]> {
-        let bytes = self.0.as_bytes();
-        scan_object(self.0, 0, keys, |_, at| value_end(bytes, at)).map(|(values, _)| values)
-    }
-
-    /// [`members`](Self::members), and the members named by `inner_keys` of
-    /// the member `keys[nested]`, read in the same pass: what
-    /// `values[nested].and_then(|v| v.members(inner_keys))` gives, without
-    /// walking that member twice.
-    pub(crate) fn members_nested<const N: usize, const M: usize>(
-        self,
-        keys: [&str; N],
-        nested: usize,
-        inner_keys: [&str; M],
-    ) -> Option<(Picked<'a, N>, Option<Picked<'a, M>>)> {
-        let text = self.0;
-        let bytes = text.as_bytes();
-        let mut inner = None;
-        let (values, _) = scan_object(text, 0, keys, |slot, at| {
-            if slot == Some(nested) {
-                // The last occurrence wins, as for the member itself.
-                inner = None;
-                if bytes[at] == b'{' {
-                    let plain = |_, at| value_end(bytes, at);
-                    if let Some((values, end)) = scan_object(text, at, inner_keys, plain) {
-                        inner = Some(values);
-                        return Some(end);
-                    }
-                }
-            }
-            value_end(bytes, at)
-        })?;
-        Some((values, inner))
-    }
-}
-
-/// Scans the object opening at `start` of `text` for the members named by
-/// `keys` ([`Raw::members`]); `value_end(slot, at)` finds the end of the
-/// value at `at` of a member, `slot` its index in `keys`. Returns the values
-/// and the end of the object.
-fn scan_object<'a, const N: usize>(
-    text: &'a str,
-    start: usize,
-    keys: [&str; N],
-    mut value_end: impl FnMut(Option<usize>, usize) -> Option<usize>,
-) -> Option<([Option<Raw<'a>>; N], usize)> {
-    let bytes = text.as_bytes();
-    if bytes.get(start) != Some(&b'{') {
-        return None;
-    }
-    let mut values = [None; N];
-    let mut at = start + 1;
-    loop {
-        at = skip_whitespace(bytes, at);
-        match bytes.get(at)? {
-            b'}' => return Some((values, at + 1)),
-            b',' => {
-                at += 1;
-                continue;
-            }
-            b'"' => {}
-            _ => return None,
-        }
-        let key_end = string_end(bytes, at)?;
-        let key = text.get(at + 1..key_end - 1)?;
-        let slot = find_key(key, &keys)?;
-        at = skip_whitespace(bytes, key_end);
-        if bytes.get(at) != Some(&b':') {
-            return None;
-        }
-        at = skip_whitespace(bytes, at + 1);
-        let end = value_end(slot, at)?;
-        if let Some(slot) = slot {
-            values[slot] = Some(Raw(text.get(at..end)?));
-        }
-        at = end;
-    }
-}
-
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
-    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-        at += 1;
-    }
-    at
-}
-
-/// The end (one past the closing quote) of the string opening at `at`.
-fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
-    at += 1;
-    loop {
-        at = quote_or_backslash(bytes, at)?;
-        match bytes[at] {
-            b'"' => return Some(at + 1),
-            _ => at += 2,
-        }
-    }
-}
-
-/// The first `"` or `\` at or after `at`: eight bytes a step (SWAR), then
-/// byte by byte.
-fn quote_or_backslash(bytes: &[u8], mut at: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Non-zero where a byte of `word` is zero; the lowest marked byte is
-    // exact (borrows only mark bytes above a zero one).
-    let zeros = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().ok()?);
-        let found =
-            zeros(word ^ (ONES * u64::from(b'"'))) | zeros(word ^ (ONES * u64::from(b'\\')));
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    let rest = bytes.get(at..)?;
-    rest.iter()
-        .position(|&b| b == b'"' || b == b'\\')
-        .map(|offset| at + offset)
-}
-
-/// The end of the value starting at `at`: a string, an object or array
-/// (matched by depth alone: the text is valid), or a literal or number.
-fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
-    match bytes.get(at)? {
-        b'"' => string_end(bytes, at),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut at = at;
-            loop {
-                match bytes.get(at)? {
-                    b'"' => {
-                        at = string_end(bytes, at)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(at + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                at += 1;
-            }
-        }
-        _ => {
-            let mut end = at;
-            while !matches!(
-                bytes.get(end),
-                None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
-            ) {
-                end += 1;
-            }
-            Some(end)
-        }
     }
 }
 
 /// Which of `keys` the key text `escaped` (between its quotes) names:
 /// `Some(None)` for none, `None` when it holds a lone surrogate escape.
-fn find_key(escaped: &str, keys: &[&str]) -> Option<Option<usize>> {
+pub(crate) fn find_key(escaped: &str, keys: &[&str]) -> Option<Option<usize>> {
     if !escaped.contains('\\') {
         return Some(keys.iter().position(|key| *key == escaped));
     }
@@ -365,7 +197,7 @@ pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
     if !text.starts_with('"') {
         return None;
     }
-    if !text.contains('\\') {
+    if !text.as_bytes().contains(&b'\\') {
         return Some(Cow::Borrowed(&text[1..text.len() - 1]));
     }
     serde_json::from_str::<String>(text).ok().map(Cow::Owned)
@@ -629,128 +461,6 @@ mod tests {
         assert!(members.other);
     }
 
-    /// The members read, owned.
-    type Read<const N: usize> = Option<[Option<String>; N]>;
-
-    /// Reads `text` both ways: with serde_json ([`members`]) and by
-    /// scanning the validated value ([`Raw::members`]).
-    fn both<const N: usize>(text: &str, keys: [&str; N]) -> (Read<N>, Read<N>) {
-        let by_serde = members(text, keys).map(|m| m.values.map(|v| v.map(|v| v.get().to_owned())));
-        let raw: &RawValue = serde_json::from_str(text).unwrap();
-        let scanned = Raw::from(raw)
-            .members(keys)
-            .map(|values| values.map(|v| v.map(|v| v.get().to_owned())));
-        (by_serde, scanned)
-    }
-
-    #[test]
-    fn scanning_a_validated_object_agrees_with_serde_json() {
-        let cases = [
-            r#"{}"#,
-            r#" { } "#,
-            r#"[1]"#,
-            r#""{}""#,
-            r#"1"#,
-            r#"null"#,
-            r#"{"a":1,"b":{"a":[{"a":"}"}]},"c":"\"a\""}"#,
-            r#"{ "a" : [ ] , "b" : -1.5e+3 , "c" : true }"#,
-            "{\n\t\"c\"\r:\n{\"x\":{\"y\":{}}},\"a\":null}",
-            r#"{"a":1,"\u0061":2,"b":3,"a\\":4}"#,
-            r#"{"\ud83d\ude00":1,"a":"x"}"#,
-            r#"{"\ud800":1,"a":2}"#,
-            r#"{"\udc00":1,"a":2}"#,
-            r#"{"\ud800\u0061":1,"a":2}"#,
-            r#"{"\ud800\n":1}"#,
-            r#"{"a":"\\","b":"\\\"}","c":[]}"#,
-            r#"{"c":"\u00e9","\u00e9":5,"é":6}"#,
-        ];
-        for text in cases {
-            assert_eq!(
-                both(text, ["a", "b", "c", "é", "😀"]).0,
-                both(text, ["a", "b", "c", "é", "😀"]).1,
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn scanning_agrees_with_serde_json_on_generated_objects() {
-        let keys = ["a", "_meta", "b\"", "é"];
-        let key_forms = [
-            r#""a""#,
-            r#""\u0061""#,
-            r#""_meta""#,
-            r#""b\"""#,
-            r#""b\u0022""#,
-            r#""é""#,
-            r#""\u00E9""#,
-            r#""x""#,
-            r#""\ud800""#,
-            r#""a\/""#,
-        ];
-        let values = [
-            "1",
-            "-0.5E-2",
-            "true",
-            "null",
-            r#""s""#,
-            r#""}]\"{[""#,
-            "{}",
-            "[]",
-            r#"{"a":{"b":[1,{"c":{}}]}}"#,
-            r#"[[[["]"]]]]"#,
-            r#"{"_meta":{"a":1}}"#,
-        ];
-        let spaces = ["", " ", "\n\t "];
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
-        for _ in 0..3000 {
-            let count = next(5);
-            let mut text = String::from(spaces[next(3)]);
-            text.push('{');
-            for index in 0..count {
-                if index > 0 {
-                    text.push(',');
-                }
-                text.push_str(spaces[next(3)]);
-                text.push_str(key_forms[next(key_forms.len())]);
-                text.push_str(spaces[next(3)]);
-                text.push(':');
-                text.push_str(spaces[next(3)]);
-                text.push_str(values[next(values.len())]);
-                text.push_str(spaces[next(3)]);
-            }
-            text.push('}');
-            text.push_str(spaces[next(3)]);
-            // RawValue trims nothing at the top level; values inside are trimmed.
-            let trimmed = text.trim();
-            let (by_serde, scanned) = both(trimmed, keys);
-            assert_eq!(by_serde, scanned, "{trimmed}");
-        }
-    }
-
-    #[test]
-    fn scanning_is_iterative_on_deep_nesting_and_long_strings() {
-        let depth = 1_000_000;
-        let nested = format!("{}1{}", "[{\"x\":".repeat(depth), "}]".repeat(depth));
-        let long = "\\\"".repeat(depth);
-        let deep = format!(r#"{{"a":{nested}, "b":"{long}","c":1}}"#);
-        // Not validated by serde_json (its recursion limit refuses it): the
-        // scanner only needs the shape here, and must neither recurse nor
-        // rescan.
-        let [a, b, c] = Raw(&deep).members(["a", "b", "c"]).unwrap();
-        assert_eq!(a.unwrap().get(), nested);
-        assert_eq!(b.unwrap().get(), format!("\"{long}\""));
-        assert_eq!(c.unwrap().get(), "1");
-        let unclosed = "[".repeat(depth);
-        assert_eq!(Raw(&format!("{{\"a\":{unclosed}")).members(["a"]), None);
-    }
-
     #[test]
     fn strings_borrow_without_escapes_and_refuse_lone_surrogates() {
         let plain: &RawValue = serde_json::from_str(r#""abc""#).unwrap();
@@ -761,28 +471,5 @@ mod tests {
         assert_eq!(string(lone), None);
         let number: &RawValue = serde_json::from_str("1").unwrap();
         assert_eq!(string(number), None);
-    }
-
-    #[test]
-    fn nested_members_agree_with_two_scans() {
-        for text in [
-            r#"{"_meta":{"v":"1","c":{}},"name":"x"}"#,
-            r#"{"_meta":{"v":"1"},"_meta":{"c":[1,{"v":2}]}}"#,
-            r#"{"_meta":{"v":"1"},"_meta":"no"}"#,
-            r#"{"_meta":"no","_meta":{"v":"1"}}"#,
-            r#"{"_meta":{"\ud800":1,"v":"2"},"name":"y"}"#,
-            r#"{"_meta":{"\u0076":"esc"}, "name" : 3 }"#,
-            r#"{"name":"z"}"#,
-            r#"{}"#,
-            r#"[1]"#,
-        ] {
-            let raw = Raw(text);
-            let keys = ["_meta", "name"];
-            let inner = ["v", "c"];
-            let two = raw
-                .members(keys)
-                .map(|values| (values, values[0].and_then(|meta| meta.members(inner))));
-            assert_eq!(raw.members_nested(keys, 0, inner), two, "{text}");
-        }
     }
 }

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use crate::json;
+use crate::json::{self, Raw};
+pub(crate) use crate::scan::{Envelope, Params};
 
 /// A JSON-RPC error this endpoint answers with: exactly `{code, message}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +63,7 @@ pub(crate) fn read_body(bytes: &[u8]) -> Option<Body<'_>> {
         .as_bytes()
         .first()
     {
-        Some(b'{') => envelope(text).map(Body::Single),
+        Some(b'{') => crate::scan::message(text).map(Body::Single),
         Some(b'[') => serde_json::from_str(text).ok().map(Body::Batch),
         _ => serde_json::from_str::<&RawValue>(text)
             .ok()
@@ -70,37 +71,24 @@ pub(crate) fn read_body(bytes: &[u8]) -> Option<Body<'_>> {
     }
 }
 
-/// The members of one message that JSON-RPC defines, raw.
-pub(crate) struct Envelope<'a> {
-    pub jsonrpc: Option<&'a RawValue>,
-    pub id: Option<&'a RawValue>,
-    pub method: Option<&'a RawValue>,
-    pub params: Option<&'a RawValue>,
-}
-
-/// Reads one message object. `None` when `text` is not an object.
+/// Reads one message object (a batch element). `None` when `text` is not
+/// an object.
 pub(crate) fn envelope(text: &str) -> Option<Envelope<'_>> {
-    let members = json::members(text, ["jsonrpc", "id", "method", "params"])?;
-    let [jsonrpc, id, method, params] = members.values;
-    Some(Envelope {
-        jsonrpc,
-        id,
-        method,
-        params,
-    })
+    crate::scan::message(text)
 }
 
 /// A well-formed request or notification.
 pub(crate) struct Call<'a> {
     /// The id as sent, or `None` for a notification.
-    pub id: Option<&'a RawValue>,
+    pub id: Option<Raw<'a>>,
     pub method: Cow<'a, str>,
-    pub params: Option<&'a RawValue>,
+    /// `params`' members, when it is a readable object.
+    pub members: Option<Params<'a>>,
 }
 
 /// Applies the envelope rows of the reject table. On failure, returns the id
 /// to echo in the `-32600` reply (`None`: `null`).
-pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<&RawValue>> {
+pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<Raw<'_>>> {
     let id_valid = envelope.id.is_none_or(is_valid_id);
     let echo = envelope.id.filter(|_| id_valid);
     let version_ok = envelope
@@ -125,13 +113,13 @@ pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<&RawVa
     Ok(Call {
         id: envelope.id,
         method,
-        params: envelope.params,
+        members: envelope.members,
     })
 }
 
 /// A JSON-RPC id is a string, a number or null.
-pub(crate) fn is_valid_id(id: &RawValue) -> bool {
-    matches!(id.get().as_bytes()[0], b'"' | b'-' | b'0'..=b'9') || id.get() == "null"
+pub(crate) fn is_valid_id(id: Raw<'_>) -> bool {
+    matches!(id.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) || id.get() == "null"
 }
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":` — the caller writes the
@@ -178,7 +166,7 @@ fn open(out: &mut Vec<u8>, id: &[u8]) {
 }
 
 /// The id to write for an optional raw id: its text, or `null`.
-pub(crate) fn id_text(id: Option<&RawValue>) -> &[u8] {
+pub(crate) fn id_text(id: Option<Raw<'_>>) -> &[u8] {
     id.map_or(b"null", |id| id.get().as_bytes())
 }
 

@@ -25,6 +25,7 @@ mod origin;
 mod outcome;
 mod request;
 mod response;
+mod scan;
 pub mod sse;
 mod tools;
 mod version;

@@ -6,22 +6,18 @@
 //! the modern checks, statuses and framing around them.
 
 use bytes::Bytes;
-use serde_json::value::RawValue;
 
 use crate::config::Config;
 use crate::dispatch::{Dispatch, HostCall};
 use crate::endpoint::Exchange;
-use crate::json::{self, Raw};
-use crate::jsonrpc::{self, Envelope, RpcError};
+use crate::json;
+use crate::jsonrpc::{self, Envelope, Params, RpcError};
 use crate::outcome::Outcome;
 use crate::response::{ContentType, Response};
 use crate::sse;
 use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, create};
 use crate::version::{Era, HeaderClass};
-
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 
 const INVALID_META: RpcError = RpcError {
     code: -32602,
@@ -103,19 +99,10 @@ impl Results {
 
 /// The claim (MODERN.md §1): `params._meta` is an object holding
 /// `io.modelcontextprotocol/protocolVersion`, whatever its value.
-pub(crate) fn claims(params: Option<&RawValue>) -> bool {
-    // A legacy body's params rarely mention `_meta`: without the key's text
-    // and without any escape (which could spell it), no scan is needed.
+pub(crate) fn claims(params: Option<Params<'_>>) -> bool {
     params
-        .filter(|params| {
-            let text = params.get();
-            text.contains("_meta") || text.contains('\\')
-        })
-        .and_then(|params| {
-            let (_, meta) = Raw::from(params).members_nested(["_meta"], 0, [PROTOCOL_VERSION])?;
-            meta
-        })
-        .is_some_and(|[version]| version.is_some())
+        .and_then(|params| params.meta)
+        .is_some_and(|meta| meta.protocol_version.is_some())
 }
 
 /// 400 `-32600 "invalid request"`, id null: a modern header on a body that
@@ -183,25 +170,20 @@ pub(crate) fn dispatch<C>(
         return Outcome::Respond(Response::accepted());
     };
     let id = id.get().as_bytes();
-    // M2: `_meta`. `params` and `_meta` were validated with the body; their
-    // members are read by scanning, which allocates nothing (MODERN.md).
-    let keys = [
-        "_meta",
-        "name",
-        "arguments",
-        "uri",
-        "cursor",
-        "notifications",
-    ];
-    // `_meta`'s members are read in the same pass as `params`'.
-    let members = envelope.params.and_then(|params| {
-        Raw::from(params).members_nested(keys, 0, [PROTOCOL_VERSION, CLIENT_CAPABILITIES])
-    });
-    let ([_, name, arguments, uri, cursor, notifications], meta) =
-        members.unwrap_or(([None; 6], None));
-    let requested = meta.and_then(|[version, capabilities]| {
-        capabilities.filter(|c| json::is_object(*c))?;
-        json::string(version?)
+    // M2: `_meta`. `params`' and `_meta`'s members were read in the same
+    // pass that validated the body.
+    let Params {
+        meta,
+        name,
+        arguments,
+        uri,
+        cursor,
+        notifications,
+        ..
+    } = envelope.members.unwrap_or_default();
+    let requested = meta.and_then(|meta| {
+        meta.client_capabilities.filter(|c| json::is_object(*c))?;
+        json::string(meta.protocol_version?)
     });
     let Some(requested) = requested else {
         return Outcome::Respond(error(id, INVALID_META));

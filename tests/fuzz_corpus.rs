@@ -51,3 +51,10 @@ fn dialect_seeds_keep_their_invariants() {
 fn create_seeds_keep_their_invariants() {
     replay("create", chopin_mcp::fuzz::create);
 }
+
+#[test]
+fn message_seeds_agree_with_serde_json() {
+    replay("message", |data| {
+        chopin_mcp::fuzz::message(data);
+    });
+}

@@ -421,7 +421,7 @@ fn deeply_nested_bodies_within_the_budget_are_answered_not_crashed() {
     );
     assert!(!host.consulted_store());
 
-    // Modern `_meta`, read by scanning the validated text: deeply nested
+    // Modern `_meta`, picked in the pass that validates the body: deeply nested
     // capabilities, a long escaped string beside them, and a deep value
     // where a string version is wanted.
     let modern = |params: String| {
