@@ -545,19 +545,10 @@ fn message_by_serde(text: &str) -> Option<scan::Envelope<'_>> {
     {
         return None;
     }
-    let envelope = json::members(text, ["jsonrpc", "id", "method", "params"])?;
+    let envelope = json::members(text, scan::ENVELOPE)?;
     let [jsonrpc, id, method, params] = envelope.values.map(raw);
-    let keys = [
-        "_meta",
-        "name",
-        "arguments",
-        "uri",
-        "cursor",
-        "notifications",
-        "protocolVersion",
-    ];
     let members = params
-        .and_then(|params| json::members(params.get(), keys))
+        .and_then(|params| json::members(params.get(), scan::PARAMS))
         .map(|params| {
             let [
                 meta,
@@ -569,12 +560,7 @@ fn message_by_serde(text: &str) -> Option<scan::Envelope<'_>> {
                 protocol_version,
             ] = params.values.map(raw);
             let meta = meta
-                .and_then(|meta| {
-                    json::members(
-                        meta.get(),
-                        [scan::PROTOCOL_VERSION, scan::CLIENT_CAPABILITIES],
-                    )
-                })
+                .and_then(|meta| json::members(meta.get(), scan::META))
                 .map(|meta| {
                     let [protocol_version, client_capabilities] = meta.values.map(raw);
                     scan::Meta {

@@ -31,8 +31,8 @@ pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapa
 
 /// The keys picked at each level (1: the message, 2: `params`, 3:
 /// `params._meta`), in the order of the picks.
-const ENVELOPE: [&str; 4] = ["jsonrpc", "id", "method", "params"];
-const PARAMS: [&str; 7] = [
+pub(crate) const ENVELOPE: [&str; 4] = ["jsonrpc", "id", "method", "params"];
+pub(crate) const PARAMS: [&str; 7] = [
     "_meta",
     "name",
     "arguments",
@@ -41,7 +41,7 @@ const PARAMS: [&str; 7] = [
     "notifications",
     "protocolVersion",
 ];
-const META: [&str; 2] = [PROTOCOL_VERSION, CLIENT_CAPABILITIES];
+pub(crate) const META: [&str; 2] = [PROTOCOL_VERSION, CLIENT_CAPABILITIES];
 
 /// Where each level's picks start in the flat array of all picks.
 const PARAMS_AT: usize = ENVELOPE.len();
