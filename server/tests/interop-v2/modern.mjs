@@ -11,7 +11,7 @@
 // repository and be readable with the token; creation needs a server that
 // offers create_document (not --read-only).
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { check, expect, finish } from "../interop/checks.mjs";
+import { check, createChecks, documentChecks, draft, expect, finish } from "../interop/checks.mjs";
 
 const MODERN = "2026-07-28";
 const [url, token, documentId = "f401c8d6-3717-4f1d-8473-cfdd0af894e4", repository = "githubnext/chopin"] =
@@ -54,88 +54,12 @@ async function runMode(mode) {
     return `${names.join(", ")} (ttlMs ${result.ttlMs}, cacheScope ${result.cacheScope})`;
   });
 
-  await check(`${label} list_documents`, async () => {
-    const result = await client.callTool({ name: "list_documents", arguments: { repository } });
-    expect(!result.isError, `isError in ${JSON.stringify(result)}`);
-    const documents = result.structuredContent?.documents ?? [];
-    expect(
-      documents.some((doc) => doc.id === documentId),
-      `${documentId} not in ${JSON.stringify(documents)}`,
-    );
-    expect(JSON.parse(result.content[0].text).documents.length === documents.length, "text and structuredContent differ");
-    return `${documents.length} in ${repository}`;
-  });
+  await documentChecks(`${label} `, client, { documentId, repository });
 
-  await check(`${label} read_document (found)`, async () => {
-    const result = await client.callTool({ name: "read_document", arguments: { id: documentId } });
-    const doc = result.structuredContent;
-    expect(!result.isError && doc?.id === documentId, JSON.stringify(result));
-    expect(typeof doc.source === "string" && Number.isInteger(doc.revision), JSON.stringify(doc));
-    return `"${doc.title}" revision ${doc.revision}`;
-  });
-
-  await check(`${label} read_document (absent)`, async () => {
-    const result = await client.callTool({ name: "read_document", arguments: { id: "no-such-document" } });
-    expect(result.isError === true && result.content.length === 0, JSON.stringify(result));
-    return "isError with no content";
-  });
-
-  const draft = {
-    idempotencyKey: `interop-v2-${label}-${process.pid}-${Date.now()}`,
-    repository,
-    baseBranch: "main",
-    baseCommit: "0123456789abcdef0123456789abcdef01234567",
-    title: "Ship MCP creation",
-    brief: {
-      goal: "Create a collaborative plan.",
-      constraints: ["Keep plans immutable through MCP."],
-      settledDecisions: ["Use the documented dialect."],
-      openQuestions: ["Which reviewer owns the rollout?"],
-      repositoryFindings: ["The plan becomes a hosted channel."],
-    },
-    plan: '# Draft\n\n<Callout type="note">\nCreated through MCP.\n</Callout>\n',
-  };
-  let created;
-
-  await check(`${label} create_document (created)`, async () => {
-    const result = await client.callTool({ name: "create_document", arguments: draft });
-    created = result.structuredContent;
-    expect(!result.isError && created?.revision === 0, JSON.stringify(result));
-    expect(/<Callout id="[0-7][0-9A-HJKMNP-TV-Z]{25}" type="note">/.test(created.source), created.source);
-    expect(created.url === `/documents/${created.id}`, `url ${created.url}`);
-    return `${created.id} at ${created.url}`;
-  });
-
-  await check(`${label} create_document (replayed)`, async () => {
-    const result = await client.callTool({ name: "create_document", arguments: draft });
-    expect(!result.isError && result.structuredContent?.id === created?.id, JSON.stringify(result));
-    expect(result.structuredContent.source === created.source, "a replay must return the stored source");
-    return `same document ${created.id}`;
-  });
-
-  // Error results carry structuredContent (DIALECT.md §11.5: `{code}` or
-  // `{issues}`) that is not the output schema's document.
-  await check(`${label} create_document (conflict)`, async () => {
-    const result = await client.callTool({ name: "create_document", arguments: { ...draft, title: "A changed title" } });
-    expect(result.isError === true && result.structuredContent?.code === "idempotency-conflict", JSON.stringify(result));
-    return "idempotency-conflict";
-  });
-
-  await check(`${label} create_document (dialect issues)`, async () => {
-    const result = await client.callTool({
-      name: "create_document",
-      arguments: { ...draft, idempotencyKey: `${draft.idempotencyKey}-issues`, plan: "<Chart />\n" },
-    });
-    const issues = result.structuredContent?.issues ?? [];
-    expect(result.isError === true && issues[0]?.code === "unknown-component", JSON.stringify(result));
-    expect(issues[0].path === "root > Chart[0]" && issues[0].offset === 0, JSON.stringify(issues[0]));
-    return issues.map((issue) => issue.code).join(", ");
-  });
-
-  await check(`${label} read_document (created)`, async () => {
-    const result = await client.callTool({ name: "read_document", arguments: { id: created?.id } });
-    expect(!result.isError && result.structuredContent?.source === created?.source, JSON.stringify(result));
-    return `revision ${result.structuredContent.revision}`;
+  const callTool = (name, args) => client.callTool({ name, arguments: args });
+  await createChecks(`${label} `, client, {
+    draft: draft(`interop-v2-${label}-${process.pid}-${Date.now()}`, repository),
+    callError: callTool,
   });
 
   await check(`${label} still ${MODERN} at the end`, async () => {

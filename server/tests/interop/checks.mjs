@@ -1,6 +1,8 @@
 // The check runner both client scripts share (interop.mjs, and
 // ../interop-v2/modern.mjs): each check prints one `ok`/`FAIL` line, a
 // watchdog fails a run that hangs, and `finish` prints the verdict and exits.
+// Also the tool checks both run the same way through either SDK's client:
+// `documentChecks` (list, read found and absent) and `createChecks`.
 
 // A server that stops answering must fail the run, not hang it.
 setTimeout(() => {
@@ -29,4 +31,102 @@ export function expect(condition, message) {
 export function finish(label) {
   console.log(failures === 0 ? `${label}: all checks passed` : `${label}: ${failures} checks failed`);
   process.exit(failures === 0 ? 0 : 1);
+}
+
+// list_documents, then read_document found and absent, through `client`
+// (either SDK's: both have `callTool`); `prefix` starts every check's name.
+export async function documentChecks(prefix, client, { documentId, repository }) {
+  await check(`${prefix}list_documents`, async () => {
+    const result = await client.callTool({ name: "list_documents", arguments: { repository } });
+    expect(!result.isError, `isError in ${JSON.stringify(result)}`);
+    const documents = result.structuredContent?.documents ?? [];
+    expect(
+      documents.some((doc) => doc.id === documentId),
+      `${documentId} not in ${JSON.stringify(documents)}`,
+    );
+    expect(JSON.parse(result.content[0].text).documents.length === documents.length, "text and structuredContent differ");
+    return `${documents.length} in ${repository}`;
+  });
+
+  await check(`${prefix}read_document (found)`, async () => {
+    const result = await client.callTool({ name: "read_document", arguments: { id: documentId } });
+    const doc = result.structuredContent;
+    expect(!result.isError && doc?.id === documentId, JSON.stringify(result));
+    expect(typeof doc.source === "string" && Number.isInteger(doc.revision), JSON.stringify(doc));
+    return `"${doc.title}" revision ${doc.revision}`;
+  });
+
+  await check(`${prefix}read_document (absent)`, async () => {
+    const result = await client.callTool({ name: "read_document", arguments: { id: "no-such-document" } });
+    expect(result.isError === true && result.content.length === 0, JSON.stringify(result));
+    return "isError with no content";
+  });
+}
+
+// A create_document draft in `repository` under a fresh idempotency key.
+export function draft(key, repository) {
+  return {
+    idempotencyKey: key,
+    repository,
+    baseBranch: "main",
+    baseCommit: "0123456789abcdef0123456789abcdef01234567",
+    title: "Ship MCP creation",
+    brief: {
+      goal: "Create a collaborative plan.",
+      constraints: ["Keep plans immutable through MCP."],
+      settledDecisions: ["Use the documented dialect."],
+      openQuestions: ["Which reviewer owns the rollout?"],
+      repositoryFindings: ["The plan becomes a hosted channel."],
+    },
+    plan: '# Draft\n\n<Callout type="note">\nCreated through MCP.\n</Callout>\n',
+  };
+}
+
+// create_document created, replayed, conflict and dialect issues, then
+// read_document of the created one. Error results carry structuredContent
+// (DIALECT.md §11.5: `{code}` or `{issues}`) that is not the output schema's
+// document: `callError(name, args)` calls a tool whose result is one (the v1
+// SDK's `callTool` rejects those).
+export async function createChecks(prefix, client, { draft, callError }) {
+  let created;
+
+  await check(`${prefix}create_document (created)`, async () => {
+    const result = await client.callTool({ name: "create_document", arguments: draft });
+    created = result.structuredContent;
+    expect(!result.isError && created?.revision === 0, JSON.stringify(result));
+    expect(/<Callout id="[0-7][0-9A-HJKMNP-TV-Z]{25}" type="note">/.test(created.source), created.source);
+    expect(created.url === `/documents/${created.id}`, `url ${created.url}`);
+    return `${created.id} at ${created.url}`;
+  });
+
+  await check(`${prefix}create_document (replayed)`, async () => {
+    const result = await client.callTool({ name: "create_document", arguments: draft });
+    expect(!result.isError && result.structuredContent?.id === created?.id, JSON.stringify(result));
+    expect(result.structuredContent.source === created.source, "a replay must return the stored source");
+    return `same document ${created.id}`;
+  });
+
+  await check(`${prefix}create_document (conflict)`, async () => {
+    const result = await callError("create_document", { ...draft, title: "A changed title" });
+    expect(result.isError === true && result.structuredContent?.code === "idempotency-conflict", JSON.stringify(result));
+    return "idempotency-conflict";
+  });
+
+  await check(`${prefix}create_document (dialect issues)`, async () => {
+    const result = await callError("create_document", {
+      ...draft,
+      idempotencyKey: `${draft.idempotencyKey}-issues`,
+      plan: "<Chart />\n",
+    });
+    const issues = result.structuredContent?.issues ?? [];
+    expect(result.isError === true && issues[0]?.code === "unknown-component", JSON.stringify(result));
+    expect(issues[0].path === "root > Chart[0]" && issues[0].offset === 0, JSON.stringify(issues[0]));
+    return issues.map((issue) => issue.code).join(", ");
+  });
+
+  await check(`${prefix}read_document (created)`, async () => {
+    const result = await client.callTool({ name: "read_document", arguments: { id: created?.id } });
+    expect(!result.isError && result.structuredContent?.source === created?.source, JSON.stringify(result));
+    return `revision ${result.structuredContent.revision}`;
+  });
 }
