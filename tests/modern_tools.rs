@@ -95,28 +95,7 @@ fn a_padded_name_and_missing_arguments_are_a_tool_execution_error() {
 /// §9.13: the seed's bad-argument cases.
 #[test]
 fn the_seeds_bad_arguments_are_tool_execution_errors_without_an_effect() {
-    for (name, arguments, message) in [
-        (
-            "list_documents",
-            json!({"repository": "./chopin"}),
-            "list_documents requires a repository",
-        ),
-        (
-            "list_documents",
-            json!({"repository": "owner/.."}),
-            "list_documents requires a repository",
-        ),
-        (
-            "read_document",
-            json!({"id": " \t"}),
-            "read_document requires an id",
-        ),
-        (
-            "read_document",
-            json!({"id": "x".repeat(129)}),
-            "read_document requires an id",
-        ),
-    ] {
+    for (name, arguments, message) in common::seed_bad_arguments() {
         assert_result(
             &endpoint(),
             &call(name, arguments),

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::{Host, Request, Step, call, endpoint, expected_tools, seed_document, send};
+use common::{
+    Host, Request, Step, call, endpoint, expected_tools, seed_bad_arguments, seed_document, send,
+};
 use serde_json::{Value, json};
 
 fn document_json() -> Value {
@@ -175,32 +177,8 @@ fn rejects_non_scalar_json_rpc_ids_and_scalar_initialize_or_tools_list_parameter
 fn rejects_malformed_tool_arguments_and_unknown_tools_without_consulting_the_reader() {
     let endpoint = endpoint();
     let mut host = Host::seed();
-    for (id, name, arguments, error) in [
-        (
-            5,
-            "list_documents",
-            json!({"repository": "./chopin"}),
-            "list_documents requires a repository",
-        ),
-        (
-            6,
-            "list_documents",
-            json!({"repository": "owner/.."}),
-            "list_documents requires a repository",
-        ),
-        (
-            7,
-            "read_document",
-            json!({"id": " \t"}),
-            "read_document requires an id",
-        ),
-        (
-            9,
-            "read_document",
-            json!({"id": "x".repeat(129)}),
-            "read_document requires an id",
-        ),
-    ] {
+    let ids = [5, 6, 7, 9];
+    for (id, (name, arguments, error)) in ids.into_iter().zip(seed_bad_arguments()) {
         let invalid = Request::post(&call(json!(id), name, arguments))
             .send(&endpoint, &mut host)
             .json();

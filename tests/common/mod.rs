@@ -15,7 +15,7 @@ use chopin_mcp::{
     BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
     NewDocument, Outcome, RequestParts, Response, SequentialIds,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The seed's document.
 pub fn seed_document() -> Document {
@@ -390,6 +390,27 @@ pub fn send(request: &Request) -> Reply {
 /// A `tools/call` request body.
 pub fn call(id: Value, name: &str, arguments: Value) -> Value {
     serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+/// The seed's malformed tool arguments (`seed-mcp.test.ts`): the tool, its
+/// arguments, and the message each is refused with.
+pub fn seed_bad_arguments() -> [(&'static str, Value, &'static str); 4] {
+    const REPOSITORY: &str = "list_documents requires a repository";
+    const ID: &str = "read_document requires an id";
+    [
+        (
+            "list_documents",
+            json!({"repository": "./chopin"}),
+            REPOSITORY,
+        ),
+        (
+            "list_documents",
+            json!({"repository": "owner/.."}),
+            REPOSITORY,
+        ),
+        ("read_document", json!({"id": " \t"}), ID),
+        ("read_document", json!({"id": "x".repeat(129)}), ID),
+    ]
 }
 
 /// The tool definitions of SPEC.md §7, as a fixture written from the spec.
