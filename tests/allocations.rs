@@ -3,7 +3,9 @@
 
 use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
-use chopin_mcp::{Config, Document, Endpoint, Header, Outcome, RequestParts, SequentialIds};
+use chopin_mcp::{
+    Config, Document, Endpoint, Header, Outcome, RequestParts, Response, SequentialIds,
+};
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -29,35 +31,32 @@ const HEADERS: [Header<'static>; 4] = [
     },
 ];
 
+const READ: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#;
+
 #[test]
 fn a_read_document_cycle_allocates_at_most_eight_times() {
-    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
-    let document = Document {
-        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
-        title: "Release readiness".into(),
-        source: "# Release readiness\n".into(),
-        revision: 4,
-    };
-    let body = Bytes::from_static(
-        br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#,
-    );
-    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
-    let mut status = 0;
-    let count = allocations(|| {
-        let mut outcome: Outcome<&str> = endpoint.handle(&parts, body.clone());
-        let response = loop {
-            outcome = match outcome {
-                Outcome::Respond(response) => break response,
-                Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
-                Outcome::Read(read) => read.answer(Some(&document)),
-                other => panic!("unexpected {other:?}"),
-            }
-        };
-        status = response.status();
-    });
-    assert_eq!(status, 200);
+    let count = cycle(&HEADERS, READ);
     println!("read_document cycle: {count} allocations");
     assert!(count <= 8, "{count} allocations");
+}
+
+/// One exchange to its response: authenticated as `octocat`, a read
+/// answered with `document`.
+fn exchange(
+    endpoint: &Endpoint,
+    parts: &RequestParts<'_>,
+    body: &Bytes,
+    document: &Document,
+) -> Response {
+    let mut outcome: Outcome<&str> = endpoint.handle(parts, body.clone());
+    loop {
+        outcome = match outcome {
+            Outcome::Respond(response) => return response,
+            Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
+            Outcome::Read(read) => read.answer(Some(document)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
 }
 
 /// Runs one cycle (authenticated, a read answered from the store) and
@@ -74,16 +73,7 @@ fn cycle(headers: &[Header<'_>], body: &'static [u8]) -> usize {
     let parts = RequestParts::new("POST", "/mcp", headers);
     let mut status = 0;
     let count = allocations(|| {
-        let mut outcome: Outcome<&str> = endpoint.handle(&parts, body.clone());
-        let response = loop {
-            outcome = match outcome {
-                Outcome::Respond(response) => break response,
-                Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
-                Outcome::Read(read) => read.answer(Some(&document)),
-                other => panic!("unexpected {other:?}"),
-            }
-        };
-        status = response.status();
+        status = exchange(&endpoint, &parts, &body, &document).status();
     });
     assert_eq!(status, 200);
     count
@@ -123,7 +113,7 @@ fn each_modern_cycle_allocates_no_more_than_its_legacy_twin() {
     let twins = [
         Twin {
             cycle: "read_document",
-            legacy: br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#,
+            legacy: READ,
             modern: br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
             method: b"tools/call",
             name: Some(b"=?base64?cmVhZF9kb2N1bWVudA==?="),
@@ -203,17 +193,7 @@ fn the_cors_grant_costs_no_allocation_per_request() {
     let plain_parts = RequestParts::new("POST", "/mcp", &HEADERS);
     headers.push(Header::new("origin", b"https://app.example"));
     let parts = RequestParts::new("POST", "/mcp", &headers);
-    let cycle = |request: &RequestParts<'_>| {
-        let mut outcome: Outcome<&str> = endpoint.handle(request, body.clone());
-        loop {
-            outcome = match outcome {
-                Outcome::Respond(response) => break response,
-                Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
-                Outcome::Read(read) => read.answer(Some(&document)),
-                other => panic!("unexpected {other:?}"),
-            }
-        }
-    };
+    let cycle = |request: &RequestParts<'_>| exchange(&endpoint, request, &body, &document);
     let first = allocations(|| {
         let response = cycle(&parts);
         assert_eq!(
