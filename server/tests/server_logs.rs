@@ -35,20 +35,8 @@ fn seeded(args: &[&str], env: &[(&str, &str)]) -> Server {
     Server::start_capturing(SERVER, &all, env)
 }
 
-fn post(server: &Server, body: &str, extra: &str) -> String {
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: {}\r\n{extra}content-type: application/json\r\n\
-         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\
-         connection: close\r\n\r\n{body}",
-        server.addr,
-        body.len()
-    );
-    server.raw(request.as_bytes())
-}
-
 fn authorized(server: &Server, body: &str) -> String {
-    post(
-        server,
+    server.post_with(
         body,
         &format!("authorization: Bearer {SECRET}\r\nmcp-protocol-version: 2025-06-18\r\n"),
     )
@@ -131,16 +119,11 @@ fn a_full_interop_run_and_raw_requests_log_no_token_title_source_or_plan() {
     assert!(created.contains(CREATED_TITLE), "{created}");
     // Refusals carrying secrets: a wrong token, the right one in the wrong
     // scheme, the right one from a forbidden origin, and a body over budget.
-    let wrong = post(
-        &server,
-        "{}",
-        &format!("authorization: Bearer {SECRET}x\r\n"),
-    );
+    let wrong = server.post_with("{}", &format!("authorization: Bearer {SECRET}x\r\n"));
     assert_eq!(status(&wrong), 401);
-    let basic = post(&server, "{}", &format!("authorization: Basic {SECRET}\r\n"));
+    let basic = server.post_with("{}", &format!("authorization: Basic {SECRET}\r\n"));
     assert_eq!(status(&basic), 401);
-    let origin = post(
-        &server,
+    let origin = server.post_with(
         "{}",
         &format!("authorization: Bearer {SECRET}\r\norigin: https://{SECRET}.example\r\n"),
     );
@@ -226,9 +209,8 @@ fn each_request_gets_one_line_with_every_field() {
 #[test]
 fn refusals_are_logged_at_info_with_their_reason() {
     let server = seeded(&[], &[]);
-    assert_eq!(status(&post(&server, "{}", "")), 401);
-    let forbidden = post(
-        &server,
+    assert_eq!(status(&server.post_with("{}", "")), 401);
+    let forbidden = server.post_with(
         "{}",
         &format!("authorization: Bearer {SECRET}\r\norigin: https://evil.example\r\n"),
     );
@@ -272,7 +254,7 @@ fn json_format_writes_one_object_per_line() {
         &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
     );
     assert_eq!(status(&read), 200);
-    assert_eq!(status(&post(&server, "{}", "")), 401);
+    assert_eq!(status(&server.post_with("{}", "")), 401);
     let lines = request_lines(&server, 2);
     assert_eq!(lines.len(), 2, "{lines:#?}");
     let read: serde_json::Value = serde_json::from_str(&lines[0]).expect("a JSON line");
@@ -299,10 +281,10 @@ fn rust_log_filters_the_request_lines() {
     );
     assert_eq!(status(&read), 200);
     let quiet = seeded(&[], &[("RUST_LOG", "warn")]);
-    assert_eq!(status(&post(&quiet, "{}", "")), 401);
+    assert_eq!(status(&quiet.post_with("{}", "")), 401);
     // A third server, logging, shows the lines would have been there by now.
     let loud = seeded(&[], &[("RUST_LOG", "chopin_mcp_server=info")]);
-    assert_eq!(status(&post(&loud, "{}", "")), 401);
+    assert_eq!(status(&loud.post_with("{}", "")), 401);
     assert_eq!(request_lines(&loud, 1).len(), 1);
     assert_eq!(server.logs(), "");
     assert_eq!(quiet.logs(), "");

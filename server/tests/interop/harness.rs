@@ -210,8 +210,14 @@ impl Server {
     /// POSTs a JSON-RPC body with the headers clients send.
     pub fn post(&self, body: &str, token: Option<&str>) -> String {
         let auth = token.map_or(String::new(), |t| format!("authorization: Bearer {t}\r\n"));
+        self.post_with(body, &auth)
+    }
+
+    /// POSTs a JSON-RPC body with the headers clients send and `headers`
+    /// (lines each ending in CRLF) after `host`.
+    pub fn post_with(&self, body: &str, headers: &str) -> String {
         let request = format!(
-            "POST /mcp HTTP/1.1\r\nhost: {}\r\n{auth}content-type: application/json\r\n\
+            "POST /mcp HTTP/1.1\r\nhost: {}\r\n{headers}content-type: application/json\r\n\
              accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\
              connection: close\r\n\r\n{body}",
             self.addr,
