@@ -22,17 +22,7 @@ use support::{Server, TOKEN, read_all, status};
 const SERVER: &str = "chopin-mcp-server";
 
 fn replica(url: &str) -> Server {
-    Server::start(
-        SERVER,
-        &[
-            "--db",
-            url,
-            "--token",
-            "allowed=octocat",
-            "--grant",
-            "octocat=*",
-        ],
-    )
+    Server::on_db(SERVER, url, &[])
 }
 
 fn create_body(key: &str, title: &str) -> String {

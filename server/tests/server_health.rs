@@ -70,17 +70,7 @@ fn readyz_is_503_while_the_store_cannot_answer() {
     for name in SERVERS {
         let db = temp_path("health", "db");
         let db_arg = db.to_str().unwrap().to_owned();
-        let server = Server::start(
-            name,
-            &[
-                "--db",
-                &db_arg,
-                "--token",
-                "allowed=octocat",
-                "--grant",
-                "octocat=*",
-            ],
-        );
+        let server = Server::on_db(name, &db_arg, &[]);
         assert_eq!(status(&get(&server, "/readyz")), 200, "{name}");
         let lock = rusqlite::Connection::open(&db).expect("open the database");
         lock.execute_batch("ALTER TABLE tokens RENAME TO tokens_away")

@@ -278,21 +278,11 @@ fn an_imported_document_survives_kill_9() {
         let db = temp_path("durable", "db");
         let db = db.to_str().unwrap();
         let import = support::import_file();
-        let common = [
-            "--db",
-            db,
-            "--token",
-            "allowed=octocat",
-            "--grant",
-            "octocat=*",
-        ];
-        let mut first_args = common.to_vec();
-        first_args.extend(["--import", import.to_str().unwrap()]);
-        let first = Server::start(name, &first_args);
+        let first = Server::on_db(name, db, &["--import", import.to_str().unwrap()]);
         let read = first.call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#));
         assert!(read.contains(DOC_TITLE), "{name}: {read}");
         first.kill();
-        let second = Server::start(name, &common);
+        let second = Server::on_db(name, db, &[]);
         let again = second.call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#));
         assert!(again.contains(DOC_TITLE), "{name}: {again}");
     }
@@ -303,15 +293,8 @@ fn a_created_document_survives_kill_9_right_after_the_response() {
     let draft = r##"{"idempotencyKey":"durable-1","repository":"githubnext/chopin","baseBranch":"main","baseCommit":"0123456789abcdef","title":"Durable plan","brief":{"goal":"Survive a crash.","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# Durable\n\n<Callout type=\"note\">\nStill here.\n</Callout>\n"}"##;
     for name in SERVERS {
         let db = temp_path("created", "db");
-        let args = [
-            "--db",
-            db.to_str().unwrap(),
-            "--token",
-            "allowed=octocat",
-            "--grant",
-            "octocat=*",
-        ];
-        let first = Server::start(name, &args);
+        let db = db.to_str().unwrap();
+        let first = Server::on_db(name, db, &[]);
         let created = first.call("create_document", draft);
         assert_eq!(status(&created), 200, "{name}: {created}");
         let body: serde_json::Value =
@@ -323,7 +306,7 @@ fn a_created_document_survives_kill_9_right_after_the_response() {
             .to_owned();
         // SIGKILL as soon as the response is in: no shutdown path runs.
         first.kill();
-        let second = Server::start(name, &args);
+        let second = Server::on_db(name, db, &[]);
         let read = second.call("read_document", &format!(r#"{{"id":"{id}"}}"#));
         let read: serde_json::Value =
             serde_json::from_str(read.split("\r\n\r\n").nth(1).unwrap()).unwrap();
@@ -340,19 +323,8 @@ fn a_store_failure_gets_a_generic_500() {
     for name in SERVERS {
         let db = temp_path("broken", "db");
         let import = support::import_file();
-        let server = Server::start(
-            name,
-            &[
-                "--db",
-                db.to_str().unwrap(),
-                "--token",
-                "allowed=octocat",
-                "--grant",
-                "octocat=*",
-                "--import",
-                import.to_str().unwrap(),
-            ],
-        );
+        let import = ["--import", import.to_str().unwrap()];
+        let server = Server::on_db(name, db.to_str().unwrap(), &import);
         // Break the database under the running server.
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch("DROP TABLE documents").unwrap();

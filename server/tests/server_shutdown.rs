@@ -15,16 +15,7 @@ use support::{Server, TOKEN, read_all, status, temp_path};
 const SERVER: &str = "chopin-mcp-server";
 
 fn on_file(db: &str, extra: &[&str]) -> Server {
-    let mut args = vec![
-        "--db",
-        db,
-        "--token",
-        "allowed=octocat",
-        "--grant",
-        "octocat=*",
-    ];
-    args.extend_from_slice(extra);
-    Server::start_capturing(SERVER, &args, &[])
+    Server::start_capturing(SERVER, &support::db_args(db, extra), &[])
 }
 
 /// Connects until the kernel refuses (the listener is closed); false if it

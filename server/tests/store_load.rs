@@ -165,19 +165,8 @@ struct Numbers {
 
 fn measure(engine: &str, round: usize, db: &str) -> Numbers {
     let import = import_file();
-    let server = Server::start(
-        "chopin-mcp-server",
-        &[
-            "--db",
-            db,
-            "--token",
-            "allowed=octocat",
-            "--grant",
-            "octocat=*",
-            "--import",
-            import.to_str().unwrap(),
-        ],
-    );
+    let import = ["--import", import.to_str().unwrap()];
+    let server = Server::on_db("chopin-mcp-server", db, &import);
     let addr = server.addr;
     let keys = Arc::new(AtomicUsize::new(0));
     let next_key = move |prefix: &'static str| {

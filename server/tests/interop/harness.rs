@@ -172,17 +172,16 @@ impl Server {
     /// [`Server::seeded`] with more flags (e.g. `--read-only`).
     pub fn seeded_with(name: &str, extra: &[&str]) -> Server {
         let import = import_file();
-        let mut args = vec![
-            "--memory",
-            "--token",
-            "allowed=octocat",
-            "--grant",
-            "octocat=*",
-            "--import",
-            import.to_str().expect("a UTF-8 temp path"),
-        ];
+        let import = import.to_str().expect("a UTF-8 temp path");
+        let mut args = vec!["--import", import];
         args.extend_from_slice(extra);
-        Server::start(name, &args)
+        Server::on_db(name, "--memory", &args)
+    }
+
+    /// `name` on the database `db` (a path or URL, or `--memory`), token
+    /// `allowed` for `octocat`, who may read everything, with `extra` flags.
+    pub fn on_db(name: &str, db: &str, extra: &[&str]) -> Server {
+        Server::start(name, &db_args(db, extra))
     }
 
     /// Sends SIGKILL and waits: no chance to flush or clean up.
@@ -264,6 +263,17 @@ pub fn status(response: &str) -> u16 {
         .nth(1)
         .and_then(|code| code.parse().ok())
         .unwrap_or(0)
+}
+
+/// The flags of a test server on `db` (see [`Server::on_db`]), then `extra`.
+pub fn db_args<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = match db {
+        "--memory" => vec![db],
+        _ => vec!["--db", db],
+    };
+    args.extend(["--token", "allowed=octocat", "--grant", "octocat=*"]);
+    args.extend_from_slice(extra);
+    args
 }
 
 /// A JSON file holding the seed document, for `--import`.
