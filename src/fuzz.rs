@@ -8,13 +8,13 @@
 use bytes::Bytes;
 
 use crate::http1::{self, BodyDecoder};
-use crate::json::{self, Raw};
+use crate::json::Raw;
 use crate::negotiate::{media_ranges, quality};
-use crate::scan;
 use crate::{
     Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
     NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
 };
+use crate::{oracle, scan};
 
 /// Reads fuzz input as a sequence of small decisions.
 struct Cursor<'a> {
@@ -521,74 +521,43 @@ pub fn jsonrpc(data: &[u8]) {
 
 /// `message`: the one-pass message reader against `serde_json`, on any
 /// UTF-8 text: the same verdict, and the same members picked at each level.
+/// Then each picked value, already validated, is read as an object, an
+/// array and a string by `json`'s readers, against `serde_json` again.
 /// Returns whether the text is a message `serde_json` reads.
 pub fn message(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
         return false;
     };
-    let expected = message_by_serde(text);
+    let expected = oracle::message(text);
     let found = scan::message(text);
     assert_eq!(found, expected, "{text:?}");
-    expected.is_some()
-}
-
-/// What the reader must answer, read with `serde_json` level by level, as
-/// the endpoint read messages before it had its own reader: the envelope
-/// with [`json::members`] (keys read as strings, values skipped or raw, then
-/// nothing but whitespace), and `params` and `params._meta` likewise.
-fn message_by_serde(text: &str) -> Option<scan::Envelope<'_>> {
-    // The endpoint hands the reader only text that opens with `{` after
-    // JSON whitespace; `json::members` would also skip other whitespace.
-    if !text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .starts_with('{')
+    let Some(envelope) = found else {
+        return false;
+    };
+    let params = envelope.members.unwrap_or_default();
+    let meta = params.meta.unwrap_or_default();
+    let whole = Raw::new(text.trim_matches([' ', '\t', '\n', '\r']));
+    for raw in [
+        Some(whole),
+        envelope.jsonrpc,
+        envelope.id,
+        envelope.method,
+        envelope.params,
+        params.name,
+        params.arguments,
+        params.uri,
+        params.cursor,
+        params.notifications,
+        params.protocol_version,
+        meta.protocol_version,
+        meta.client_capabilities,
+    ]
+    .into_iter()
+    .flatten()
     {
-        return None;
+        oracle::check_readers(raw);
     }
-    let envelope = json::members(text, scan::ENVELOPE)?;
-    let [jsonrpc, id, method, params] = envelope.values.map(raw);
-    let members = params
-        .and_then(|params| json::members(params.get(), scan::PARAMS))
-        .map(|params| {
-            let [
-                meta,
-                name,
-                arguments,
-                uri,
-                cursor,
-                notifications,
-                protocol_version,
-            ] = params.values.map(raw);
-            let meta = meta
-                .and_then(|meta| json::members(meta.get(), scan::META))
-                .map(|meta| {
-                    let [protocol_version, client_capabilities] = meta.values.map(raw);
-                    scan::Meta {
-                        protocol_version,
-                        client_capabilities,
-                    }
-                });
-            scan::Params {
-                meta,
-                name,
-                arguments,
-                uri,
-                cursor,
-                notifications,
-                protocol_version,
-            }
-        });
-    Some(scan::Envelope {
-        jsonrpc,
-        id,
-        method,
-        params,
-        members,
-    })
-}
-
-fn raw(value: Option<&serde_json::value::RawValue>) -> Option<Raw<'_>> {
-    value.map(Raw::from)
+    true
 }
 
 /// The message reader's steps on `text` (its main loop's turns, plus the

@@ -1,93 +1,120 @@
-//! Small, allocation-light readers over `serde_json` for the shapes MCP uses:
-//! objects with a few known members (read as raw, borrowed values), and
-//! strings that borrow when they hold no escapes.
+//! Small, allocation-free readers for the shapes MCP uses, over JSON text
+//! already validated (by the message reader, `crate::scan`, or `serde_json`):
+//! objects with a few known members (read as raw, borrowed values), arrays,
+//! and strings that borrow when they hold no escapes. None of them
+//! validates again: each walks the text once, forward, and trusts its
+//! grammar.
 //!
 //! Duplicate members follow JavaScript's `JSON.parse`: the last one wins.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
+
+use crate::scan::{colon, skip_whitespace, string_end};
 
 /// The members of an object named by `keys`, each the raw text of its last
 /// occurrence, and whether the object had any other member.
 pub(crate) struct Members<'a, const N: usize> {
-    pub values: [Option<&'a RawValue>; N],
+    pub values: [Option<Raw<'a>>; N],
     pub other: bool,
 }
 
-/// Reads `raw` as an object and picks out the members named by `keys`.
-/// `None` when `raw` is not an object (or is not valid JSON).
-pub(crate) fn members<'a, const N: usize>(raw: &'a str, keys: [&str; N]) -> Option<Members<'a, N>> {
-    if !raw.trim_start().starts_with('{') {
+/// Reads `raw` as an object and picks out the members named by `keys`, as
+/// `serde_json` reads it into a map of known keys: keys compared after
+/// unescaping, the last occurrence winning. `None` when `raw` is not an
+/// object, or when one of its keys holds a lone surrogate escape (no string
+/// can hold it).
+pub(crate) fn members<'a, const N: usize>(raw: Raw<'a>, keys: [&str; N]) -> Option<Members<'a, N>> {
+    let text = raw.get();
+    let bytes = text.as_bytes();
+    let mut members = Members {
+        values: [None; N],
+        other: false,
+    };
+    if bytes.first() != Some(&b'{') {
         return None;
     }
-    let mut deserializer = serde_json::Deserializer::from_str(raw);
-    let members = MembersSeed { keys }.deserialize(&mut deserializer).ok()?;
-    deserializer.end().ok()?;
-    Some(members)
-}
-
-struct MembersSeed<'k, const N: usize> {
-    keys: [&'k str; N],
-}
-
-impl<'de, const N: usize> DeserializeSeed<'de> for MembersSeed<'_, N> {
-    type Value = Members<'de, N>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_map(self)
+    let mut at = skip_whitespace(bytes, 1);
+    if bytes.get(at) == Some(&b'}') {
+        return Some(members);
     }
-}
-
-impl<'de, const N: usize> Visitor<'de> for MembersSeed<'_, N> {
-    type Value = Members<'de, N>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut members = Members {
-            values: [None; N],
-            other: false,
+    loop {
+        let (end, escaped) = string_end(bytes, at)?;
+        let key = text.get(at + 1..end - 1)?;
+        let found = if escaped {
+            find_key(key, &keys)?
+        } else {
+            keys.iter().position(|known| *known == key)
         };
-        while let Some(slot) = map.next_key_seed(KeySeed { keys: &self.keys })? {
-            match slot {
-                Some(index) => members.values[index] = Some(map.next_value()?),
-                None => {
-                    members.other = true;
-                    map.next_value::<IgnoredAny>()?;
+        let start = colon(bytes, end)?;
+        let stop = value_end(bytes, start)?;
+        match found {
+            Some(index) => *members.values.get_mut(index)? = Some(Raw(text.get(start..stop)?)),
+            None => members.other = true,
+        }
+        at = skip_whitespace(bytes, stop);
+        match bytes.get(at)? {
+            b',' => at = skip_whitespace(bytes, at + 1),
+            b'}' => return Some(members),
+            _ => return None,
+        }
+    }
+}
+
+/// The elements of `raw`, when it is an array.
+pub(crate) fn elements(raw: Raw<'_>) -> Option<impl Iterator<Item = Raw<'_>>> {
+    let text = raw.get();
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'[') {
+        return None;
+    }
+    let first = skip_whitespace(bytes, 1);
+    let mut next = (bytes.get(first) != Some(&b']')).then_some(first);
+    Some(std::iter::from_fn(move || {
+        let start = next.take()?;
+        let end = value_end(bytes, start)?;
+        let after = skip_whitespace(bytes, end);
+        next = (bytes.get(after) == Some(&b',')).then(|| skip_whitespace(bytes, after + 1));
+        Some(Raw(text.get(start..end)?))
+    }))
+}
+
+/// The end of the valid JSON value starting at `at`. Strings are skipped
+/// whole (a bracket in one is no bracket); containers by counting brackets;
+/// `true`, `false`, `null` and numbers run to the next structural byte or
+/// whitespace.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => Some(string_end(bytes, at)?.0),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut at = at;
+            loop {
+                match bytes.get(at)? {
+                    b'"' => {
+                        at = string_end(bytes, at)?.0;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(at + 1);
+                        }
+                    }
+                    _ => {}
                 }
+                at += 1;
             }
         }
-        Ok(members)
-    }
-}
-
-/// Decodes an object key (escapes included) and finds it among `keys`.
-struct KeySeed<'s, 'k> {
-    keys: &'s [&'k str],
-}
-
-impl<'de> DeserializeSeed<'de> for KeySeed<'_, '_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
-    }
-}
-
-impl<'de> Visitor<'de> for KeySeed<'_, '_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a key")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(self.keys.iter().position(|known| *known == key))
+        _ => {
+            let scalar = bytes
+                .get(at..)?
+                .iter()
+                .position(|byte| matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'));
+            Some(scalar.map_or(bytes.len(), |length| at + length))
+        }
     }
 }
 
@@ -193,14 +220,13 @@ impl Iterator for Unescape<'_> {
 /// is not a JSON string or holds an escape that is no Unicode scalar value
 /// (a lone surrogate).
 pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
-    let text = raw.into().get();
-    if !text.starts_with('"') {
-        return None;
+    let inner = raw.into().get().strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.as_bytes().contains(&b'\\') {
+        return Some(Cow::Borrowed(inner));
     }
-    if !text.as_bytes().contains(&b'\\') {
-        return Some(Cow::Borrowed(&text[1..text.len() - 1]));
-    }
-    serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+    Unescape::new(inner)
+        .collect::<Option<String>>()
+        .map(Cow::Owned)
 }
 
 /// The string `raw` holds, for comparing against known names (methods, tool
@@ -456,9 +482,30 @@ mod tests {
 
     #[test]
     fn the_last_duplicate_member_wins_and_escaped_keys_match() {
-        let members = members(r#"{"a":1,"\u0061":2,"b":3}"#, ["a"]).unwrap();
+        let members = members(Raw(r#"{"a":1,"\u0061":2,"b":3}"#), ["a"]).unwrap();
         assert_eq!(members.values[0].unwrap().get(), "2");
         assert!(members.other);
+    }
+
+    #[test]
+    fn values_are_skipped_whole_however_deep_or_wide() {
+        // A million open brackets: no recursion, so no stack to run out of.
+        let depth = 1_000_000;
+        let deep = format!(
+            r#"{{"x":{}"}}]{{"{},"id":"a"}}"#,
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        let read = members(Raw(&deep), ["id"]).unwrap();
+        assert_eq!(read.values[0].map(Raw::get), Some(r#""a""#));
+        assert!(read.other);
+        let wide = format!("[{}0]", "{},".repeat(100_000));
+        assert_eq!(elements(Raw(&wide)).unwrap().count(), 100_001);
+        let spaced = members(Raw(r#"{ "id" : [ 1 , "]" ] , "x" : -1.5e3 }"#), ["id", "x"]).unwrap();
+        assert_eq!(
+            spaced.values.map(|value| value.map(Raw::get)),
+            [Some(r#"[ 1 , "]" ]"#), Some("-1.5e3")]
+        );
     }
 
     #[test]

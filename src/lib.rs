@@ -21,6 +21,7 @@ mod json;
 mod jsonrpc;
 mod modern;
 pub mod negotiate;
+mod oracle;
 mod origin;
 mod outcome;
 mod request;

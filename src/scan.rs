@@ -351,12 +351,12 @@ fn plain_key(depth: usize, key: &str) -> Option<usize> {
 
 /// After a key ending at `at`: whitespace, `:`, whitespace; the position of
 /// the value.
-fn colon(bytes: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn colon(bytes: &[u8], at: usize) -> Option<usize> {
     let at = skip_whitespace(bytes, at);
     (bytes.get(at) == Some(&b':')).then(|| skip_whitespace(bytes, at + 1))
 }
 
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at += 1;
     }
@@ -367,7 +367,7 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// whether it holds an escape. `None` for a raw control character, an
 /// escape `serde_json` refuses, or no closing quote.
 #[inline]
-fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut at = at + 1;
     let mut escaped = false;
     loop {

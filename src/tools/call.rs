@@ -32,13 +32,13 @@ pub(crate) enum ToolStep {
 pub(crate) fn tool_call<'a>(
     [name, arguments]: [Option<Raw<'a>>; 2],
     creation: bool,
-) -> Result<(Tool, &'a str), RpcError> {
+) -> Result<(Tool, Raw<'a>), RpcError> {
     let name = name
         .and_then(json::name)
         .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let arguments = match arguments {
-        None => "{}",
-        Some(raw) if json::is_object(raw) => raw.get(),
+        None => Raw::new("{}"),
+        Some(raw) if json::is_object(raw) => raw,
         Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
     };
     let tool = Tool::lookup(&name, creation).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
@@ -49,7 +49,7 @@ pub(crate) fn tool_call<'a>(
 /// where the call goes. Nothing reaches the host unless every check
 /// passed. The error is the tool's own argument failure: a JSON-RPC
 /// error in the legacy era, a tool execution error in the modern one.
-pub(crate) fn step(config: &Config, tool: Tool, arguments: &str) -> Result<ToolStep, RpcError> {
+pub(crate) fn step(config: &Config, tool: Tool, arguments: Raw<'_>) -> Result<ToolStep, RpcError> {
     let effect = match tool {
         Tool::ListDocuments => {
             let repository = list::arguments(arguments).ok_or(list::INVALID)?;

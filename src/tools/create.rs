@@ -2,13 +2,14 @@
 //! its plan, and only then ask the host to create it, with a fingerprint that
 //! lets the host tell a replay from a conflicting retry.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use super::{Frame, is_js_whitespace, list::is_repository};
 use crate::dialect::Issue;
-use crate::json::{self, Compact};
+use crate::json::{self, Compact, Raw};
 use crate::jsonrpc::RpcError;
 
 /// The brief's schema, shared by the input and output schemas (§11.2).
@@ -135,7 +136,7 @@ const MAX_PLAN: usize = 786_432;
 const MAX_GOAL: usize = 4096;
 
 /// Validates `arguments` (§11.3); `None` is `create_document requires a valid draft`.
-pub(crate) fn arguments(raw: &str) -> Option<Draft> {
+pub(crate) fn arguments(raw: Raw<'_>) -> Option<Draft> {
     let members = json::members(raw, KEYS)?;
     if members.other {
         return None;
@@ -157,15 +158,15 @@ pub(crate) fn arguments(raw: &str) -> Option<Draft> {
 }
 
 /// A string of at most `max` scalar values that is not blank, kept untrimmed.
-fn text(raw: &RawValue, max: usize) -> Option<String> {
+fn text(raw: Raw<'_>, max: usize) -> Option<String> {
     let value = json::string(raw)?;
     let fits = value.chars().nth(max).is_none();
     (fits && value.chars().any(|c| !is_js_whitespace(c))).then(|| value.into_owned())
 }
 
-fn brief_of(raw: &RawValue) -> Option<Brief> {
+fn brief_of(raw: Raw<'_>) -> Option<Brief> {
     let members = json::members(
-        raw.get(),
+        raw,
         [
             "goal",
             "constraints",
@@ -175,7 +176,11 @@ fn brief_of(raw: &RawValue) -> Option<Brief> {
         ],
     )?;
     let [goal, constraints, settled, open, findings] = members.values;
-    let strings = |raw: Option<&RawValue>| serde_json::from_str::<Vec<String>>(raw?.get()).ok();
+    let strings = |raw: Option<Raw<'_>>| {
+        json::elements(raw?)?
+            .map(|element| json::string(element).map(Cow::into_owned))
+            .collect::<Option<Vec<String>>>()
+    };
     Some(Brief {
         goal: text(goal?, MAX_GOAL)?,
         constraints: strings(constraints)?,
@@ -289,7 +294,7 @@ mod tests {
 
     #[test]
     fn the_fingerprint_matches_the_spec_vector() {
-        let draft = arguments(SEED).unwrap();
+        let draft = arguments(Raw::new(SEED)).unwrap();
         let json = serde_json::to_vec(&Fingerprinted {
             idempotency_key: &draft.idempotency_key,
             repository: &draft.repository,
@@ -306,7 +311,8 @@ mod tests {
             draft.fingerprint(),
             "76c4bab01ff1132bc2d596f03ef07d21cac77a9722f62482820689eb1d4a8dde"
         );
-        let changed = arguments(&SEED.replace("Ship MCP creation", "A changed title")).unwrap();
+        let changed = SEED.replace("Ship MCP creation", "A changed title");
+        let changed = arguments(Raw::new(&changed)).unwrap();
         assert_eq!(
             changed.fingerprint(),
             "7018777a3f4c516d4aa764584fad7125d47eae2c30a7d58ba2bf98c5b053a459"

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::{DocumentSummary, Frame};
-use crate::json::{self, Level, WriteJson};
+use crate::json::{self, Level, Raw, WriteJson};
 
 pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false}}"#;
 
@@ -13,7 +13,7 @@ pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
 };
 
 /// The repository named by exactly `{repository}`, if it is a valid one.
-pub(crate) fn arguments(raw: &str) -> Option<Cow<'_, str>> {
+pub(crate) fn arguments(raw: Raw<'_>) -> Option<Cow<'_, str>> {
     let members = json::members(raw, ["repository"])?;
     let repository = json::string(members.values[0]?)?;
     (!members.other && is_repository(&repository)).then_some(repository)
