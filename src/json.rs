@@ -224,9 +224,22 @@ pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
     if !inner.as_bytes().contains(&b'\\') {
         return Some(Cow::Borrowed(inner));
     }
-    Unescape::new(inner)
-        .collect::<Option<String>>()
-        .map(Cow::Owned)
+    unescape(inner).map(Cow::Owned)
+}
+
+/// The characters of a JSON string's contents `escaped`: runs without a
+/// backslash copied whole, each escape decoded. `None` for a lone surrogate.
+fn unescape(escaped: &str) -> Option<String> {
+    let mut out = String::with_capacity(escaped.len());
+    let mut rest = escaped;
+    while let Some(at) = rest.as_bytes().iter().position(|&byte| byte == b'\\') {
+        out.push_str(rest.get(..at)?);
+        let mut escape = Unescape::new(rest.get(at..)?);
+        out.push(escape.next()??);
+        rest = escape.rest.as_str();
+    }
+    out.push_str(rest);
+    Some(out)
 }
 
 /// The string `raw` holds, for comparing against known names (methods, tool
