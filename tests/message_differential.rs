@@ -1,5 +1,7 @@
 //! The one-pass message reader against `serde_json` (`chopin_mcp::fuzz::message`
-//! panics on any difference in verdict or picked members) on deterministic,
+//! panics on any difference in verdict or picked members, and on any value it
+//! picked that the readers for validated text, `json::members`, `elements`
+//! and `string`, read otherwise than `serde_json`) on deterministic,
 //! adversarial bodies: mutations of real ones, random JSON-ish bytes,
 //! generated values with every escape, surrogate and number form, and
 //! nesting around the depths where either side changes gear.
