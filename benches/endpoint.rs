@@ -150,6 +150,20 @@ fn cycles(c: &mut Criterion) {
             })
         });
     }
+    // A read of a document of real size: the reply is reserved once for
+    // both copies of the source.
+    let large = Document {
+        source: plans::typical(64 * 1024),
+        ..document.clone()
+    };
+    let body = Bytes::from_static(READ);
+    group.throughput(Throughput::Bytes(large.source.len() as u64));
+    group.bench_function("read_document_64KiB", |b| {
+        b.iter(|| {
+            let outcome = endpoint.handle(black_box(&parts), body.clone());
+            black_box(drive(outcome, &large, &summaries))
+        })
+    });
     let batch: Vec<u8> = {
         let mut out = b"[".to_vec();
         for i in 0..10 {

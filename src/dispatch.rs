@@ -99,6 +99,10 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     }
 }
 
+/// The room a reply gets at once: enough for every fixed reply and a
+/// typical read; a larger result reserves its own (`tools::write_text_result`).
+pub(crate) const TYPICAL_REPLY: usize = 512;
+
 impl<C> Dispatch<C> {
     /// Dispatches the remaining batch elements until one needs the host.
     pub(crate) fn run(mut self) -> Outcome<C> {
@@ -248,7 +252,7 @@ impl<C> Dispatch<C> {
                 Era::Legacy => 0,
                 Era::Modern => 64 + self.exchange.endpoint.inner.modern.server_info.len(),
             };
-            self.out.reserve(512 + framing);
+            self.out.reserve(TYPICAL_REPLY + framing);
         }
     }
 

@@ -49,6 +49,10 @@ impl WriteJson for Listing<'_> {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         json::object(out, level, &[("documents", &self.0)]);
     }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&[("documents", &self.0)])
+    }
 }
 
 /// Appends the result for the host's answer.

@@ -9,6 +9,7 @@ pub(crate) mod read;
 
 use serde::Serialize;
 
+use crate::dispatch::TYPICAL_REPLY;
 use crate::json::{self, Level, WriteJson};
 
 /// One entry of a repository's document list.
@@ -134,6 +135,13 @@ pub(crate) fn write_text_result(
     value: &(impl WriteJson + ?Sized),
     is_error: bool,
 ) {
+    // A small result fits the reply's typical room, or grows it once; a
+    // large one is given room for both copies and the frame at once, not a
+    // doubling at a time.
+    let hint = value.len_hint();
+    if hint > TYPICAL_REPLY / 2 {
+        out.reserve(2 * hint + 256);
+    }
     frame.open(out);
     out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":\"");
     value.write_json(out, Level::InString);
@@ -155,21 +163,40 @@ pub(crate) fn write_error_text(out: &mut Vec<u8>, frame: Frame<'_>, message: &st
     frame.close(out);
 }
 
+impl DocumentSummary {
+    fn members(&self) -> [(&str, &dyn WriteJson); 2] {
+        [("id", &self.id), ("title", &self.title)]
+    }
+}
+
 impl WriteJson for DocumentSummary {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &[("id", &self.id), ("title", &self.title)]);
+        json::object(out, level, &self.members());
+    }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&self.members())
+    }
+}
+
+impl Document {
+    fn members(&self) -> [(&str, &dyn WriteJson); 4] {
+        [
+            ("id", &self.id),
+            ("title", &self.title),
+            ("source", &self.source),
+            ("revision", &self.revision),
+        ]
     }
 }
 
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        let members: [(&str, &dyn WriteJson); 4] = [
-            ("id", &self.id),
-            ("title", &self.title),
-            ("source", &self.source),
-            ("revision", &self.revision),
-        ];
-        json::object(out, level, &members);
+        json::object(out, level, &self.members());
+    }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&self.members())
     }
 }
 
