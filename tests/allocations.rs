@@ -4,7 +4,8 @@
 use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
-    Config, Document, Endpoint, Header, Outcome, RequestParts, Response, SequentialIds,
+    Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts, Response,
+    SequentialIds,
 };
 
 #[path = "common/counting.rs"]
@@ -41,12 +42,13 @@ fn a_read_document_cycle_allocates_at_most_eight_times() {
 }
 
 /// One exchange to its response: authenticated as `octocat`, a read
-/// answered with `document`.
+/// answered with `document`, a list with `summaries`.
 fn exchange(
     endpoint: &Endpoint,
     parts: &RequestParts<'_>,
     body: &Bytes,
     document: &Document,
+    summaries: &[DocumentSummary],
 ) -> Response {
     let mut outcome: Outcome<&str> = endpoint.handle(parts, body.clone());
     loop {
@@ -54,6 +56,7 @@ fn exchange(
             Outcome::Respond(response) => return response,
             Outcome::Authenticate(auth) => auth.answer(Some("octocat")),
             Outcome::Read(read) => read.answer(Some(document)),
+            Outcome::List(list) => list.answer(summaries),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -73,7 +76,7 @@ fn cycle(headers: &[Header<'_>], body: &'static [u8]) -> usize {
     let parts = RequestParts::new("POST", "/mcp", headers);
     let mut status = 0;
     let count = allocations(|| {
-        status = exchange(&endpoint, &parts, &body, &document).status();
+        status = exchange(&endpoint, &parts, &body, &document, &[]).status();
     });
     assert_eq!(status, 200);
     count
@@ -193,7 +196,7 @@ fn the_cors_grant_costs_no_allocation_per_request() {
     let plain_parts = RequestParts::new("POST", "/mcp", &HEADERS);
     headers.push(Header::new("origin", b"https://app.example"));
     let parts = RequestParts::new("POST", "/mcp", &headers);
-    let cycle = |request: &RequestParts<'_>| exchange(&endpoint, request, &body, &document);
+    let cycle = |request: &RequestParts<'_>| exchange(&endpoint, request, &body, &document, &[]);
     let first = allocations(|| {
         let response = cycle(&parts);
         assert_eq!(
@@ -209,4 +212,81 @@ fn the_cors_grant_costs_no_allocation_per_request() {
         "{first} allocations, {plain} without Origin"
     );
     assert_eq!(next, plain);
+}
+
+/// The allocations of one legacy exchange of `body` whose host answers
+/// with `document` or `summaries`, and the reply's length.
+fn answered(
+    body: &'static [u8],
+    document: &Document,
+    summaries: &[DocumentSummary],
+) -> (usize, usize) {
+    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
+    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
+    let body = Bytes::from_static(body);
+    let mut reply = (0, 0);
+    let count = allocations(|| {
+        let response = exchange(&endpoint, &parts, &body, document, summaries);
+        reply = (usize::from(response.status()), response.body().len());
+    });
+    assert_eq!(reply.0, 200);
+    (count, reply.1)
+}
+
+fn summaries(count: usize) -> Vec<DocumentSummary> {
+    (0..count)
+        .map(|i| DocumentSummary {
+            id: format!("01J{i:023}"),
+            title: format!("Plan number {i}, with a \"quoted\" word"),
+        })
+        .collect()
+}
+
+/// A document of about `source_bytes` of real plan text (the dialect's
+/// fixtures, repeated: headings, lists, tables, code, quotes, newlines), or
+/// a one-line one.
+fn document(source_bytes: usize) -> Document {
+    let plan = concat!(
+        include_str!("fixtures/dialect/plan_full.md"),
+        include_str!("fixtures/dialect/plan_tricky.md"),
+    );
+    Document {
+        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
+        title: "Release readiness".into(),
+        source: match source_bytes {
+            0 => "# Release readiness\n".to_string(),
+            _ => plan.repeat(source_bytes / plan.len() + 1),
+        },
+        revision: 4,
+    }
+}
+
+const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"githubnext/chopin"}}}"#;
+
+/// A tool result is written twice (its text copy, then
+/// `structuredContent`): a large one is given room for both at once, not
+/// grown a doubling at a time (reallocations count here).
+#[test]
+fn a_list_of_five_hundred_documents_allocates_at_most_once_more_than_a_list_of_one() {
+    let (one, _) = answered(LIST, &document(0), &summaries(1));
+    let (many, length) = answered(LIST, &document(0), &summaries(500));
+    assert!(length > 40_000, "the reply is {length} bytes");
+    println!("list of 1: {one} allocations; of 500: {many}");
+    assert!(
+        many <= one + 1,
+        "one summary: {one} allocations; 500: {many}"
+    );
+}
+
+/// As above, for a read: the source is written twice.
+#[test]
+fn a_256_kib_document_allocates_at_most_once_more_than_a_short_one() {
+    let (short, _) = answered(READ, &document(0), &[]);
+    let (large, length) = answered(READ, &document(256 * 1024), &[]);
+    assert!(length > 512 * 1024, "the reply is {length} bytes");
+    println!("short read: {short} allocations; 256 KiB: {large}");
+    assert!(
+        large <= short + 1,
+        "short read: {short} allocations; 256 KiB: {large}"
+    );
 }
