@@ -196,9 +196,11 @@ impl<C> Dispatch<C> {
                 let config = &endpoint.inner.config;
                 let step = request
                     .members
-                    .map(|members| [members.name, members.arguments])
                     .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
-                    .and_then(|members| call::tool_call(members, config.creation))
+                    .and_then(|members| {
+                        let name = members.name.and_then(json::name);
+                        call::tool_call(name, members.arguments, config.creation)
+                    })
                     .and_then(|(tool, arguments)| call::step(config, tool, arguments));
                 match step {
                     Ok(ToolStep::Host(effect)) => {

@@ -63,7 +63,7 @@ pub(crate) fn read_body(bytes: &[u8]) -> Option<Body<'_>> {
         .as_bytes()
         .first()
     {
-        Some(b'{') => crate::scan::message(text).map(Body::Single),
+        Some(b'{') => envelope(text).map(Body::Single),
         Some(b'[') => serde_json::from_str(text).ok().map(Body::Batch),
         _ => serde_json::from_str::<&RawValue>(text)
             .ok()

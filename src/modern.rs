@@ -226,8 +226,8 @@ pub(crate) fn dispatch<C>(
         "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
         "tools/list" => dispatch.result_bytes(id, &inner.modern.tools),
         "tools/call" => {
-            let (tool, arguments) = match call::tool_call([name, arguments], inner.config.creation)
-            {
+            // `named` is `params.name` as M3 read it.
+            let (tool, arguments) = match call::tool_call(named, arguments, inner.config.creation) {
                 Ok(found) => found,
                 Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
                     return Outcome::Respond(error(id, TOOL_NOT_FOUND));

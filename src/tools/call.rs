@@ -3,6 +3,8 @@
 //! deciding where a well-formed call goes. What the era adds around it
 //! (error codes, statuses, framing) stays with the era's dispatcher.
 
+use std::borrow::Cow;
+
 use crate::config::Config;
 use crate::dialect::{self, Issue};
 use crate::json::{self, Raw};
@@ -25,17 +27,17 @@ pub(crate) enum ToolStep {
     Issues(Vec<Issue>),
 }
 
-/// Reads `tools/call`'s `name` and `arguments`: `name` a string and
-/// `arguments` an object (absent counts as `{}`), and finds the tool. The
-/// error is `-32602 "invalid tool arguments"` or (legacy) `-32601 "tool not
-/// found"`.
+/// Reads `tools/call`'s `name` and `arguments`: `name` a string (`name` is
+/// `params.name` read by [`json::name`], `None` when absent or not a
+/// string) and `arguments` an object (absent counts as `{}`), and finds the
+/// tool. The error is `-32602 "invalid tool arguments"` or (legacy) `-32601
+/// "tool not found"`.
 pub(crate) fn tool_call<'a>(
-    [name, arguments]: [Option<Raw<'a>>; 2],
+    name: Option<Cow<'_, str>>,
+    arguments: Option<Raw<'a>>,
     creation: bool,
 ) -> Result<(Tool, Raw<'a>), RpcError> {
-    let name = name
-        .and_then(json::name)
-        .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
+    let name = name.ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let arguments = match arguments {
         None => Raw::new("{}"),
         Some(raw) if json::is_object(raw) => raw,
