@@ -6,26 +6,15 @@
 
 use chopin_mcp::dialect::parse_counting;
 
-/// Allowed growth per doubling (linear is 2; quadratic would be 4).
-const MAX_RATIO: f64 = 2.3;
+#[path = "common/linear.rs"]
+mod linear;
 
 fn assert_linear(family: &str, make: impl Fn(usize) -> String) {
-    let sizes = [2_000usize, 4_000, 8_000];
-    let mut steps = Vec::new();
-    for &n in &sizes {
-        let plan = make(n);
-        let (_, s) = parse_counting(&plan);
+    linear::assert_linear(family, [2_000, 4_000, 8_000], make, |plan| {
+        let (_, s) = parse_counting(plan);
         assert!(s > 0, "{family}: no work counted");
-        steps.push((plan.len(), s));
-    }
-    for w in steps.windows(2) {
-        let ((b0, s0), (b1, s1)) = (w[0], w[1]);
-        let per_byte_growth = (s1 as f64 / s0 as f64) / (b1 as f64 / b0 as f64);
-        assert!(
-            per_byte_growth * 2.0 <= MAX_RATIO,
-            "{family}: steps {s0} -> {s1} for bytes {b0} -> {b1} (super-linear)"
-        );
-    }
+        s
+    });
 }
 
 #[test]
