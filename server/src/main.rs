@@ -39,7 +39,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
-use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
 use chopin_mcp_server::{health, metrics, options, telemetry};
 
@@ -50,6 +50,9 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 
 fn main() -> ExitCode {
+    // rustls's one crypto provider for the process (PostgreSQL's TLS):
+    // ring. An error only means one is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let options = match options::from_command_line() {
         Ok(options) => options,
         Err(code) => return code,
@@ -460,6 +463,16 @@ async fn exchange(
                     }
                     Err(e) => {
                         telemetry::store_error(&e); // ops
+                        if e.is_busy() {
+                            // Nothing was stored: the client may retry
+                            // (a create with its idempotency key).
+                            let mut reply = plain(503, DATABASE_BUSY);
+                            let after = HeaderValue::from_static(RETRY_AFTER);
+                            reply
+                                .headers_mut()
+                                .insert(hyper::header::RETRY_AFTER, after);
+                            return reply;
+                        }
                         return plain(500, INTERNAL_ERROR);
                     }
                 }
