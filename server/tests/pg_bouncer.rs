@@ -215,3 +215,40 @@ fn replicas_starting_at_once_through_pgbouncer_set_the_database_up_once() {
     }
     assert!(listed.values().all(|seen| *seen), "{listed:?}");
 }
+
+#[test]
+fn a_pooler_that_drops_the_connection_mid_transaction_gives_a_5xx_and_stores_nothing() {
+    let Some(cluster) = pg::start() else { return };
+    let Some(mut bouncer) = pg::Bouncer::start(&cluster, 4) else {
+        return;
+    };
+    let name = cluster.new_database();
+    let server = Server::start(SERVER, &support::db_args(&bouncer.url(&name), &[]));
+    let addr = server.addr;
+    assert!(created_id(&post(addr, &create_body("first", "First"))).is_some());
+    // The create waits for a lock inside its transaction when the pooler
+    // goes away.
+    let mut locker = cluster.session(&name);
+    locker.run("BEGIN; LOCK TABLE documents IN ACCESS EXCLUSIVE MODE;");
+    let create = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        (post(addr, &create_body("cut", "Cut")), started.elapsed())
+    });
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    bouncer.stop();
+    let (response, elapsed) = create.join().unwrap();
+    let code = status(&response);
+    assert!((500..600).contains(&code), "{response}");
+    assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+    drop(locker);
+    // Nothing of it was committed, and the server still serves.
+    let stored = cluster
+        .psql(
+            &name,
+            "SELECT count(*) FROM documents WHERE idempotency_key = 'cut'::bytea",
+        )
+        .unwrap();
+    assert_eq!(stored, "0");
+    let tools = post(addr, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    assert_eq!(status(&tools), 200, "{tools}");
+}
