@@ -188,3 +188,37 @@ fn without_a_statement_timeout_a_request_still_gives_up_and_its_statement_is_can
     // The abandoned connection was not handed out again: reads answer.
     assert_eq!(status(&post(server.addr, &read_body(&id))), 200);
 }
+
+#[test]
+fn the_start_up_set_up_waits_for_another_replicas_set_up_past_the_statement_timeout() {
+    let Some(cluster) = pg::start() else { return };
+    let name = cluster.new_database();
+    // Even a database whose own statement_timeout is 1 s.
+    cluster
+        .psql(
+            "postgres",
+            &format!("ALTER DATABASE {name} SET statement_timeout = '1s'"),
+        )
+        .unwrap();
+    // Another replica's set-up holds the lock (the servers' advisory lock
+    // key: "chopin-m" as a big-endian i64).
+    let key = i64::from_be_bytes(*b"chopin-m");
+    let mut other = cluster.session(&name);
+    other.run(&format!("SELECT pg_advisory_lock({key});"));
+    let url = cluster.url(&name);
+    let starting = std::thread::spawn(move || {
+        Server::start(
+            SERVER,
+            &support::db_args(&url, &["--db-statement-timeout", "1"]),
+        )
+    });
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(
+        !starting.is_finished(),
+        "the start did not wait for the lock"
+    );
+    drop(other);
+    let server = starting.join().unwrap();
+    let id = created_id(&post(server.addr, &create_body("after", "After")));
+    assert!(id.is_some());
+}

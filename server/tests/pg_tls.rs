@@ -231,6 +231,35 @@ fn sslrootcert_system_means_the_platforms_roots_and_verify_full() {
 }
 
 #[test]
+fn only_the_urls_sslrootcert_counts_not_root_crt_or_pg_variables() {
+    let Some(cluster) = pg::shared_tls() else {
+        return;
+    };
+    let home = temp_path("home", "dir");
+    std::fs::create_dir_all(home.join(".postgresql")).unwrap();
+    let other = pg::Ca::make(&home, "another CA").unwrap().cert;
+    std::fs::copy(&other, home.join(".postgresql/root.crt")).unwrap();
+    let other = other.display().to_string();
+    let home = home.display().to_string();
+    let elsewhere = [
+        ("HOME", home.as_str()),
+        ("PGSSLROOTCERT", other.as_str()),
+        ("PGSSLMODE", "verify-full"),
+    ];
+    let name = cluster.new_database();
+    // libpq would verify against root.crt (the wrong CA) and fail; here
+    // require without sslrootcert verifies nothing, and connects.
+    let url = cluster.tls_url("db.chopin.test", &name, "sslmode=require");
+    let server = Server::start_capturing(SERVER, &support::db_args(&url, &[]), &elsewhere);
+    assert!(created_id(&post(server.addr, &create_body("url-only", "URL only"))).is_some());
+    // And verify-full still needs the URL's sslrootcert.
+    let url = cluster.tls_url("db.chopin.test", &name, "sslmode=verify-full");
+    let (code, stderr) = run_with(&url, &elsewhere);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("needs sslrootcert"), "{stderr}");
+}
+
+#[test]
 fn bad_tls_settings_get_a_clear_message_at_start() {
     let Some(cluster) = pg::shared_tls() else {
         return;

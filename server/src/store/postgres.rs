@@ -408,7 +408,9 @@ impl Postgres {
 
     /// The outcome of work on `client` that ran against the backstop: a
     /// connection whose work was cut off is cancelled (PostgreSQL stops the
-    /// statement), then closed and never returned to the pool.
+    /// statement), then closed and never returned to the pool. It keeps its
+    /// place in the pool until it is closed, so the pool never holds more
+    /// than its size.
     fn settle<T>(
         &self,
         client: Object,
@@ -418,11 +420,11 @@ impl Postgres {
             Ok(result) => result,
             Err(_) => {
                 let token = client.cancel_token();
-                let connection = Object::take(client);
                 let connector = self.connector.clone();
                 tokio::spawn(async move {
                     let _ = tokio::time::timeout(CANCEL_TIMEOUT, connector.cancel(&token)).await;
-                    drop(connection);
+                    // Out of the pool, then closed.
+                    drop(Object::take(client));
                 });
                 Err(StoreError::Busy(
                     "PostgreSQL: no answer before the request's deadline".to_owned(),

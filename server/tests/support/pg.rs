@@ -50,6 +50,9 @@ pub struct Settings {
     /// `ssl = on`, a certificate for [`SERVER_NAME`] from a throwaway CA,
     /// and `hostssl`-only `scram-sha-256` access for [`ROLE`].
     pub tls: bool,
+    /// With `tls`: plaintext TCP admitted too (same authentication), to
+    /// compare the two on one server.
+    pub plaintext_too: bool,
 }
 
 /// A running throwaway PostgreSQL server.
@@ -299,11 +302,18 @@ impl Cluster {
             // Local (the test's psql, over the socket) trusted; TCP only
             // with TLS and a password, as managed providers do.
             let hba = data.join("pg_hba.conf");
+            let plaintext = if settings.plaintext_too {
+                "hostnossl all all 127.0.0.1/32 scram-sha-256\n"
+            } else {
+                ""
+            };
             std::fs::write(
                 &hba,
-                "local all all trust\n\
-                 hostssl all all 127.0.0.1/32 scram-sha-256\n\
-                 hostssl all all ::1/128 scram-sha-256\n",
+                format!(
+                    "local all all trust\n\
+                     hostssl all all 127.0.0.1/32 scram-sha-256\n\
+                     hostssl all all ::1/128 scram-sha-256\n{plaintext}"
+                ),
             )
             .map_err(|e| e.to_string())?;
             hand_over(&hba, 0o600);
