@@ -464,8 +464,9 @@ async fn exchange(
                     Err(e) => {
                         telemetry::store_error(&e); // ops
                         if e.is_busy() {
-                            // Nothing was stored: the client may retry
-                            // (a create with its idempotency key).
+                            // Not answered as created: the client may
+                            // retry (a create with its idempotency key is
+                            // created once).
                             let mut reply = plain(503, DATABASE_BUSY);
                             let after = HeaderValue::from_static(RETRY_AFTER);
                             reply

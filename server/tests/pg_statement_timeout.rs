@@ -68,7 +68,11 @@ fn assert_busy(response: &str, elapsed: Duration, at_least: Duration, at_most: D
 /// table lock held by another session.
 fn behind_a_held_lock(cluster: &pg::Cluster, name: &str, url: &str) {
     let flags = ["--db-statement-timeout", "1", "--db-pool-size", "2"];
-    let server = Server::start(SERVER, &support::db_args(url, &flags));
+    let server = Server::start_capturing(
+        SERVER,
+        &support::db_args(url, &flags),
+        &[("RUST_LOG", "warn")],
+    );
     let addr = server.addr;
     let before = created_id(&post(addr, &create_body("before", "Before"))).expect("a create");
     assert!(status(&post(addr, &read_body(&before))) == 200);
@@ -118,6 +122,17 @@ fn behind_a_held_lock(cluster: &pg::Cluster, name: &str, url: &str) {
     );
     let live = get(addr, "/healthz");
     assert_eq!(status(&live), 200, "{live}");
+    // Each request ended by PostgreSQL's cancel or by the wait for a
+    // connection, never by the server giving up on an unanswered statement.
+    let logs = server.logs();
+    assert!(
+        logs.contains("canceling statement due to statement timeout"),
+        "{logs}"
+    );
+    assert!(
+        !logs.contains("no answer before the request's deadline"),
+        "{logs}"
+    );
 
     drop(locker); // the lock is released
     let mut ids = Vec::new();

@@ -192,8 +192,9 @@ pub enum StoreError {
     Invalid(String),
     /// The database did not answer within the request's deadline (a
     /// statement cancelled by its timeout, no pooled connection in time,
-    /// SQLite's lock still held), or has no connection slot left: nothing
-    /// was stored; worth retrying (503 with `retry-after`).
+    /// SQLite's lock still held), or has no connection slot left. Nothing
+    /// is answered as stored; worth retrying, a create with its idempotency
+    /// key (503 with `retry-after`).
     Busy(String),
 }
 

@@ -27,7 +27,10 @@ use tokio::time::Instant;
 use tokio_postgres::config::SslMode as DriverSslMode;
 use tokio_postgres::tls::MakeTlsConnect;
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{CancelToken, Client, Config, NoTls, Row, Socket, Transaction};
+use tokio_postgres::{
+    CancelToken, Client, Config, NoTls, Row, SimpleQueryMessage, SimpleQueryRow, Socket,
+    Transaction,
+};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::tls::{self, SslMode, Tls};
@@ -77,31 +80,39 @@ CREATE TABLE grants (
 "#;
 
 /// `list`: the summaries of repository $2 that `caller` ($1) may see; the
-/// grant depends on the repository alone, so it is checked once, not per row.
-const LIST: &str = "SELECT d.id, d.title FROM documents d
+/// grant depends on the repository alone, so it is checked once, not per
+/// row. Sent as a simple query (see [`literal`]): `bytea` columns as hex.
+const LIST: &str = "SELECT encode(d.id, 'hex'), encode(d.title, 'hex') FROM documents d
     WHERE d.repository = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = $2))
     ORDER BY d.title, d.id";
 
-/// `read`: document $2 if `caller` ($1) may see it.
-const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
+/// `read`: document $2 if `caller` ($1) may see it (a simple query, as
+/// [`LIST`]).
+const READ: &str = "SELECT encode(d.id, 'hex'), encode(d.title, 'hex'), encode(d.source, 'hex'),
+      d.revision FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))";
 
-/// `create`: whether `caller` ($1) may write to repository $2.
-const GRANTED: &str = "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = $1
-    AND (repository = '*' OR repository = $2))";
-
-/// `create`: the insert, which waits for a racing insert of the same key.
+/// `create`: the insert, when `caller` ($5) may write to repository $2. It
+/// waits for a racing insert of the same key, and inserts nothing when that
+/// one commits (or when there is no grant).
 const INSERT: &str = "INSERT INTO documents (id, repository, title, source, revision,
       created_by, idempotency_key, fingerprint, brief)
-    VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8)
+    SELECT $1, $2, $3, $4, 0, $5, $6, $7, $8
+    WHERE EXISTS (SELECT 1 FROM grants WHERE caller = $5
+      AND (repository = '*' OR repository = $2))
     ON CONFLICT (created_by, idempotency_key) DO NOTHING
     RETURNING id";
 
-/// `create`: the committed creation that holds the key.
-const EARLIER: &str = "SELECT d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
-    FROM documents d WHERE d.created_by = $1 AND d.idempotency_key = $2";
+/// `create`, when the insert inserted nothing: whether `caller` ($1) may
+/// write to repository $3, and the committed creation that holds the key
+/// ($2), if any.
+const EARLIER: &str = "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = $1
+      AND (repository = '*' OR repository = $3)),
+    d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
+    FROM (SELECT 1) AS one
+    LEFT JOIN documents d ON d.created_by = $1 AND d.idempotency_key = $2";
 
 /// A PostgreSQL database: a read pool and a write pool, of
 /// [`Limits::pool_size`] connections each.
@@ -308,46 +319,114 @@ impl Deadline {
     }
 }
 
-/// `statement` in a transaction of its own that bounds it by `deadline`:
-/// `BEGIN; SET LOCAL statement_timeout`, the statement and `COMMIT` are
-/// sent at once (one round trip). Without a statement timeout, the
-/// statement alone.
-async fn bounded<T>(
+/// A parameter of a simple query, as SQL (see [`literal`]).
+enum Literal<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+/// `sql` with `$1`, `$2`, … replaced by `params` as SQL expressions made of
+/// hex digits and fixed text only (`decode('…', 'hex')`), so that no value
+/// can end its literal, whatever `standard_conforming_strings`.
+fn literal(sql: &str, params: &[Literal<'_>]) -> String {
+    let mut out = sql.to_owned();
+    // From the last, so that `$1` never matches the start of `$10`.
+    for (n, param) in params.iter().enumerate().rev() {
+        let expression = match param {
+            Literal::Bytes(bytes) => format!("decode('{}', 'hex')", hex(bytes)),
+            Literal::Text(text) => {
+                format!(
+                    "convert_from(decode('{}', 'hex'), 'UTF8')",
+                    hex(text.as_bytes())
+                )
+            }
+        };
+        out = out.replace(&format!("${}", n + 1), &expression);
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
+}
+
+/// A column of a simple query's row that `encode(…, 'hex')` made, as the
+/// text it was stored from.
+fn hex_text(row: &SimpleQueryRow, column: usize) -> Result<String, StoreError> {
+    let invalid = || StoreError::Invalid(format!("stored column {column} is not hex UTF-8"));
+    let digits = row.try_get(column)?.ok_or_else(invalid)?.as_bytes();
+    if digits.len() % 2 != 0 {
+        return Err(invalid());
+    }
+    let value = |d: u8| match d {
+        b'0'..=b'9' => Some(d - b'0'),
+        b'a'..=b'f' => Some(d - b'a' + 10),
+        _ => None,
+    };
+    let bytes = digits
+        .chunks_exact(2)
+        .map(|pair| Some(value(pair[0])? << 4 | value(pair[1])?))
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(invalid)?;
+    String::from_utf8(bytes).map_err(|_| invalid())
+}
+
+/// A read-only query as one simple-query message: `SET LOCAL
+/// statement_timeout` to what is left of `deadline`, then `sql`. The
+/// message is one implicit transaction (the setting ends with it, also
+/// behind a pooler in transaction mode), and PostgreSQL (13 and later)
+/// times each of its statements separately, so the setting bounds `sql`.
+/// One round trip, no statement kept on the server. Its rows.
+async fn bounded(
+    client: &Client,
+    deadline: &Deadline,
+    sql: &str,
+) -> Result<Vec<SimpleQueryRow>, StoreError> {
+    let text = match deadline.set_local()? {
+        Some(set) => format!("{set}; {sql}"),
+        None => sql.to_owned(),
+    };
+    let messages = client.simple_query(&text).await?;
+    Ok(messages
+        .into_iter()
+        .filter_map(|message| match message {
+            SimpleQueryMessage::Row(row) => Some(row),
+            _ => None,
+        })
+        .collect())
+}
+
+/// `statement` in a transaction of its own, bounded by `deadline`: `BEGIN;
+/// SET LOCAL statement_timeout`, the statement and `COMMIT` are sent at
+/// once (one round trip); each sends its messages when first polled, and
+/// they are polled in this order. Returns once `COMMIT` did: after a failed
+/// statement it ends the aborted transaction, and the statement's error is
+/// returned.
+async fn in_transaction<T>(
     client: &Client,
     deadline: &Deadline,
     statement: impl Future<Output = Result<T, tokio_postgres::Error>>,
 ) -> Result<T, StoreError> {
-    let Some(set) = deadline.set_local()? else {
-        return Ok(statement.await?);
+    let begin = match deadline.set_local()? {
+        Some(set) => format!("BEGIN; {set}"),
+        None => "BEGIN".to_owned(),
     };
-    let begin = format!("BEGIN; {set}");
-    // Polled in this order, each sends its messages when first polled.
     let (begun, answer, committed) = tokio::join!(
         biased;
         client.batch_execute(&begin),
         statement,
-        // After a failed statement this ends the aborted transaction.
         client.batch_execute("COMMIT"),
     );
     begun?;
     let answer = answer?;
     committed?;
     Ok(answer)
-}
-
-/// `statement` in the open transaction `tx`, its statement timeout set to
-/// what is left of `deadline` in the same round trip.
-async fn timed<T>(
-    tx: &Transaction<'_>,
-    deadline: &Deadline,
-    statement: impl Future<Output = Result<T, tokio_postgres::Error>>,
-) -> Result<T, StoreError> {
-    let Some(set) = deadline.set_local()? else {
-        return Ok(statement.await?);
-    };
-    let (set, answer) = tokio::join!(biased; tx.batch_execute(&set), statement);
-    set?;
-    Ok(answer?)
 }
 
 impl Postgres {
@@ -526,16 +605,15 @@ impl Postgres {
     ) -> Result<Vec<DocumentSummary>, StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
-        let params: [(&(dyn ToSql + Sync), Type); 2] =
-            [(&caller, Type::TEXT), (&repository, Type::TEXT)];
-        let work = bounded(&client, &deadline, client.query_typed(LIST, &params));
+        let sql = literal(LIST, &[Literal::Text(caller), Literal::Text(repository)]);
+        let work = bounded(&client, &deadline, &sql);
         let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
         let rows = self.settle(client, rows)?;
         rows.iter()
             .map(|row| {
                 Ok(DocumentSummary {
-                    id: text(row, 0)?,
-                    title: text(row, 1)?,
+                    id: hex_text(row, 0)?,
+                    title: hex_text(row, 1)?,
                 })
             })
             .collect()
@@ -545,12 +623,26 @@ impl Postgres {
     pub async fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
-        let id = id.as_bytes();
-        let params: [(&(dyn ToSql + Sync), Type); 2] = [(&caller, Type::TEXT), (&id, Type::BYTEA)];
-        let work = bounded(&client, &deadline, client.query_typed_opt(READ, &params));
-        let row = tokio::time::timeout_at(deadline.backstop(), work).await;
-        let row = self.settle(client, row)?;
-        row.map(|row| document_row(&row)).transpose()
+        let sql = literal(
+            READ,
+            &[Literal::Text(caller), Literal::Bytes(id.as_bytes())],
+        );
+        let work = bounded(&client, &deadline, &sql);
+        let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
+        let rows = self.settle(client, rows)?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let revision: i64 = row
+            .try_get(3)?
+            .and_then(|text| text.parse().ok())
+            .ok_or_else(|| StoreError::Invalid("a stored revision is not a number".to_owned()))?;
+        Ok(Some(Document {
+            id: hex_text(row, 0)?,
+            title: hex_text(row, 1)?,
+            source: hex_text(row, 2)?,
+            revision: revision_of(revision),
+        }))
     }
 
     /// See [`super::Store::ready`]: one trivial query on the read pool,
@@ -558,8 +650,7 @@ impl Postgres {
     pub async fn ready(&self) -> Result<(), StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
-        let query = client.query_typed_one("SELECT count(*) FROM tokens", &[]);
-        let work = bounded(&client, &deadline, query);
+        let work = bounded(&client, &deadline, "SELECT count(*) FROM tokens");
         let answered = tokio::time::timeout_at(deadline.backstop(), work).await;
         self.settle(client, answered).map(drop)
     }
@@ -572,32 +663,25 @@ impl Postgres {
         draft: &Draft,
     ) -> Result<CreateOutcome, StoreError> {
         let deadline = Deadline::start(&self.limits);
-        let mut client = self.client(&self.write, &deadline).await?;
-        let work = create_in(&mut client, &deadline, caller, id, draft);
+        let client = self.client(&self.write, &deadline).await?;
+        let work = create_on(&client, &deadline, caller, id, draft);
         let outcome = tokio::time::timeout_at(deadline.backstop(), work).await;
         self.settle(client, outcome)
     }
 }
 
-/// A create's transaction: READ COMMITTED, each statement bounded by what
-/// is left of `deadline`. Answered only after `COMMIT` returned.
-async fn create_in(
-    client: &mut Client,
+/// A create: in READ COMMITTED, the insert in a transaction of its own (one
+/// round trip, [`in_transaction`]), answered only after its `COMMIT`
+/// returned; when it inserted nothing, a second look says why: no grant, or
+/// the key taken by a committed creation (the insert waited for it), which
+/// this replays or conflicts with.
+async fn create_on(
+    client: &Client,
     deadline: &Deadline,
     caller: &str,
     id: &str,
     draft: &Draft,
 ) -> Result<CreateOutcome, StoreError> {
-    // A dropped transaction (an early return, an error) rolls back.
-    let tx = client.transaction().await?;
-    let granted: [(&(dyn ToSql + Sync), Type); 2] =
-        [(&caller, Type::TEXT), (&draft.repository, Type::TEXT)];
-    let allowed: bool = timed(&tx, deadline, tx.query_typed_one(GRANTED, &granted))
-        .await?
-        .get(0);
-    if !allowed {
-        return Ok(CreateOutcome::Forbidden);
-    }
     let key = draft.idempotency_key.as_bytes();
     let (id_bytes, title, source) = (
         id.as_bytes(),
@@ -614,29 +698,50 @@ async fn create_in(
         (&draft.fingerprint, Type::TEXT),
         (&draft.brief, Type::TEXT),
     ];
-    let inserted = timed(&tx, deadline, tx.query_typed_opt(INSERT, &values)).await?;
-    if inserted.is_some() {
-        tx.commit().await?;
+    let lookup: [(&(dyn ToSql + Sync), Type); 3] = [
+        (&caller, Type::TEXT),
+        (&key, Type::BYTEA),
+        (&draft.repository, Type::TEXT),
+    ];
+    // A grant given between the insert and the look (a racing set-up)
+    // leaves neither: insert again.
+    for _ in 0..3 {
+        let inserted =
+            in_transaction(client, deadline, client.query_typed_opt(INSERT, &values)).await?;
+        if inserted.is_some() {
+            let document = Document {
+                id: id.to_owned(),
+                title: draft.title.clone(),
+                source: draft.source.clone(),
+                revision: 0,
+            };
+            return Ok(CreateOutcome::New(created(document, draft.brief.clone())));
+        }
+        let row =
+            in_transaction(client, deadline, client.query_typed_one(EARLIER, &lookup)).await?;
+        let granted: bool = row.try_get(0)?;
+        if !granted {
+            return Ok(CreateOutcome::Forbidden);
+        }
+        if row.try_get::<_, Option<Vec<u8>>>(1)?.is_none() {
+            continue;
+        }
+        let fingerprint: Option<String> = row.try_get(5)?;
+        if fingerprint.as_deref() != Some(draft.fingerprint.as_str()) {
+            return Ok(CreateOutcome::Conflict);
+        }
         let document = Document {
-            id: id.to_owned(),
-            title: draft.title.clone(),
-            source: draft.source.clone(),
-            revision: 0,
+            id: text(&row, 1)?,
+            title: text(&row, 2)?,
+            source: text(&row, 3)?,
+            revision: revision_of(row.try_get(4)?),
         };
-        return Ok(CreateOutcome::New(created(document, draft.brief.clone())));
+        let brief: String = row.try_get(6)?;
+        return Ok(CreateOutcome::Replayed(created(document, brief)));
     }
-    // The key is taken by a committed row (ON CONFLICT waited for it).
-    let lookup: [(&(dyn ToSql + Sync), Type); 2] = [(&caller, Type::TEXT), (&key, Type::BYTEA)];
-    let row = timed(&tx, deadline, tx.query_typed_opt(EARLIER, &lookup))
-        .await?
-        .ok_or_else(|| StoreError::Invalid("a conflicting creation is not visible".to_owned()))?;
-    tx.commit().await?;
-    let fingerprint: Option<String> = row.get(4);
-    if fingerprint.as_deref() != Some(draft.fingerprint.as_str()) {
-        return Ok(CreateOutcome::Conflict);
-    }
-    let brief: String = row.get(5);
-    Ok(CreateOutcome::Replayed(created(document_row(&row)?, brief)))
+    Err(StoreError::Invalid(
+        "a conflicting creation is not visible".to_owned(),
+    ))
 }
 
 async fn set_grants(
@@ -690,13 +795,4 @@ fn text(row: &Row, column: usize) -> Result<String, StoreError> {
     let bytes: Vec<u8> = row.try_get(column)?;
     String::from_utf8(bytes)
         .map_err(|_| StoreError::Invalid(format!("stored column {column} is not UTF-8")))
-}
-
-fn document_row(row: &Row) -> Result<Document, StoreError> {
-    Ok(Document {
-        id: text(row, 0)?,
-        title: text(row, 1)?,
-        source: text(row, 2)?,
-        revision: revision_of(row.try_get(3)?),
-    })
 }
