@@ -20,7 +20,8 @@
 //! (transaction mode, 8 server connections); plaintext and `verify-full`
 //! TLS on one server that admits both; and, when `CHOPIN_BASELINE_SERVER`
 //! names another build of `chopin-mcp-server` (e.g. one from before the
-//! statements were unnamed), that build direct:
+//! statements were unnamed), that build direct. `CHOPIN_LOAD_KINDS` picks
+//! some of them (`direct,before,timeout-0,pgbouncer,plaintext,tls`):
 //!
 //! ```sh
 //! CHOPIN_BASELINE_SERVER=/path/to/old/chopin-mcp-server cargo test --release \
@@ -308,6 +309,8 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
         return;
     };
     let baseline = std::env::var("CHOPIN_BASELINE_SERVER").ok();
+    // A comma-separated subset of the kinds below, to compare fewer.
+    let only = std::env::var("CHOPIN_LOAD_KINDS").ok();
     let rounds: usize = std::env::var("CHOPIN_LOAD_ROUNDS")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -323,15 +326,12 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
     const SERVER: &str = "chopin-mcp-server";
     let mut runs: Vec<Vec<(&str, Numbers)>> = Vec::new();
     for round in 1..=rounds {
-        let mut kinds: Vec<&str> = vec![
-            "direct",
-            "direct, timeout 0",
-            "pgbouncer",
-            "plaintext",
-            "tls",
-        ];
-        if baseline.is_some() {
-            kinds.insert(1, "direct, before");
+        let mut kinds: Vec<&str> = match &only {
+            Some(only) => only.split(',').collect(),
+            None => vec!["direct", "timeout-0", "pgbouncer", "plaintext", "tls"],
+        };
+        if baseline.is_some() && only.is_none() {
+            kinds.insert(1, "before");
         }
         if round % 2 == 0 {
             kinds.reverse();
@@ -340,14 +340,14 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
         for kind in kinds {
             let numbers = match kind {
                 "direct" => measure_with(kind, SERVER, round, &plain.database(), &[]),
-                "direct, timeout 0" => measure_with(
+                "timeout-0" => measure_with(
                     kind,
                     SERVER,
                     round,
                     &plain.database(),
                     &["--db-statement-timeout", "0"],
                 ),
-                "direct, before" => measure_with(
+                "before" => measure_with(
                     kind,
                     baseline.as_deref().unwrap(),
                     round,
@@ -368,13 +368,14 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
                     &tls.tls_url(pg::SERVER_NAME, &tls.new_database(), "sslmode=disable"),
                     &[],
                 ),
-                _ => measure_with(
+                "tls" => measure_with(
                     kind,
                     SERVER,
                     round,
                     &tls.tls_url(pg::SERVER_NAME, &tls.new_database(), &verify_full),
                     &[],
                 ),
+                other => panic!("no kind {other:?}"),
             };
             row.push((kind, numbers));
         }
@@ -386,15 +387,11 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
     let mut pairs = vec![
         ("tls / plaintext", "tls", "plaintext"),
         ("pgbouncer / direct", "pgbouncer", "direct"),
-        ("direct / direct, timeout 0", "direct", "direct, timeout 0"),
+        ("direct / timeout-0", "direct", "timeout-0"),
     ];
     if baseline.is_some() {
-        pairs.push(("direct / direct, before", "direct", "direct, before"));
-        pairs.push((
-            "direct, timeout 0 / direct, before",
-            "direct, timeout 0",
-            "direct, before",
-        ));
+        pairs.push(("direct / before", "direct", "before"));
+        pairs.push(("timeout-0 / before", "timeout-0", "before"));
     }
     for (name, top, bottom) in pairs {
         let mut reads = Vec::new();
@@ -414,6 +411,9 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
         ratios.push((name, reads, creates));
     }
     for (name, reads, creates) in ratios {
+        if reads.is_empty() {
+            continue;
+        }
         println!(
             "median {name}: reads/s {:.2}, creates/s {:.2}",
             median(reads),
@@ -422,8 +422,8 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
     }
     for kind in [
         "direct",
-        "direct, before",
-        "direct, timeout 0",
+        "before",
+        "timeout-0",
         "pgbouncer",
         "plaintext",
         "tls",

@@ -79,20 +79,52 @@ CREATE TABLE grants (
 );
 "#;
 
-/// `list`: the summaries of repository $2 that `caller` ($1) may see; the
-/// grant depends on the repository alone, so it is checked once, not per
-/// row. Sent as a simple query (see [`literal`]): `bytea` columns as hex.
-const LIST: &str = "SELECT encode(d.id, 'hex'), encode(d.title, 'hex') FROM documents d
-    WHERE d.repository = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
-      AND (g.repository = '*' OR g.repository = $2))
-    ORDER BY d.title, d.id";
+/// The read and list queries, as PL/pgSQL functions that the set-up makes
+/// when missing (their names carry their version). A function's plan is
+/// cached inside the server process that runs it, so a read is planned
+/// once per server connection, not once per request, without any named
+/// statement on the protocol (which a pooler in transaction mode would
+/// hand to another connection). `list`: the summaries of repository
+/// `p_repository` that `p_caller` may see (the grant depends on the
+/// repository alone, so it is checked once, not per row). `read`: document
+/// `p_id` if `p_caller` may see it.
+const FUNCTIONS: [(&str, &str); 2] = [
+    (
+        "chopin_list_v1(text,text)",
+        r#"CREATE FUNCTION chopin_list_v1(p_caller text, p_repository text)
+RETURNS TABLE (id bytea, title bytea) LANGUAGE plpgsql STABLE AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT d.id, d.title FROM documents d
+        WHERE d.repository = p_repository AND EXISTS (SELECT 1 FROM grants g
+          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = p_repository))
+        ORDER BY d.title, d.id;
+END
+$body$"#,
+    ),
+    (
+        "chopin_read_v1(text,bytea)",
+        r#"CREATE FUNCTION chopin_read_v1(p_caller text, p_id bytea)
+RETURNS TABLE (id bytea, title bytea, source bytea, revision bigint)
+LANGUAGE plpgsql STABLE AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT d.id, d.title, d.source, d.revision FROM documents d
+        WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g
+          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = d.repository));
+END
+$body$"#,
+    ),
+];
 
-/// `read`: document $2 if `caller` ($1) may see it (a simple query, as
-/// [`LIST`]).
-const READ: &str = "SELECT encode(d.id, 'hex'), encode(d.title, 'hex'), encode(d.source, 'hex'),
-      d.revision FROM documents d
-    WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
-      AND (g.repository = '*' OR g.repository = d.repository))";
+/// `list` as a simple query (see [`literal`]): `bytea` columns as hex, in
+/// byte order of title, then id.
+const LIST: &str = "SELECT encode(id, 'hex'), encode(title, 'hex')
+    FROM chopin_list_v1($1, $2) ORDER BY title, id";
+
+/// `read` as a simple query.
+const READ: &str = "SELECT encode(id, 'hex'), encode(title, 'hex'), encode(source, 'hex'),
+    revision FROM chopin_read_v1($1, $2)";
 
 /// `create`: the insert, when `caller` ($5) may write to repository $2. It
 /// waits for a racing insert of the same key, and inserts nothing when that
@@ -554,6 +586,18 @@ impl Postgres {
             )
             .await?;
             import(&tx, &setup.samples).await?;
+        }
+        for (signature, create) in FUNCTIONS {
+            let missing: bool = tx
+                .query_typed_one(
+                    "SELECT to_regprocedure($1) IS NULL",
+                    &[(&signature, Type::TEXT)],
+                )
+                .await?
+                .get(0);
+            if missing {
+                tx.batch_execute(create).await?;
+            }
         }
         let mut first_token_stored = false;
         if let Some(first) = &setup.first_token {
