@@ -581,3 +581,30 @@ async fn sqlite_reads_do_not_wait_behind_stuck_creates() {
     blocker.execute_batch("ROLLBACK").unwrap();
     one_created(stuck).await;
 }
+
+/// A database set up by a server from before the read and list functions
+/// (schema version 1 all the same) gets them at the next start, and keeps
+/// its data.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start() {
+    let Some((store, Database::Postgres(url))) = seeded(Engine::Postgres).await else {
+        return;
+    };
+    assert!(store.read("ann", "a").await.unwrap().is_some());
+    let cluster = pg::shared().unwrap();
+    cluster
+        .psql(
+            pg::database_name(&url),
+            "DROP FUNCTION chopin_read_v1(text, bytea); DROP FUNCTION chopin_list_v1(text, text)",
+        )
+        .unwrap();
+    assert!(
+        store.read("ann", "a").await.is_err(),
+        "the functions are gone"
+    );
+    let restarted = Store::open(&Database::Postgres(url)).await.unwrap();
+    let started = restarted.setup(&Setup::default()).await.unwrap();
+    assert!(!started.new_database);
+    assert_eq!(ids(&restarted, "ann", "acme/plans").await, ["a", "c", "b"]);
+    assert!(restarted.read("ann", "a").await.unwrap().is_some());
+}
