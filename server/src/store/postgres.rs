@@ -12,6 +12,15 @@
 //! locked against readers. A create is answered only after `COMMIT` returned
 //! (with the default `synchronous_commit=on`, the commit is on disk).
 //!
+//! Behind a pooler in transaction mode each transaction may run on another
+//! server connection, so nothing outlives a transaction: no named statement
+//! (tokio-postgres's `*_typed` calls send unnamed ones; reads and lists are
+//! simple queries calling two PL/pgSQL functions, whose plans PostgreSQL
+//! caches per server connection), no session setting (`SET LOCAL`), no
+//! session lock (`pg_advisory_xact_lock`). A create is one round trip:
+//! `BEGIN; SET LOCAL statement_timeout`, the insert and `COMMIT` sent at
+//! once.
+//!
 //! Text that users choose (id, title, source, idempotency key) is stored as
 //! `bytea`: it compares byte-wise whatever the database's collation, and may
 //! hold NUL, as it may on SQLite. Repositories and callers are `text
