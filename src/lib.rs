@@ -6,7 +6,6 @@
 mod body;
 mod config;
 mod cors;
-pub mod dialect;
 mod dispatch;
 mod endpoint;
 #[doc(hidden)]
@@ -16,7 +15,6 @@ mod headers;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod http1;
-mod ids;
 mod json;
 mod jsonrpc;
 mod modern;
@@ -32,9 +30,12 @@ mod tools;
 mod version;
 
 pub use body::{BodyChunks, BodyIntake};
+/// The Chopin plan dialect: the [`chopin_dialect`] crate, which parses,
+/// validates and canonicalizes the plans `create_document` accepts.
+pub use chopin_dialect as dialect;
+pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
 pub use endpoint::{Authenticate, Endpoint};
-pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use jsonrpc::MAX_BATCH;
 pub use outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 pub use request::{Header, RequestParts};
