@@ -543,3 +543,13 @@ fn without_nul(value: String) -> String {
         value
     }
 }
+
+/// A tag's name as reasons quote it: `<name>` or `</name>` (`<>`, `</>` for a
+/// fragment).
+pub(crate) fn abbreviated(name: &Option<String>, closing: bool) -> String {
+    format!(
+        "<{}{}>",
+        if closing { "/" } else { "" },
+        name.as_deref().unwrap_or("")
+    )
+}

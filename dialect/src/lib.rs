@@ -173,6 +173,7 @@
 mod block;
 mod canonical;
 mod catalog;
+mod definition;
 mod entities;
 #[doc(hidden)]
 pub mod fuzz;
@@ -180,8 +181,10 @@ mod ids;
 mod inline;
 mod issue;
 mod jsx;
+mod leaf;
 mod location;
 mod patterns;
+mod text;
 mod tree;
 mod validate;
 

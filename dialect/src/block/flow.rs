@@ -4,7 +4,8 @@
 use super::scan::{is_space, line_bounds, list_marker, skip_ws, thematic_suffix};
 use super::{Blocks, CKind, Container, OpenJsx, PendingClose};
 use crate::ParseError;
-use crate::jsx::{Cross, Tag, TagSrc, parse_tag};
+use crate::jsx::{Cross, Tag, TagSrc, abbreviated, parse_tag};
+use crate::text::line_ending_at;
 use crate::tree::{Element, Kind};
 
 /// Matches containers (see [`Blocks::match_line`]). `steps` counts work.
@@ -115,15 +116,6 @@ pub(super) fn match_containers_from(
     (stack.len(), pos, col)
 }
 
-/// The line ending starting at `at` (`\r\n`, `\r`, else `\n`).
-pub(crate) fn line_ending_at(src: &str, at: usize) -> &'static str {
-    match src.as_bytes().get(at..at + 2) {
-        Some(b"\r\n") => "\r\n",
-        _ if src.as_bytes().get(at) == Some(&b'\r') => "\r",
-        _ => "\n",
-    }
-}
-
 /// Whether a block quote or a list item starts at `p`, after any
 /// indentation (indented code is off, so any amount). micromark checks for
 /// a new container on a line that does not continue the open ones: if one
@@ -210,14 +202,6 @@ pub(super) struct FlowSrc<'a> {
     /// prose jumps over expressions without copying them; the tags of a line
     /// that is read as flow are then read once more with `capture`.
     capture: bool,
-}
-
-pub(crate) fn abbreviated(name: &Option<String>, closing: bool) -> String {
-    format!(
-        "<{}{}>",
-        if closing { "/" } else { "" },
-        name.as_deref().unwrap_or("")
-    )
 }
 
 impl TagSrc for FlowSrc<'_> {

@@ -4,10 +4,11 @@
 
 use super::scan::{
     atx_heading, delimiter_row, fence_open, footnote_label, is_space, label_str, list_marker,
-    normalize_label, setext_underline, skip_ws, split_row, thematic_suffix, trim_end,
+    setext_underline, skip_ws, split_row, thematic_suffix, trim_end,
 };
 use super::{Blocks, CKind, Open};
 use crate::ParseError;
+use crate::text::normalize_label;
 use crate::tree::Kind;
 
 impl Blocks<'_> {
@@ -343,7 +344,7 @@ impl Blocks<'_> {
                     .split([' ', '\t'])
                     .next()
                     .filter(|l| !l.is_empty())
-                    .map(|l| crate::inline::decode_text(l).into_boxed_str());
+                    .map(|l| crate::text::decode_text(l).into_boxed_str());
                 Kind::Code {
                     lang,
                     value: Box::default(),

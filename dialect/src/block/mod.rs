@@ -16,35 +16,16 @@ mod line;
 mod scan;
 
 use self::flow::match_containers;
-pub(crate) use self::flow::{abbreviated, line_ending_at};
+pub(crate) use self::scan::split_row;
 use self::scan::{
     atx_heading, brace_pairs, fence_open, footnote_label, is_space, line_bounds, list_marker,
 };
-pub(crate) use self::scan::{normalize_label, split_row};
 use super::ParseError;
+use super::definition::ParagraphText;
+use super::jsx::abbreviated;
+use super::leaf::{Leaf, TreeError};
 use super::location::LineIndex;
 use super::tree::{Kind, NodeId, Tree};
-
-/// A run of inline text to parse in the second phase.
-#[derive(Debug)]
-pub(crate) struct Leaf {
-    pub node: NodeId,
-    /// Source ranges of the lines, in order (joined by line feeds).
-    pub segs: Vec<(usize, usize)>,
-    /// The innermost open flow element when the text started (name, start, end).
-    pub flow_open: Option<(Option<String>, usize, usize)>,
-    /// For the first content of a list item: the item, whose task check
-    /// (`[ ]`, `[x]`) the inline phase reads.
-    pub task_item: Option<NodeId>,
-    /// The reference's token for this text's node, which reasons name
-    /// (`paragraph`, `atxHeading`, `setextHeading`, `tableHeader`,
-    /// `tableData`).
-    pub token: &'static str,
-    /// Where that token ends: a paragraph or ATX heading at the end of its
-    /// last line (trailing whitespace included), a setext heading at the end
-    /// of its underline, a cell at the next cell's pipe or the row's end.
-    pub token_end: usize,
-}
 
 /// Where a container that closes at `at` (a line start, or the end of the
 /// plan) ends in micromark's positions: at the end of its last line that
@@ -67,14 +48,6 @@ fn container_end(bytes: &[u8], start: usize, at: usize) -> usize {
         }
         end = line_start;
     }
-}
-
-/// A tree-construction error: `event` orders it in document order (the first
-/// one found by the reference compiler wins), `error` is what is reported.
-#[derive(Debug)]
-pub(crate) struct TreeError {
-    pub event: usize,
-    pub error: ParseError,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -398,7 +371,7 @@ impl<'a> Blocks<'a> {
         let Open::Para { lines, .. } = &self.open else {
             return false;
         };
-        let used: usize = super::inline::ParagraphText::new(self.src, lines)
+        let used: usize = ParagraphText::new(self.src, lines)
             .definitions()
             .iter()
             .map(|d| d.2)
@@ -416,7 +389,7 @@ impl<'a> Blocks<'a> {
         if self.src.as_bytes().get(start) != Some(&b'[') {
             return Some((start, lines));
         }
-        let defs = super::inline::ParagraphText::new(self.src, &lines).definitions();
+        let defs = ParagraphText::new(self.src, &lines).definitions();
         let mut used_total = 0;
         let mut at = start;
         for (label, url, used) in defs {

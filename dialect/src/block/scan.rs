@@ -40,24 +40,6 @@ pub(super) fn skip_ws(src: &[u8], mut pos: usize, mut col: usize, end: usize) ->
     (pos, col)
 }
 
-/// Normalizes a label for matching (§9.3's whitespace collapse, then case fold).
-pub(crate) fn normalize_label(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut pending = false;
-    for c in raw.chars() {
-        if matches!(c, '\t' | '\n' | '\r' | ' ') {
-            pending = true;
-        } else {
-            if pending && !out.is_empty() {
-                out.push(' ');
-            }
-            pending = false;
-            out.push(c);
-        }
-    }
-    out.to_lowercase().to_uppercase()
-}
-
 /// Pairs every `{` with its matching `}` by counting braces only.
 pub(super) fn brace_pairs(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut open = Vec::new();

@@ -3,8 +3,8 @@
 
 use super::{IKind, NONE, Parser};
 use crate::ParseError;
-use crate::block::{Leaf, TreeError, abbreviated};
-use crate::jsx::Tag;
+use crate::jsx::{Tag, abbreviated};
+use crate::leaf::{Leaf, TreeError};
 use crate::tree::{Element, Kind, NodeId, Tree};
 
 impl Parser<'_, '_> {

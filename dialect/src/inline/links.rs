@@ -1,8 +1,8 @@
 //! Links, images, their reference forms and footnote calls: bracket
 //! handling with the standard linear-time bounds.
 
-use super::{IKind, Parser, decode_text};
-use crate::block::normalize_label;
+use super::{IKind, Parser};
+use crate::text::{decode_text, destination_byte, normalize_label, skip_ws_one_line};
 use crate::tree::Kind;
 
 impl Parser<'_, '_> {
@@ -190,7 +190,7 @@ impl Parser<'_, '_> {
     }
 
     pub(super) fn skip_ws_one_line(&self, j: usize) -> usize {
-        super::skip_ws_one_line(self.buf.as_bytes(), j)
+        skip_ws_one_line(self.buf.as_bytes(), j)
     }
 
     /// An inline resource after `(` at `j`: the decoded URL and the end.
@@ -226,7 +226,7 @@ impl Parser<'_, '_> {
                     k += 2;
                     continue;
                 }
-                if !super::destination_byte(c) {
+                if !destination_byte(c) {
                     break;
                 }
                 if c == b'(' {

@@ -15,14 +15,12 @@ use std::collections::HashSet;
 use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
 mod convert;
-mod definition;
 mod emphasis;
 mod links;
 
-pub(crate) use self::definition::ParagraphText;
 use super::ParseError;
-use super::block::{Leaf, TreeError};
 use super::jsx::{Cross, Tag, TagSrc, match_reference, parse_tag};
+use super::leaf::{Leaf, TreeError};
 use super::location::LineIndex;
 use super::tree::{Kind, Tree};
 
@@ -161,59 +159,6 @@ pub(crate) fn is_punct(c: char) -> bool {
     )
 }
 
-/// Skips spaces and tabs from `j`, crossing at most one line feed (between a
-/// link's or definition's parts).
-pub(crate) fn skip_ws_one_line(bytes: &[u8], mut j: usize) -> usize {
-    let mut newline = false;
-    while j < bytes.len() {
-        match bytes[j] {
-            b' ' | b'\t' => j += 1,
-            b'\n' if !newline => {
-                newline = true;
-                j += 1;
-            }
-            _ => break,
-        }
-    }
-    j
-}
-
-/// Whether `c` may stand in a bare link or definition destination: anything
-/// but ASCII controls and space, with NUL read as U+FFFD (see `is_punct`).
-pub(crate) fn destination_byte(c: u8) -> bool {
-    (c > b' ' && c != 0x7f) || c == 0
-}
-
-/// Decodes backslash escapes and character references (link destinations,
-/// code info strings).
-pub(crate) fn decode_text(raw: &str) -> String {
-    let bytes = raw.as_bytes();
-    let mut out = String::with_capacity(raw.len());
-    let mut i = 0;
-    let mut plain = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 1 < bytes.len() && bytes[i + 1].is_ascii_punctuation() {
-            out.push_str(&raw[plain..i]);
-            out.push(bytes[i + 1] as char);
-            i += 2;
-            plain = i;
-        } else if bytes[i] == b'&' {
-            if let Some((len, v)) = match_reference(&bytes[i..]) {
-                out.push_str(&raw[plain..i]);
-                out.push_str(&v);
-                i += len;
-                plain = i;
-            } else {
-                i += 1;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    out.push_str(&raw[plain..]);
-    out
-}
-
 /// Text tags read from the paragraph buffer: line feeds are whitespace and
 /// the end of the buffer is the end of input.
 struct TextSrc<'p> {
@@ -256,7 +201,7 @@ impl TagSrc for TextSrc<'_> {
         while matches!(bytes.get(at), Some(b' ' | b'\t')) {
             at += 1;
         }
-        crate::block::line_ending_at(self.src, at)
+        crate::text::line_ending_at(self.src, at)
     }
 }
 

@@ -1,7 +1,6 @@
 //! Link reference definitions at the start of paragraphs.
 
-use super::{decode_text, skip_ws_one_line};
-use crate::block::normalize_label;
+use crate::text::{decode_text, destination_byte, normalize_label, skip_ws_one_line};
 
 /// A paragraph's lines joined by line feeds, for reading link reference
 /// definitions off its start in one pass.
@@ -92,7 +91,7 @@ fn parse_definition(buf: &str, at: usize) -> Option<(String, String, usize)> {
     } else {
         let s = k;
         let mut depth = 0usize;
-        while k < bytes.len() && super::destination_byte(bytes[k]) {
+        while k < bytes.len() && destination_byte(bytes[k]) {
             if bytes[k] == b'\\' && bytes.get(k + 1).is_some_and(u8::is_ascii_punctuation) {
                 k += 2;
                 continue;
