@@ -3,11 +3,9 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod body;
 mod config;
 mod cors;
-mod dispatch;
-mod endpoint;
+mod exchange;
 #[doc(hidden)]
 pub mod fuzz;
 mod headers;
@@ -17,11 +15,10 @@ pub mod http;
 pub mod http1;
 mod json;
 mod jsonrpc;
-mod modern;
+mod lex;
 pub mod negotiate;
 mod oracle;
 mod origin;
-mod outcome;
 mod request;
 mod response;
 mod scan;
@@ -29,15 +26,16 @@ pub mod sse;
 mod tools;
 mod version;
 
-pub use body::{BodyChunks, BodyIntake};
 /// The Chopin plan dialect: the [`chopin_dialect`] crate, which parses,
 /// validates and canonicalizes the plans `create_document` accepts.
 pub use chopin_dialect as dialect;
 pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
-pub use endpoint::{Authenticate, Endpoint};
+pub use exchange::{
+    Authenticate, BodyChunks, BodyIntake, CreateDocument, Endpoint, ListDocuments, Outcome,
+    ReadDocument,
+};
 pub use jsonrpc::MAX_BATCH;
-pub use outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 pub use request::{Header, RequestParts};
 pub use response::Response;
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};

@@ -6,10 +6,11 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::endpoint::Exchange;
-use crate::outcome::Outcome;
+use super::dispatch;
+use super::endpoint::Exchange;
+use super::outcome::Outcome;
+use crate::cors;
 use crate::response::Response;
-use crate::{cors, dispatch};
 
 /// A request body the host already holds, as a sequence of chunks.
 ///
@@ -126,7 +127,7 @@ impl<C> BodyIntake<C> {
     /// after which the host must stop reading the body.
     pub fn push(mut self, chunk: &[u8]) -> Result<Self, Response> {
         if chunk.len() > self.remaining() {
-            return Err(self.exchange.too_large().granted(self.exchange.origin));
+            return Err(cors::grant(self.exchange.too_large(), self.exchange.origin));
         }
         self.received.extend_from_slice(chunk);
         Ok(self)
@@ -148,10 +149,7 @@ impl<C> BodyIntake<C> {
     /// The body is complete: parse and dispatch it.
     pub fn finish(self) -> Outcome<C> {
         let origin = self.exchange.origin.clone();
-        cors::grant(
-            dispatch::start(self.exchange, Bytes::from(self.received)),
-            origin,
-        )
+        dispatch::start(self.exchange, Bytes::from(self.received)).granted(origin)
     }
 
     /// Pushes every chunk of a held body, then finishes; stops at the first

@@ -1,25 +1,25 @@
 //! JSON-RPC dispatch: the part of an exchange after the body.
 //!
 //! [`start`] parses the body and decides its era (MODERN.md §2, step 10a, by
-//! [`version::route`]). Legacy messages are dispatched here (SPEC.md §5–§7);
-//! modern ones by [`modern`](crate::modern), over the same [`Dispatch`], tool
-//! checks and effects (the tool-call step, [`call`]). A [`Dispatch`] walks
-//! the messages of a body (one, or a 2025-03-26 batch), writing each reply
-//! as it goes. A tool call that needs the host suspends the walk inside an
-//! effect; answering the effect writes its reply, framed for the era, and
-//! resumes.
+//! [`version::route`]), then hands each message to its era's framing:
+//! [`legacy`](super::legacy) (SPEC.md §5–§7) or [`modern`](super::modern)
+//! (MODERN.md), two peers that share this [`Dispatch`], the tool checks and
+//! the effects. A [`Dispatch`] walks the messages of a body (one, or a
+//! 2025-03-26 batch), writing each reply as it goes. A tool call that needs
+//! the host suspends the walk inside an effect; answering the effect writes
+//! its reply, framed for the era, and resumes.
 
 use bytes::Bytes;
 
-use crate::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
-use crate::json;
-use crate::jsonrpc::{self, Body, Envelope, MAX_BATCH, Params, RpcError};
-use crate::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
+use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
+use super::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
+use super::{legacy, modern};
+use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError, TYPICAL_REPLY};
 use crate::response::{ContentType, Response};
-use crate::tools::call::{self, Effect, ToolStep};
-use crate::tools::{Frame, create};
+use crate::sse;
+use crate::tools::Frame;
+use crate::tools::call::Effect;
 use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
-use crate::{modern, sse};
 
 pub(crate) struct Dispatch<C> {
     pub(crate) exchange: Exchange<C>,
@@ -73,7 +73,8 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
             modern::dispatch(dispatch, &body, envelope)
         }
-        Some(Body::Single(envelope)) => match dispatch.message(&body, Some(envelope)) {
+        Some(Body::Single(envelope)) => match legacy::message(&mut dispatch, &body, Some(envelope))
+        {
             Some(call) => dispatch.suspend(call),
             None => dispatch.finish(),
         },
@@ -99,10 +100,6 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     }
 }
 
-/// The room a reply gets at once: enough for every fixed reply and a
-/// typical read; a larger result reserves its own (`tools::write_text_result`).
-pub(crate) const TYPICAL_REPLY: usize = 512;
-
 impl<C> Dispatch<C> {
     /// Dispatches the remaining batch elements until one needs the host.
     pub(crate) fn run(mut self) -> Outcome<C> {
@@ -110,7 +107,7 @@ impl<C> Dispatch<C> {
             let envelope = std::str::from_utf8(&element)
                 .ok()
                 .and_then(jsonrpc::envelope);
-            if let Some(call) = self.message(&element, envelope) {
+            if let Some(call) = legacy::message(&mut self, &element, envelope) {
                 return self.suspend(call);
             }
         }
@@ -151,102 +148,6 @@ impl<C> Dispatch<C> {
         }
     }
 
-    /// Dispatches one message (`None`: not an object). Replies that need no
-    /// host are written at once; a host call is returned.
-    fn message(&mut self, source: &Bytes, envelope: Option<Envelope<'_>>) -> Option<HostCall> {
-        let Some(envelope) = envelope else {
-            self.error(b"null", jsonrpc::INVALID_REQUEST);
-            return None;
-        };
-        let request = match jsonrpc::validate(envelope) {
-            Ok(request) => request,
-            Err(id) => {
-                self.error(jsonrpc::id_text(id), jsonrpc::INVALID_REQUEST);
-                return None;
-            }
-        };
-        // A notification gets no reply and starts nothing.
-        let id = request.id?;
-        let id_text = id.get().as_bytes();
-        match &*request.method {
-            "initialize" if self.batch.is_some() => self.error(id_text, jsonrpc::INVALID_REQUEST),
-            "initialize" => {
-                let version = self.negotiate(request.members);
-                let endpoint = self.exchange.endpoint.clone();
-                let server = &endpoint.inner.config;
-                self.result(id_text, |out| {
-                    out.extend_from_slice(b"{\"protocolVersion\":\"");
-                    out.extend_from_slice(version.as_str().as_bytes());
-                    out.extend_from_slice(
-                        b"\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":",
-                    );
-                    json::write_string(out, &server.server_name);
-                    out.extend_from_slice(b",\"version\":");
-                    json::write_string(out, &server.server_version);
-                    out.extend_from_slice(b"}}");
-                });
-            }
-            "ping" => self.result(id_text, |out| out.extend_from_slice(b"{}")),
-            "tools/list" => {
-                let endpoint = self.exchange.endpoint.clone();
-                self.result_bytes(id_text, &endpoint.inner.tools);
-            }
-            "tools/call" => {
-                let endpoint = self.exchange.endpoint.clone();
-                let config = &endpoint.inner.config;
-                let step = request
-                    .members
-                    .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
-                    .and_then(|members| {
-                        let name = members.name.and_then(json::name);
-                        call::tool_call(name, members.arguments, config.creation)
-                    })
-                    .and_then(|(tool, arguments)| call::step(config, tool, arguments));
-                match step {
-                    Ok(ToolStep::Host(effect)) => {
-                        let id = source.slice_ref(id_text);
-                        return Some(HostCall { id, effect });
-                    }
-                    Ok(ToolStep::Issues(issues)) => {
-                        self.tool_result(id_text, |out, frame| {
-                            create::write_issues(out, frame, &issues)
-                        });
-                    }
-                    Err(error) => self.error(id_text, error),
-                }
-            }
-            _ => self.error(id_text, jsonrpc::METHOD_NOT_FOUND),
-        }
-        None
-    }
-
-    /// The version `initialize` answers with (SPEC.md §6, MODERN.md §1): the
-    /// requested one when it is a configured legacy version, 2025-03-26 when
-    /// none is named, else the newest configured legacy version. Never a
-    /// modern one.
-    fn negotiate(&self, params: Option<Params<'_>>) -> ProtocolVersion {
-        let configured = &self.exchange.endpoint.inner.config.versions;
-        let legacy = |version: &ProtocolVersion| version.era() == Era::Legacy;
-        let supported = |version: &ProtocolVersion| legacy(version) && configured.contains(version);
-        let requested = params.and_then(|params| params.protocol_version);
-        let latest = configured
-            .iter()
-            .rev()
-            .copied()
-            .find(legacy)
-            .unwrap_or(ProtocolVersion::DEFAULT);
-        let wanted = match requested {
-            None => ProtocolVersion::DEFAULT,
-            Some(raw) => {
-                match json::string(raw).and_then(|text| ProtocolVersion::parse(text.as_bytes())) {
-                    Some(version) => version,
-                    None => return latest,
-                }
-            }
-        };
-        if supported(&wanted) { wanted } else { latest }
-    }
-
     /// Room for a typical reply, and for the modern framing around it, once.
     fn reserve_typical(&mut self) {
         if self.out.capacity() == 0 {
@@ -284,7 +185,12 @@ impl<C> Dispatch<C> {
         self.result(id, |out| out.extend_from_slice(result));
     }
 
-    fn error(&mut self, id: &[u8], error: RpcError) {
+    /// Whether the message being dispatched is an element of a batch.
+    pub(crate) fn in_batch(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    pub(crate) fn error(&mut self, id: &[u8], error: RpcError) {
         self.open_reply();
         jsonrpc::write_error(&mut self.out, id, error);
     }

@@ -1,10 +1,10 @@
 //! The endpoint: the request pipeline of SPEC.md §3 up to the body.
 //!
-//! Every transition of an exchange lives in this module and in
-//! [`dispatch`](crate::dispatch): `start` runs the checks that need no caller
-//! (CORS preflight, method, origin, host) and reads what later steps need from
-//! the head; [`Authenticate::answer`] runs the rest in table order and hands
-//! over to the body intake.
+//! `start` runs the checks that need no caller (CORS preflight, method,
+//! origin, host) and reads what later steps need from the head;
+//! [`Authenticate::answer`] runs the rest in table order and hands over to
+//! the body intake ([`body`](super::body)), which hands the whole body to
+//! [`dispatch`](super::dispatch).
 //!
 //! The origin a request is granted CORS access to (see [`cors`](crate::cors))
 //! travels with the exchange; each public step that can return a response
@@ -16,15 +16,15 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use crate::body::{BodyChunks, BodyIntake};
+use super::body::{BodyChunks, BodyIntake};
+use super::modern;
+use super::outcome::Outcome;
 use crate::config::{Config, ConfigError, MAX_CACHE_TTL_MS};
 use crate::cors;
 use crate::headers::Kept;
 use crate::jsonrpc;
-use crate::modern;
 use crate::negotiate::qualities;
-use crate::origin::{self, Admission};
-use crate::outcome::Outcome;
+use crate::origin::{Admission, Allowlist};
 use crate::request::{RequestParts, trim_ows};
 use crate::response::{ContentType, Response};
 use crate::tools;
@@ -44,8 +44,8 @@ pub(crate) struct Inner {
     pub challenge: Bytes,
     /// The `tools/list` result, computed once.
     pub tools: Vec<u8>,
-    /// The allowed origins, as the bytes a grant echoes.
-    pub origins: Vec<Bytes>,
+    /// The origins and hosts admitted (step 2).
+    pub allowlist: Allowlist,
     /// The modern results that depend only on the configuration.
     pub modern: modern::Results,
 }
@@ -70,24 +70,13 @@ impl Endpoint {
             }
             Some(url) => Bytes::from(format!("Bearer resource_metadata=\"{url}\"")),
         };
-        if !config
-            .origins
-            .iter()
-            .all(|origin| origin::is_valid_configured_origin(origin))
-        {
-            return Err(ConfigError::BadHeaderValue("allow_origin"));
-        }
-        let origins = config
-            .origins
-            .iter()
-            .map(|origin| Bytes::from(origin.clone()))
-            .collect();
+        let allowlist = Allowlist::new(&config)?;
         let tools = tools::list_result(config.creation);
         Ok(Endpoint {
             inner: Arc::new(Inner {
                 budget,
                 challenge,
-                origins,
+                allowlist,
                 modern: modern::Results::new(&config, &tools),
                 tools,
                 config,
@@ -123,10 +112,10 @@ impl Endpoint {
 
     fn start<C>(&self, parts: &RequestParts<'_>, body: Option<BodyChunks>) -> Outcome<C> {
         // Step 2 is judged first: a preflight and a 405 need its verdict.
-        let admission = Admission::judge(&self.inner, parts);
+        let admission = Admission::judge(&self.inner.allowlist, parts);
         if cors::is_preflight(parts) {
             let response = match (admission.refusal(), admission.into_grant()) {
-                (None, Some(origin)) => Response::preflight(origin),
+                (None, Some(origin)) => cors::preflight(origin),
                 (Some(refusal), _) => refusal,
                 // Unreachable: a preflight has an Origin, so no refusal means a grant.
                 (None, None) => Response::text(403, "origin is not allowed"),
@@ -137,7 +126,7 @@ impl Endpoint {
             "GET" => Method::Get,
             "POST" => Method::Post,
             _ => {
-                let response = Response::method_not_allowed().granted(admission.into_grant());
+                let response = cors::grant(Response::method_not_allowed(), admission.into_grant());
                 return Outcome::Respond(response);
             }
         };
@@ -295,7 +284,7 @@ impl<C> Authenticate<C> {
     /// Answers with the caller the credentials name, or `None` (401).
     pub fn answer(self, caller: Option<C>) -> Outcome<C> {
         let origin = self.origin.clone();
-        cors::grant(self.decide(caller), origin)
+        self.decide(caller).granted(origin)
     }
 
     /// Steps 3–8 (SPEC.md §3), then the body intake.

@@ -7,17 +7,17 @@
 
 use bytes::Bytes;
 
+use super::dispatch::{Dispatch, HostCall};
+use super::endpoint::Exchange;
+use super::outcome::Outcome;
 use crate::config::Config;
-use crate::dispatch::{Dispatch, HostCall};
-use crate::endpoint::Exchange;
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params, RpcError};
-use crate::outcome::Outcome;
 use crate::response::{ContentType, Response};
 use crate::sse;
 use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, create};
-use crate::version::{Era, HeaderClass};
+use crate::version::{Era, HeaderClass, ProtocolVersion};
 
 const INVALID_META: RpcError = RpcError {
     code: -32602,
@@ -205,7 +205,7 @@ pub(crate) fn dispatch<C>(
     }
     // M4: the `_meta` version.
     let configured = &inner.config.versions;
-    let modern = crate::ProtocolVersion::parse(requested.as_bytes())
+    let modern = ProtocolVersion::parse(requested.as_bytes())
         .filter(|v| v.era() == Era::Modern && configured.contains(v));
     if modern.is_none() {
         return Outcome::Respond(unsupported(id, &inner.modern.supported, &requested));

@@ -4,10 +4,10 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::body::BodyIntake;
+use super::body::BodyIntake;
+use super::dispatch::Dispatch;
+use super::endpoint::Authenticate;
 use crate::cors;
-use crate::dispatch::Dispatch;
-use crate::endpoint::Authenticate;
 use crate::response::Response;
 use crate::tools::create::{CreateAnswer, NewDocument};
 use crate::tools::{Document, DocumentSummary, create, list, read};
@@ -45,6 +45,17 @@ impl<C> Outcome<C> {
         match self {
             Outcome::Respond(response) => Some(response),
             _ => None,
+        }
+    }
+
+    /// Adds the CORS grant to a response for `origin`, when there is one;
+    /// an effect passes through untouched (its answer adds the grant).
+    pub(crate) fn granted(self, origin: Option<Bytes>) -> Outcome<C> {
+        match (self, origin) {
+            (Outcome::Respond(response), origin @ Some(_)) => {
+                Outcome::Respond(cors::grant(response, origin))
+            }
+            (outcome, _) => outcome,
         }
     }
 }
@@ -95,7 +106,7 @@ impl<C> ListDocuments<C> {
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             list::write_result(out, frame, documents)
         });
-        cors::grant(outcome, origin)
+        outcome.granted(origin)
     }
 }
 
@@ -141,7 +152,7 @@ impl<C> ReadDocument<C> {
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             read::write_result(out, frame, document)
         });
-        cors::grant(outcome, origin)
+        outcome.granted(origin)
     }
 }
 
@@ -191,7 +202,7 @@ impl<C> CreateDocument<C> {
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             create::write_result(out, frame, answer)
         });
-        cors::grant(outcome, origin)
+        outcome.granted(origin)
     }
 }
 

@@ -9,8 +9,8 @@ pub(crate) mod read;
 
 use serde::Serialize;
 
-use crate::dispatch::TYPICAL_REPLY;
 use crate::json::{self, Level, WriteJson};
+use crate::jsonrpc::TYPICAL_REPLY;
 
 /// One entry of a repository's document list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
