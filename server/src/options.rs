@@ -25,6 +25,9 @@ Options:
   --read-only                   do not offer create_document
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
   --resource-metadata URL       OAuth protected-resource metadata named in 401s
+  --instructions-file FILE      the instructions given to a model (initialize,
+                                server/discover) instead of the built-in ones
+                                (UTF-8, at most 64 KiB; an empty file gives none)
   --log-format text|json        request and error log lines on stderr (default text;
                                 RUST_LOG filters them, default info)
   --shutdown-timeout SECONDS    on SIGTERM or SIGINT, how long requests in flight
@@ -82,6 +85,8 @@ pub struct Options {
     pub read_only: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
+    /// `--instructions-file`: replaces the built-in instructions.
+    pub instructions_file: Option<PathBuf>,
     pub log_format: LogFormat,
     /// How long requests in flight may take to finish after SIGTERM/SIGINT.
     pub shutdown_timeout: Duration,
@@ -113,6 +118,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         read_only: false,
         origins: Vec::new(),
         resource_metadata: None,
+        instructions_file: None,
         log_format: LogFormat::Text,
         shutdown_timeout: Duration::from_secs(10),
         metrics_listen: None,
@@ -150,6 +156,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--read-only" => options.read_only = true,
             "--allow-origin" => options.origins.push(value()?),
             "--resource-metadata" => options.resource_metadata = Some(value()?),
+            "--instructions-file" => options.instructions_file = Some(PathBuf::from(value()?)),
             "--log-format" => {
                 options.log_format = match value()?.as_str() {
                     "text" => LogFormat::Text,
