@@ -603,3 +603,22 @@ fn a_parenthesized_title_may_hold_an_opening_parenthesis() {
     assert_eq!(kinds("[](o (()))"), ["root", "paragraph", "link", "text"]);
     assert_eq!(kinds("[](o (a(b)c))"), ["root", "paragraph", "text"]);
 }
+
+#[test]
+fn a_tab_is_indentation_for_every_container_it_reaches_into() {
+    // CommonMark (and micromark) read a tab as spaces up to the next tab
+    // stop: one that reaches past the outer item's indent (2) gives the
+    // inner item (content at column 4) its indent too, so `=` continues the
+    // inner paragraph as a setext underline and `b` is not in the list.
+    for plan in ["- - a\n\t=\nb", "- - a\r\t=\nb", "\n- - \0\r\t=\n\0"] {
+        let kinds = kinds(plan);
+        assert!(kinds.contains(&"heading".to_owned()), "{plan:?}: {kinds:?}");
+    }
+    // As micromark: a tab right after `>` is not split this way.
+    assert!(!kinds("> - - a\n>\t=\nb").contains(&"heading".to_owned()));
+    assert_eq!(
+        kinds("- a\n  - b\n\tc"),
+        kinds("- a\n  - b\n    c"),
+        "a tab at column 0 is four columns"
+    );
+}

@@ -102,11 +102,20 @@ pub(super) fn match_containers_from(
                 }
                 let target = col + need;
                 while col < target && pos < end {
-                    col = if bytes[pos] == b'\t' {
-                        col + 4 - col % 4
+                    if bytes[pos] == b'\t' {
+                        let stop = col + 4 - col % 4;
+                        if stop > target {
+                            // The tab reaches past this container's indent:
+                            // its other columns are indentation for the
+                            // containers inside (CommonMark's tab as
+                            // virtual spaces), so it is left partly read.
+                            col = target;
+                            break;
+                        }
+                        col = stop;
                     } else {
-                        col + 1
-                    };
+                        col += 1;
+                    }
                     pos += 1;
                 }
             }
