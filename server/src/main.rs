@@ -40,6 +40,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
 use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::oauth::Verdict;
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
 use chopin_mcp_server::{health, metrics, options, telemetry};
 
@@ -55,6 +56,9 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     let _logs = telemetry::init(options.log_format); // ops: logging, flushed at exit
+    // The one rustls crypto provider of the process (ring: the OAuth client
+    // here, PostgreSQL TLS too). Already installed is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     chopin_mcp_server::sqlite::configure();
     match serve(options) {
         Ok(()) => ExitCode::SUCCESS,
@@ -422,7 +426,11 @@ async fn exchange(
         outcome = match outcome {
             Outcome::Respond(response) => return reply(response, shutdown),
             Outcome::Authenticate(auth) => {
-                let caller = host.caller(auth.bearer_token());
+                let caller = match host.authenticate(auth.bearer_token()).await {
+                    Verdict::Static(caller) => Some(caller),
+                    Verdict::OAuth { caller, .. } => Some(caller),
+                    Verdict::Refused(_) | Verdict::Unavailable(_) => None,
+                };
                 record.caller(caller.as_ref()); // ops
                 auth.answer(caller)
             }

@@ -105,7 +105,7 @@ impl Keys {
     /// failed refetch, or when the wait runs out (the refetch goes on).
     pub async fn refetch_for_unknown_kid(self: &Arc<Self>) -> Option<Arc<KeySet>> {
         let mut done = self.done.subscribe();
-        let before = Arc::as_ptr(&self.current());
+        let before = self.current();
         {
             let mut fetching = self.fetching.lock().unwrap_or_else(|e| e.into_inner());
             if !fetching.under_way {
@@ -125,7 +125,7 @@ impl Keys {
         }
         let _ = tokio::time::timeout(UNKNOWN_KID_WAIT, done.changed()).await;
         let now = self.current();
-        (Arc::as_ptr(&now) != before).then_some(now)
+        (!Arc::ptr_eq(&now, &before)).then_some(now)
     }
 
     /// A periodic refresh: skipped (reported as done) when a refetch is
