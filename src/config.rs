@@ -3,8 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::ids::{IdSource, SystemIds};
 use crate::version::ProtocolVersion;
+use chopin_dialect::{IdSource, SystemIds};
 
 /// The body budget of a read-only endpoint, in bytes.
 pub const READ_ONLY_BUDGET: usize = 65_536;

@@ -2,8 +2,6 @@
 
 use bytes::Bytes;
 
-use crate::cors;
-
 /// What the body of a [`Response`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ContentType {
@@ -41,11 +39,18 @@ pub struct Response {
     allow: bool,
     unbuffered: bool,
     www_authenticate: Option<Bytes>,
-    /// The allowed origin this response grants CORS access to, if any.
-    origin: Option<Bytes>,
-    /// A CORS preflight answer (204).
-    preflight: bool,
+    /// Headers a layer above added (the CORS grant), with the value of the
+    /// first.
+    decoration: Option<(&'static Decoration, Bytes)>,
     body: Bytes,
+}
+
+/// Headers that a layer above a response adds after the response's own:
+/// one whose value is given per response (`name`), then fixed ones.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Decoration {
+    pub(crate) name: &'static str,
+    pub(crate) fixed: &'static [(&'static str, &'static [u8])],
 }
 
 impl Response {
@@ -57,8 +62,7 @@ impl Response {
             allow: false,
             unbuffered: false,
             www_authenticate: None,
-            origin: None,
-            preflight: false,
+            decoration: None,
             body,
         }
     }
@@ -110,21 +114,18 @@ impl Response {
         }
     }
 
-    /// The answer to an admitted CORS preflight.
-    pub(crate) fn preflight(origin: Bytes) -> Self {
-        Response {
-            origin: Some(origin),
-            preflight: true,
-            ..Response::new(204, ContentType::None, Bytes::new())
-        }
+    /// 204, empty.
+    pub(crate) fn no_content() -> Self {
+        Response::new(204, ContentType::None, Bytes::new())
     }
 
-    /// Grants CORS access to `origin`, when there is one.
-    pub(crate) fn granted(mut self, origin: Option<Bytes>) -> Self {
-        if origin.is_some() {
-            self.origin = origin;
+    /// Adds `decoration`'s headers after the response's own, the first with
+    /// `value` (replacing an earlier decoration).
+    pub(crate) fn decorated(self, decoration: &'static Decoration, value: Bytes) -> Self {
+        Response {
+            decoration: Some((decoration, value)),
+            ..self
         }
-        self
     }
 
     /// The status code.
@@ -178,6 +179,10 @@ impl Response {
             .www_authenticate
             .as_deref()
             .map(|value| ("www-authenticate", value));
+        let (first, fixed) = match &self.decoration {
+            Some((decoration, value)) => (Some((decoration.name, &value[..])), decoration.fixed),
+            None => (None, &[][..]),
+        };
         content_type
             .into_iter()
             .chain([
@@ -187,7 +192,8 @@ impl Response {
             .chain(allow)
             .chain(unbuffered)
             .chain(challenge)
-            .chain(cors::headers(self.origin.as_deref(), self.preflight))
+            .chain(first)
+            .chain(fixed.iter().copied())
     }
 
     /// The value of the first header called `name` (ASCII case-insensitive).

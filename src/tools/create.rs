@@ -4,11 +4,11 @@
 
 use std::borrow::Cow;
 
+use chopin_dialect::{Issue, is_js_whitespace};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Frame, is_js_whitespace, list::is_repository};
-use crate::dialect::Issue;
+use super::{Frame, list::is_repository};
 use crate::json::{self, Compact, Raw};
 use crate::jsonrpc::RpcError;
 
@@ -240,11 +240,6 @@ impl Draft {
 }
 
 #[derive(Serialize)]
-struct Issues<'a> {
-    issues: &'a [Issue],
-}
-
-#[derive(Serialize)]
 struct Code {
     code: &'static str,
 }
@@ -257,7 +252,12 @@ fn compact(value: &impl Serialize) -> Compact {
 
 /// Appends the result for a plan with issues: the host was not asked.
 pub(crate) fn write_issues(out: &mut Vec<u8>, frame: Frame<'_>, issues: &[Issue]) {
-    super::write_text_result(out, frame, &compact(&Issues { issues }), true);
+    super::write_text_result(
+        out,
+        frame,
+        &Compact(chopin_dialect::issues_json(issues)),
+        true,
+    );
 }
 
 /// Appends the result for the host's answer (§11.5).

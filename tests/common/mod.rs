@@ -2,12 +2,6 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
-pub mod differential;
-pub mod generate;
-pub mod micromark;
-pub mod oracle;
-pub mod section12;
-
 use std::collections::HashMap;
 
 use bytes::Bytes;
