@@ -36,8 +36,13 @@ pub struct Response {
     status: u16,
     content_type: ContentType,
     stream: bool,
-    allow: bool,
+    /// The `allow` header's value (405).
+    allow: Option<&'static [u8]>,
     unbuffered: bool,
+    /// `cache-control`: `no-store`, `no-cache` for an event stream.
+    cache: &'static [u8],
+    /// `retry-after: 5` (503 of an authorization that cannot be judged now).
+    retry_after: bool,
     www_authenticate: Option<Bytes>,
     /// Headers a layer above added (the CORS grant), with the value of the
     /// first.
@@ -59,8 +64,10 @@ impl Response {
             status,
             content_type,
             stream: false,
-            allow: false,
+            allow: None,
             unbuffered: false,
+            cache: b"no-store",
+            retry_after: false,
             www_authenticate: None,
             decoration: None,
             body,
@@ -77,17 +84,36 @@ impl Response {
     }
 
     pub(crate) fn method_not_allowed() -> Self {
+        Response::text(405, "method not allowed").with_allow(b"GET, POST")
+    }
+
+    /// Sets the `allow` header (405).
+    pub(crate) fn with_allow(self, methods: &'static [u8]) -> Self {
         Response {
-            allow: true,
-            ..Response::text(405, "method not allowed")
+            allow: Some(methods),
+            ..self
         }
     }
 
-    pub(crate) fn unauthorized(challenge: Bytes) -> Self {
+    /// Sets the `www-authenticate` challenge.
+    pub(crate) fn with_challenge(self, challenge: Bytes) -> Self {
         Response {
             www_authenticate: Some(challenge),
-            ..Response::text(401, "unauthorized")
+            ..self
         }
+    }
+
+    /// Adds `retry-after: 5`.
+    pub(crate) fn with_retry_after(self) -> Self {
+        Response {
+            retry_after: true,
+            ..self
+        }
+    }
+
+    /// Replaces `cache-control`.
+    pub(crate) fn with_cache(self, cache: &'static [u8]) -> Self {
+        Response { cache, ..self }
     }
 
     pub(crate) fn too_large() -> Self {
@@ -110,6 +136,7 @@ impl Response {
     pub(crate) fn event_stream() -> Self {
         Response {
             stream: true,
+            cache: b"no-cache",
             ..Response::new(200, ContentType::EventStream, Bytes::new())
         }
     }
@@ -165,16 +192,13 @@ impl Response {
     /// and `access-control-max-age` instead of the exposed headers. Other
     /// responses have no CORS header.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &[u8])> {
-        let cache: &'static [u8] = if self.stream {
-            b"no-cache"
-        } else {
-            b"no-store"
-        };
+        let cache = self.cache;
         let content_type = self
             .content_type()
             .map(|value| ("content-type", value.as_bytes()));
-        let allow = self.allow.then_some(("allow", &b"GET, POST"[..]));
+        let allow = self.allow.map(|methods| ("allow", methods));
         let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
+        let retry_after = self.retry_after.then_some(("retry-after", &b"5"[..]));
         let challenge = self
             .www_authenticate
             .as_deref()
@@ -191,6 +215,7 @@ impl Response {
             ])
             .chain(allow)
             .chain(unbuffered)
+            .chain(retry_after)
             .chain(challenge)
             .chain(first)
             .chain(fixed.iter().copied())
