@@ -24,7 +24,7 @@ use bytes::Bytes;
 use crate::config::{Config, ConfigError};
 use crate::origin::Allowlist;
 use crate::request::RequestParts;
-use crate::response::{ContentType, Decoration, Response};
+use crate::response::{Allow, Cache, ContentType, Decoration, Response};
 
 /// The endpoint's scopes a caller holds: what the host's authentication
 /// answer grants ([`Authenticate::answer_scoped`](crate::Authenticate::answer_scoped)).
@@ -298,7 +298,7 @@ impl Auth {
         let any = Bytes::from_static(b"*");
         Some(match parts.method() {
             "GET" | "HEAD" => Response::new(200, ContentType::Json, metadata.document.clone())
-                .with_cache(b"public, max-age=3600")
+                .with_cache(Cache::PublicHour)
                 .decorated(&METADATA, any),
             "OPTIONS"
                 if parts.header("origin").is_some()
@@ -306,7 +306,7 @@ impl Auth {
             {
                 Response::no_content().decorated(&METADATA_PREFLIGHT, any)
             }
-            _ => Response::text(405, "method not allowed").with_allow(b"GET, HEAD"),
+            _ => Response::text(405, "method not allowed").with_allow(Allow::GetHead),
         })
     }
 }

@@ -36,11 +36,10 @@ pub struct Response {
     status: u16,
     content_type: ContentType,
     stream: bool,
-    /// The `allow` header's value (405).
-    allow: Option<&'static [u8]>,
+    /// The `allow` header (405).
+    allow: Allow,
     unbuffered: bool,
-    /// `cache-control`: `no-store`, `no-cache` for an event stream.
-    cache: &'static [u8],
+    cache: Cache,
     /// `retry-after: 5` (503 of an authorization that cannot be judged now).
     retry_after: bool,
     www_authenticate: Option<Bytes>,
@@ -48,6 +47,26 @@ pub struct Response {
     /// first.
     decoration: Option<(&'static Decoration, Bytes)>,
     body: Bytes,
+}
+
+/// The methods a 405 names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Allow {
+    None,
+    /// The MCP endpoint's.
+    GetPost,
+    /// Protected Resource Metadata's.
+    GetHead,
+}
+
+/// `cache-control`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cache {
+    NoStore,
+    /// An event stream.
+    Revalidate,
+    /// Public metadata (an hour).
+    PublicHour,
 }
 
 /// Headers that a layer above a response adds after the response's own:
@@ -64,9 +83,9 @@ impl Response {
             status,
             content_type,
             stream: false,
-            allow: None,
+            allow: Allow::None,
             unbuffered: false,
-            cache: b"no-store",
+            cache: Cache::NoStore,
             retry_after: false,
             www_authenticate: None,
             decoration: None,
@@ -84,15 +103,12 @@ impl Response {
     }
 
     pub(crate) fn method_not_allowed() -> Self {
-        Response::text(405, "method not allowed").with_allow(b"GET, POST")
+        Response::text(405, "method not allowed").with_allow(Allow::GetPost)
     }
 
     /// Sets the `allow` header (405).
-    pub(crate) fn with_allow(self, methods: &'static [u8]) -> Self {
-        Response {
-            allow: Some(methods),
-            ..self
-        }
+    pub(crate) fn with_allow(self, allow: Allow) -> Self {
+        Response { allow, ..self }
     }
 
     /// Sets the `www-authenticate` challenge.
@@ -112,7 +128,7 @@ impl Response {
     }
 
     /// Replaces `cache-control`.
-    pub(crate) fn with_cache(self, cache: &'static [u8]) -> Self {
+    pub(crate) fn with_cache(self, cache: Cache) -> Self {
         Response { cache, ..self }
     }
 
@@ -136,7 +152,7 @@ impl Response {
     pub(crate) fn event_stream() -> Self {
         Response {
             stream: true,
-            cache: b"no-cache",
+            cache: Cache::Revalidate,
             ..Response::new(200, ContentType::EventStream, Bytes::new())
         }
     }
@@ -192,11 +208,20 @@ impl Response {
     /// and `access-control-max-age` instead of the exposed headers. Other
     /// responses have no CORS header.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &[u8])> {
-        let cache = self.cache;
+        let cache: &'static [u8] = match self.cache {
+            Cache::NoStore => b"no-store",
+            Cache::Revalidate => b"no-cache",
+            Cache::PublicHour => b"public, max-age=3600",
+        };
         let content_type = self
             .content_type()
             .map(|value| ("content-type", value.as_bytes()));
-        let allow = self.allow.map(|methods| ("allow", methods));
+        let allow: Option<&'static [u8]> = match self.allow {
+            Allow::None => None,
+            Allow::GetPost => Some(b"GET, POST"),
+            Allow::GetHead => Some(b"GET, HEAD"),
+        };
+        let allow = allow.map(|methods| ("allow", methods));
         let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
         let retry_after = self.retry_after.then_some(("retry-after", &b"5"[..]));
         let challenge = self
