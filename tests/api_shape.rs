@@ -40,3 +40,38 @@ fn outcome_variants_stay_small() {
     let size = std::mem::size_of::<Outcome<String>>();
     assert!(size <= 256, "Outcome<String> is {size} bytes");
 }
+
+/// The OAuth resource server's API (AUTH.md §1): a host configures the
+/// resource and issuer, serves metadata before routing, reads a token's
+/// scopes into a `Granted` with the endpoint's names, and answers the
+/// authenticate effect in one of three ways.
+#[test]
+fn the_oauth_api_a_host_uses() {
+    use chopin_mcp::{Config, Granted, RequestParts, Scopes};
+
+    fn copy<T: Copy + Send + Sync + 'static>() {}
+    copy::<Granted>();
+    send_sync::<Scopes>();
+    let endpoint = Endpoint::new(
+        Config::new()
+            .oauth("https://mcp.example.com/mcp", "https://login.example.com")
+            .scopes("chopin:read", "chopin:create"),
+    )
+    .unwrap();
+    let _: Option<Response> = endpoint.metadata(&RequestParts::new(
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+    ));
+    let scopes: &Scopes = endpoint.scopes();
+    let _: Granted = scopes.of_scope("chopin:read");
+    let _: Granted = scopes.of_names(["chopin:read"]);
+    let _: (bool, bool) = (Granted::ALL.read(), Granted::new(true, false).create());
+    let answers: [fn(Authenticate<String>) -> Outcome<String>; 4] = [
+        |auth| auth.answer(None),
+        |auth| auth.answer(Some("octocat".to_owned())),
+        |auth| auth.answer_scoped("octocat".to_owned(), Granted::NONE),
+        |auth| auth.unavailable(),
+    ];
+    assert_eq!(answers.len(), 4);
+}
