@@ -10,7 +10,8 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use chopin_mcp::{
-    Config, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource, Outcome, SystemIds,
+    Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource,
+    Outcome, SystemIds,
 };
 
 use crate::oauth::{OAuth, Verdict};
@@ -73,7 +74,8 @@ impl Host {
             // Every caller a static token names: an OAuth caller of the same
             // name is refused (AUTH.md §2).
             let callers: HashSet<String> = host.tokens.values().cloned().collect();
-            let oauth = OAuth::start(settings, callers)
+            let scopes = host.endpoint.scopes().clone();
+            let oauth = OAuth::start(settings, scopes, callers)
                 .await
                 .map_err(|e| format!("OAuth: {e}"))?;
             host.notes.push(format!(
@@ -187,7 +189,24 @@ impl Host {
         if let Some(url) = &options.resource_metadata {
             config = config.resource_metadata(url.clone());
         }
-        let endpoint = Endpoint::new(config).map_err(|e| e.to_string())?;
+        if let Some(oauth) = &options.oauth {
+            config = config.oauth(oauth.resource.clone(), oauth.issuer.clone());
+            if let Some((read, create)) = &oauth.scopes {
+                config = config.scopes(read.clone(), create.clone());
+            }
+        }
+        let endpoint = Endpoint::new(config).map_err(|e| match (&e, &options.oauth) {
+            (ConfigError::BadResource, Some(oauth)) => {
+                format!("--resource {:?}: {e}", oauth.resource)
+            }
+            (ConfigError::BadIssuer, Some(oauth)) => {
+                format!("--oauth-issuer {:?}: {e}", oauth.issuer)
+            }
+            (ConfigError::BadScope(_), _) => {
+                format!("--oauth-read-scope / --oauth-create-scope: {e}")
+            }
+            _ => e.to_string(),
+        })?;
         Ok(Host {
             endpoint,
             store,

@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use super::scopes::ScopeNames;
-
 /// What the OAuth flags ask for; `None` in the options without
 /// `--oauth-issuer`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,7 +13,9 @@ pub struct Settings {
     pub resource: String,
     /// `--oauth-audience` values; empty means "the resource".
     pub audiences: Vec<String>,
-    pub scopes: ScopeNames,
+    /// `--oauth-read-scope` and `--oauth-create-scope`; `None`: the
+    /// endpoint's defaults.
+    pub scopes: Option<(String, String)>,
     /// `--oauth-caller-claim` (default `sub`).
     pub caller_claim: String,
     /// `--oauth-introspect` with its client id and secret file.
@@ -154,15 +154,18 @@ impl Flags {
                 );
             }
         };
-        let defaults = ScopeNames::default();
+        let scopes = match (self.read_scope, self.create_scope) {
+            (None, None) => None,
+            (read, create) => Some((
+                read.unwrap_or_else(|| "chopin:read".to_owned()),
+                create.unwrap_or_else(|| "chopin:create".to_owned()),
+            )),
+        };
         Ok(Some(Settings {
             issuer,
             resource,
             audiences: self.audiences,
-            scopes: ScopeNames {
-                read: self.read_scope.unwrap_or(defaults.read),
-                create: self.create_scope.unwrap_or(defaults.create),
-            },
+            scopes,
             caller_claim: self.caller_claim.unwrap_or_else(|| "sub".to_owned()),
             introspect,
         }))
@@ -222,7 +225,7 @@ mod tests {
         .unwrap();
         assert_eq!(settings.audiences(), ["https://m/mcp"]);
         assert_eq!(settings.caller_claim, "sub");
-        assert_eq!(settings.scopes, ScopeNames::default());
+        assert_eq!(settings.scopes, None);
         assert_eq!(settings.introspect, None);
     }
 

@@ -20,7 +20,8 @@ use url::Url;
 
 use super::fetch::{FetchError, Outbound};
 use super::jwt::{Rules, audience_matches};
-use super::scopes::Grant;
+use super::scopes;
+use chopin_mcp::Granted;
 
 pub const POSITIVE_TTL: Duration = Duration::from_secs(5);
 pub const NEGATIVE_TTL: Duration = Duration::from_secs(5);
@@ -33,7 +34,7 @@ pub const CAPACITY: usize = 16_384;
 pub enum Answer {
     Active {
         caller: String,
-        grant: Grant,
+        grant: Granted,
         /// `exp`, when the AS said.
         exp: Option<u64>,
     },
@@ -204,14 +205,13 @@ pub fn judge(fields: &serde_json::Map<String, Value>, rules: &Rules, now: u64) -
         Some(Value::String(caller)) if !caller.is_empty() => caller.clone(),
         _ => return Answer::Refused("no_caller"),
     };
-    let grant = rules.scopes.grant(fields.get("scope"), fields.get("scp"));
+    let grant = scopes::granted(&rules.scopes, fields.get("scope"), fields.get("scp"));
     Answer::Active { caller, grant, exp }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oauth::scopes::ScopeNames;
     use serde_json::json;
 
     fn rules() -> Rules {
@@ -219,7 +219,10 @@ mod tests {
             issuer: "https://as.example".to_owned(),
             audiences: vec!["https://mcp.example/mcp".to_owned()],
             caller_claim: "sub".to_owned(),
-            scopes: ScopeNames::default(),
+            scopes: chopin_mcp::Endpoint::new(chopin_mcp::Config::new())
+                .unwrap()
+                .scopes()
+                .clone(),
         }
     }
 
@@ -237,10 +240,7 @@ mod tests {
             answer,
             Answer::Active {
                 caller: "alice".to_owned(),
-                grant: Grant {
-                    read: true,
-                    create: false
-                },
+                grant: Granted::new(true, false),
                 exp: Some(2000)
             }
         );

@@ -9,7 +9,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::jwks::{self, KeySet, NoKey};
-use super::scopes::{Grant, ScopeNames};
+use super::scopes;
+use chopin_mcp::{Granted, Scopes};
 
 /// The largest JWT looked at; a longer one is refused before any decoding.
 pub const MAX_JWT: usize = 8 * 1024;
@@ -25,7 +26,8 @@ pub struct Rules {
     pub audiences: Vec<String>,
     /// The claim naming the caller (a non-empty string).
     pub caller_claim: String,
-    pub scopes: ScopeNames,
+    /// The endpoint's scope names.
+    pub scopes: Scopes,
 }
 
 /// Why a JWT was refused: a label for the log, never the token.
@@ -76,7 +78,7 @@ impl Failure {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
     pub caller: String,
-    pub grant: Grant,
+    pub grant: Granted,
     /// `exp`, in whole seconds since the epoch.
     pub exp: u64,
     /// The id of the key that verified it ([`jwks::Key::id`]).
@@ -169,7 +171,7 @@ pub fn verify(token: &str, keys: &KeySet, rules: &Rules, now: u64) -> Result<Ver
         Some(Value::String(caller)) if !caller.is_empty() => caller.clone(),
         _ => return Err(Failure::NoCaller),
     };
-    let grant = rules.scopes.grant(claims.get("scope"), claims.get("scp"));
+    let grant = scopes::granted(&rules.scopes, claims.get("scope"), claims.get("scp"));
     Ok(Verified {
         caller,
         grant,

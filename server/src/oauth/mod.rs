@@ -34,8 +34,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use chopin_mcp::{Granted, Scopes};
 pub use flags::{Flags, Settings};
-pub use scopes::{Grant, ScopeNames};
 
 use fetch::Outbound;
 use introspect::Introspection;
@@ -54,7 +54,7 @@ pub enum Verdict {
     /// A token from the authorization server.
     OAuth {
         caller: String,
-        grant: Grant,
+        grant: Granted,
         kind: Kind,
         /// When it expires (seconds since the epoch), if known.
         exp: Option<u64>,
@@ -103,6 +103,7 @@ impl OAuth {
     /// client secret: any failure stops the start (the message says why).
     pub async fn start(
         settings: &Settings,
+        scopes: Scopes,
         static_callers: HashSet<String>,
     ) -> Result<OAuth, String> {
         let outbound = Arc::new(Outbound::start()?);
@@ -145,7 +146,7 @@ impl OAuth {
                 issuer: settings.issuer.clone(),
                 audiences: settings.audiences(),
                 caller_claim: settings.caller_claim.clone(),
-                scopes: settings.scopes.clone(),
+                scopes,
             },
             keys,
             verified,
@@ -215,7 +216,7 @@ impl OAuth {
     }
 
     /// Accepts a caller unless a static token names it too.
-    fn accept(&self, caller: String, grant: Grant, kind: Kind, exp: Option<u64>) -> Verdict {
+    fn accept(&self, caller: String, grant: Granted, kind: Kind, exp: Option<u64>) -> Verdict {
         if self.static_callers.contains(&caller) {
             tracing::warn!(
                 target: TARGET,

@@ -190,11 +190,24 @@ async function interaction(req, res) {
   await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: true });
 }
 
+// Dynamic registration without the client's `scope`: oidc-provider would
+// otherwise pin a client to the scopes it registered with, and the TS SDK
+// registers with the scope of the first 401 (the read scope) and steps up
+// to create later with the same registration (403 insufficient_scope). Many
+// providers do not pin scopes at registration; this one is told not to.
+async function register(req, res) {
+  const metadata = await body(req);
+  delete metadata.scope;
+  req.body = metadata; // oidc-provider reads an already parsed body
+  return handle(req, res);
+}
+
 server.on('request', (req, res) => {
   const fail = (error) => {
     console.error(error);
     if (!res.headersSent) send(res, 500, { error: String(error) });
   };
+  if (req.method === 'POST' && req.url.split('?')[0] === '/reg') return register(req, res).catch(fail);
   if (req.url.startsWith('/__test/')) return control(req, res).catch(fail);
   if (req.url.startsWith('/interaction/')) return interaction(req, res).catch(fail);
   return handle(req, res);

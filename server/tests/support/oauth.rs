@@ -29,9 +29,13 @@ pub fn dir() -> PathBuf {
 /// not, the test says it skipped, except under `CI`, where it fails.
 pub fn installed() -> bool {
     let needed = [
-        (dir().join("node_modules/oidc-provider"), "npm ci in server/tests/oauth"),
         (
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/node_modules/@modelcontextprotocol/sdk"),
+            dir().join("node_modules/oidc-provider"),
+            "npm ci in server/tests/oauth",
+        ),
+        (
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/interop/node_modules/@modelcontextprotocol/sdk"),
             "npm ci in server/tests/interop",
         ),
     ];
@@ -96,7 +100,11 @@ impl AuthServer {
             }
         };
         std::thread::spawn(move || lines.for_each(drop));
-        let port = issuer.rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");
+        let port = issuer
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("a port");
         AuthServer {
             child: Some(child),
             issuer,
@@ -126,17 +134,36 @@ impl AuthServer {
 
     /// A token minted by the AS's test control (see as.mjs `mint`).
     pub fn mint(&self, spec: serde_json::Value) -> String {
-        let (status, body) = self.request("POST", "/__test/mint", "application/json", &spec.to_string(), None);
+        let (status, body) = self.request(
+            "POST",
+            "/__test/mint",
+            "application/json",
+            &spec.to_string(),
+            None,
+        );
         assert_eq!(status, 200, "mint: {body}");
         json(&body)["token"].as_str().expect("a token").to_owned()
     }
 
     /// An access token by client credentials, for `resource` with `scope`.
     pub fn client_token(&self, client: (&str, &str), scope: &str, resource: &str) -> String {
-        let form = form(&[("grant_type", "client_credentials"), ("scope", scope), ("resource", resource)]);
-        let (status, body) = self.request("POST", "/token", "application/x-www-form-urlencoded", &form, Some(client));
+        let form = form(&[
+            ("grant_type", "client_credentials"),
+            ("scope", scope),
+            ("resource", resource),
+        ]);
+        let (status, body) = self.request(
+            "POST",
+            "/token",
+            "application/x-www-form-urlencoded",
+            &form,
+            Some(client),
+        );
         assert_eq!(status, 200, "token: {body}");
-        json(&body)["access_token"].as_str().expect("an access token").to_owned()
+        json(&body)["access_token"]
+            .as_str()
+            .expect("an access token")
+            .to_owned()
     }
 
     /// Revokes a token (RFC 7009) as the client it was issued to.
@@ -199,7 +226,8 @@ impl Drop for AuthServer {
 
 /// The secret file of the server's introspection client.
 pub fn secret_file() -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("oauth-secret-{}", std::process::id()));
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("oauth-secret-{}", std::process::id()));
     std::fs::write(&path, format!("{}\n", SERVER_CLIENT.1)).expect("write the secret file");
     path
 }
@@ -213,7 +241,9 @@ pub fn form(pairs: &[(&str, &str)]) -> String {
     let encode = |text: &str| {
         text.bytes()
             .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => char::from(b).to_string(),
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    char::from(b).to_string()
+                }
                 b' ' => "+".to_owned(),
                 _ => format!("%{b:02X}"),
             })
@@ -237,7 +267,9 @@ pub fn http(
     basic: Option<(&str, &str)>,
 ) -> (u16, String) {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    stream.set_read_timeout(Some(Duration::from_secs(20))).expect("timeout");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
     let auth = basic.map_or(String::new(), |(id, secret)| {
         let pair = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
         format!("authorization: Basic {pair}\r\n")
@@ -252,18 +284,29 @@ pub fn http(
     let _ = stream.read_to_end(&mut raw);
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let chunked = head
-        .lines()
-        .any(|l| l.to_ascii_lowercase().starts_with("transfer-encoding:") && l.to_ascii_lowercase().contains("chunked"));
-    let body = if chunked { dechunk(rest) } else { rest.to_owned() };
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let chunked = head.lines().any(|l| {
+        l.to_ascii_lowercase().starts_with("transfer-encoding:")
+            && l.to_ascii_lowercase().contains("chunked")
+    });
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
     (status, body)
 }
 
 fn dechunk(mut text: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = text.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else { break };
+        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
         if size == 0 || rest.len() < size {
             break;
         }
