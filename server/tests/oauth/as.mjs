@@ -129,6 +129,7 @@ async function mint(spec) {
   const header = { alg: spec.alg || 'RS256', typ: spec.typ === undefined ? 'at+jwt' : spec.typ };
   if (spec.typ === null) delete header.typ;
   if (spec.kid !== null) header.kid = spec.kid || signer.kid;
+  if (spec.jku) header.jku = spec.jku;
   const claims = spec.claims || {};
   switch (spec.key || 'current') {
     case 'current':
