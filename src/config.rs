@@ -3,8 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::version::ProtocolVersion;
 use chopin_dialect::{IdSource, SystemIds};
+
+use crate::json;
+use crate::version::ProtocolVersion;
 
 /// The body budget of a read-only endpoint, in bytes.
 pub const READ_ONLY_BUDGET: usize = 65_536;
@@ -30,6 +32,8 @@ pub struct Config {
     pub(crate) body_budget: Option<usize>,
     pub(crate) server_name: String,
     pub(crate) server_version: String,
+    pub(crate) server_title: Option<String>,
+    pub(crate) instructions: Option<String>,
     pub(crate) origins: Vec<String>,
     /// Loopback origins are admitted (MODERN.md §7).
     pub(crate) loopback_origins: bool,
@@ -65,6 +69,8 @@ impl Config {
             body_budget: None,
             server_name: "chopin".to_owned(),
             server_version: env!("CARGO_PKG_VERSION").to_owned(),
+            server_title: None,
+            instructions: None,
             origins: Vec::new(),
             loopback_origins: false,
             hosts: None,
@@ -109,10 +115,45 @@ impl Config {
         self
     }
 
-    /// The `serverInfo.version` of `initialize`.
+    /// The `serverInfo.version` of `initialize` and of modern results'
+    /// `_meta`.
     pub fn server_version(mut self, version: impl Into<String>) -> Self {
         self.server_version = version.into();
         self
+    }
+
+    /// A human-readable name for the server, `serverInfo.title` beside its
+    /// `name` (MCP's `Implementation.title`, since 2025-06-18; sent in every
+    /// revision, as clients ignore members they do not know). None by
+    /// default.
+    pub fn server_title(mut self, title: impl Into<String>) -> Self {
+        self.server_title = Some(title.into());
+        self
+    }
+
+    /// Guidance for the model using the server: how its tools fit
+    /// together. Sent as the `instructions` of the `initialize` result (the
+    /// handshake era) and of the `server/discover` result (2026-07-28, where
+    /// `DiscoverResult.instructions` carries it; there is no `initialize`).
+    /// None by default.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// The server's `Implementation` object, `{"name":…,"title":…,"version":…}`
+    /// (`title` only when set), as both eras' `serverInfo` carry it.
+    pub(crate) fn server_info(&self) -> Vec<u8> {
+        let mut out = b"{\"name\":".to_vec();
+        json::write_string(&mut out, &self.server_name);
+        if let Some(title) = &self.server_title {
+            out.extend_from_slice(b",\"title\":");
+            json::write_string(&mut out, title);
+        }
+        out.extend_from_slice(b",\"version\":");
+        json::write_string(&mut out, &self.server_version);
+        out.push(b'}');
+        out
     }
 
     /// Allows browser requests carrying this exact `Origin` (e.g.
@@ -239,6 +280,8 @@ impl fmt::Debug for Config {
             .field("body_budget", &self.body_budget)
             .field("server_name", &self.server_name)
             .field("server_version", &self.server_version)
+            .field("server_title", &self.server_title)
+            .field("has_instructions", &self.instructions.is_some())
             .field("origins", &self.origins)
             .field("loopback_origins", &self.loopback_origins)
             .field("hosts", &self.hosts)

@@ -23,6 +23,21 @@ use crate::store::{
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
+/// The server's title in `serverInfo`.
+const TITLE: &str = "Chopin plan documents";
+/// What a model is told about the tools (`--instructions-file` replaces it).
+const INSTRUCTIONS_READ: &str = "Chopin plan documents live in repositories named \
+owner/name. Call list_documents with a repository to get the ids and titles of its \
+documents, then read_document with an id for the plan's canonical source and \
+revision. Ids come from list_documents; do not guess them.";
+const INSTRUCTIONS_CREATE: &str = " To add a plan, call create_document with a \
+structured brief and a plan written in the Chopin plan dialect (Markdown with \
+Chopin's MDX components). A plan with problems is answered with issues (code, \
+message, line, column) and nothing is stored: fix them and call again with the \
+same idempotencyKey, which also makes a retry safe.";
+/// The largest `--instructions-file` accepted.
+const MAX_INSTRUCTIONS: u64 = 64 * 1024;
+
 /// The body of every 500: store failures are logged, never shown.
 pub const INTERNAL_ERROR: &str = "internal server error";
 
@@ -176,9 +191,12 @@ impl Host {
                 .map(|(token, caller)| (Sha256::digest(token).into(), caller.clone()))
                 .collect()
         };
-        let mut config = Config::new();
+        let mut config = Config::new().server_title(TITLE);
         if !options.read_only {
             config = config.enable_creation();
+        }
+        if let Some(instructions) = instructions(options)? {
+            config = config.instructions(instructions);
         }
         if bound.ip().is_loopback() {
             config = config.allow_loopback_hosts();
@@ -503,4 +521,27 @@ fn random_token() -> String {
         std::process::exit(1);
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The instructions the endpoint gives a model: `--instructions-file`'s
+/// text (none for an empty file), else the built-in ones for the mode.
+fn instructions(options: &Options) -> Result<Option<String>, String> {
+    let Some(path) = &options.instructions_file else {
+        let mut text = INSTRUCTIONS_READ.to_owned();
+        if !options.read_only {
+            text.push_str(INSTRUCTIONS_CREATE);
+        }
+        return Ok(Some(text));
+    };
+    let fail = |e: &dyn std::fmt::Display| format!("--instructions-file {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INSTRUCTIONS + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(&e))?;
+    if bytes.len() as u64 > MAX_INSTRUCTIONS {
+        return Err(fail(&format!("larger than {MAX_INSTRUCTIONS} bytes")));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| fail(&"not UTF-8 text"))?;
+    Ok((!text.trim().is_empty()).then_some(text))
 }

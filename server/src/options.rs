@@ -26,6 +26,23 @@ Options:
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
   --resource-metadata URL       OAuth protected-resource metadata named in 401s,
                                 when it is hosted elsewhere
+  --instructions-file FILE      the instructions given to a model (initialize,
+                                server/discover) instead of the built-in ones
+                                (UTF-8, at most 64 KiB; an empty file gives none)
+  --log-format text|json        request and error log lines on stderr (default text;
+                                RUST_LOG filters them, default info)
+  --shutdown-timeout SECONDS    on SIGTERM or SIGINT, how long requests in flight
+                                may take to finish (default 10)
+  --metrics-listen ADDR         serve Prometheus metrics at http://ADDR/metrics
+                                (off by default; a bare PORT means 127.0.0.1:PORT)
+  --workers N                   single-threaded runtimes serving connections
+                                (default: the CPUs this process may use);
+                                chopin-mcp-server only
+  --no-pin                      leave the workers' placement to the scheduler (by
+                                default, when the process may run on exactly N
+                                CPUs, each worker is kept on one of them);
+                                chopin-mcp-server only
+  --help                        print this help
 
 Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
   --oauth-issuer URL            the authorization server's issuer (https, or http
@@ -46,20 +63,6 @@ Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
   --oauth-client-id ID          this server's client id at the issuer
   --oauth-client-secret-file FILE
                                 a file holding its client secret
-  --log-format text|json        request and error log lines on stderr (default text;
-                                RUST_LOG filters them, default info)
-  --shutdown-timeout SECONDS    on SIGTERM or SIGINT, how long requests in flight
-                                may take to finish (default 10)
-  --metrics-listen ADDR         serve Prometheus metrics at http://ADDR/metrics
-                                (off by default; a bare PORT means 127.0.0.1:PORT)
-  --workers N                   single-threaded runtimes serving connections
-                                (default: the CPUs this process may use);
-                                chopin-mcp-server only
-  --no-pin                      leave the workers' placement to the scheduler (by
-                                default, when the process may run on exactly N
-                                CPUs, each worker is kept on one of them);
-                                chopin-mcp-server only
-  --help                        print this help
 ";
 
 /// How log lines are written.
@@ -103,6 +106,8 @@ pub struct Options {
     pub read_only: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
+    /// `--instructions-file`: replaces the built-in instructions.
+    pub instructions_file: Option<PathBuf>,
     pub log_format: LogFormat,
     /// How long requests in flight may take to finish after SIGTERM/SIGINT.
     pub shutdown_timeout: Duration,
@@ -136,6 +141,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         read_only: false,
         origins: Vec::new(),
         resource_metadata: None,
+        instructions_file: None,
         log_format: LogFormat::Text,
         shutdown_timeout: Duration::from_secs(10),
         metrics_listen: None,
@@ -175,6 +181,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--read-only" => options.read_only = true,
             "--allow-origin" => options.origins.push(value()?),
             "--resource-metadata" => options.resource_metadata = Some(value()?),
+            "--instructions-file" => options.instructions_file = Some(PathBuf::from(value()?)),
             "--log-format" => {
                 options.log_format = match value()?.as_str() {
                     "text" => LogFormat::Text,

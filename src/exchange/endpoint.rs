@@ -17,8 +17,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::body::{BodyChunks, BodyIntake};
-use super::modern;
 use super::outcome::Outcome;
+use super::{legacy, modern};
 use crate::auth::{Auth, Granted, Scopes};
 use crate::config::{Config, ConfigError, MAX_CACHE_TTL_MS};
 use crate::cors;
@@ -45,6 +45,8 @@ pub(crate) struct Inner {
     pub auth: Auth,
     /// The `tools/list` result, computed once.
     pub tools: Vec<u8>,
+    /// The end of every `initialize` result, computed once.
+    pub initialize: Vec<u8>,
     /// The origins and hosts admitted (step 2).
     pub allowlist: Allowlist,
     /// The modern results that depend only on the configuration.
@@ -73,6 +75,7 @@ impl Endpoint {
                 auth,
                 allowlist,
                 modern: modern::Results::new(&config, &tools),
+                initialize: legacy::initialize_tail(&config),
                 tools,
                 config,
             }),

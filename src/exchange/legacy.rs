@@ -9,6 +9,7 @@ use bytes::Bytes;
 
 use super::dispatch::{Dispatch, HostCall};
 use crate::auth::Granted;
+use crate::config::Config;
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
 use crate::tools::call::{self, ToolStep};
@@ -41,17 +42,11 @@ pub(super) fn message<C>(
         "initialize" => {
             let version = negotiate(dispatch, request.members);
             let endpoint = dispatch.exchange.endpoint.clone();
-            let server = &endpoint.inner.config;
             dispatch.result(id_text, |out| {
                 out.extend_from_slice(b"{\"protocolVersion\":\"");
                 out.extend_from_slice(version.as_str().as_bytes());
-                out.extend_from_slice(
-                    b"\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":",
-                );
-                json::write_string(out, &server.server_name);
-                out.extend_from_slice(b",\"version\":");
-                json::write_string(out, &server.server_version);
-                out.extend_from_slice(b"}}");
+                out.extend_from_slice(b"\",\"capabilities\":{\"tools\":{}},");
+                out.extend_from_slice(&endpoint.inner.initialize);
             });
         }
         "ping" => dispatch.result(id_text, |out| out.extend_from_slice(b"{}")),
@@ -130,4 +125,19 @@ fn negotiate<C>(dispatch: &Dispatch<C>, params: Option<Params<'_>>) -> ProtocolV
         }
     };
     if supported(&wanted) { wanted } else { latest }
+}
+
+/// The end of every `initialize` result, after its version and
+/// capabilities: `"serverInfo":{…}`, the `instructions` when configured
+/// (`InitializeResult.instructions`), and the closing brace. Written once
+/// per endpoint.
+pub(super) fn initialize_tail(config: &Config) -> Vec<u8> {
+    let mut out = b"\"serverInfo\":".to_vec();
+    out.extend_from_slice(&config.server_info());
+    if let Some(instructions) = &config.instructions {
+        out.extend_from_slice(b",\"instructions\":");
+        json::write_string(&mut out, instructions);
+    }
+    out.push(b'}');
+    out
 }

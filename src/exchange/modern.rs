@@ -54,11 +54,8 @@ pub(crate) struct Results {
 impl Results {
     /// Writes the results for `config`; `tools` is the legacy `{"tools":[…]}`.
     pub(crate) fn new(config: &Config, tools: &[u8]) -> Results {
-        let mut server_info = b"\"io.modelcontextprotocol/serverInfo\":{\"name\":".to_vec();
-        json::write_string(&mut server_info, &config.server_name);
-        server_info.extend_from_slice(b",\"version\":");
-        json::write_string(&mut server_info, &config.server_version);
-        server_info.push(b'}');
+        let mut server_info = b"\"io.modelcontextprotocol/serverInfo\":".to_vec();
+        server_info.extend_from_slice(&config.server_info());
         let mut supported = b"[".to_vec();
         for (index, version) in config.versions.iter().rev().enumerate() {
             if index > 0 {
@@ -80,6 +77,12 @@ impl Results {
         discover.extend_from_slice(b"\"supportedVersions\":");
         discover.extend_from_slice(&supported);
         discover.extend_from_slice(b",\"capabilities\":{\"tools\":{}}");
+        // `DiscoverResult.instructions` (schema/2026-07-28/schema.ts): the
+        // only place this revision carries server instructions.
+        if let Some(instructions) = &config.instructions {
+            discover.extend_from_slice(b",\"instructions\":");
+            json::write_string(&mut discover, instructions);
+        }
         discover.extend_from_slice(cache.as_bytes());
         frame.close(&mut discover);
         // The legacy `{"tools":[…]}` without its braces: the same array.

@@ -208,13 +208,12 @@ fn table_head_quirk(plan: &str) -> bool {
     let lines: Vec<&str> = plan_lines(plan)
         .map(|l| l.trim_start_matches([' ', '\t', '>']))
         .collect();
-    let head = lines
-        .windows(2)
-        .any(|w| quirk(w[0]) && w[1].contains('-') && w[1].contains('|'));
+    // A delimiter row has a pipe, or an alignment colon when it is a single
+    // column without pipes (`-:`, as micromark reads it).
+    let delimiter_row = |l: &str| l.contains('-') && (l.contains('|') || l.contains(':'));
+    let head = lines.windows(2).any(|w| quirk(w[0]) && delimiter_row(w[1]));
     // Any row after a delimiter row may be a body row there.
-    let delimiter = lines
-        .iter()
-        .position(|l| l.contains('-') && l.contains('|'));
+    let delimiter = lines.iter().position(|l| delimiter_row(l));
     head || delimiter.is_some_and(|d| lines[d + 1..].iter().any(|l| quirk(l)))
 }
 
