@@ -43,6 +43,17 @@ pub struct Config {
     pub(crate) ids: Arc<dyn IdSource>,
     pub(crate) creation: bool,
     pub(crate) cache_ttl_ms: u64,
+    /// The resource and its authorization server (AUTH.md §1.3).
+    pub(crate) oauth: Option<OAuth>,
+    /// The read and create scopes' names, when renamed.
+    pub(crate) scope_names: Option<(String, String)>,
+}
+
+/// [`Config::oauth`]'s settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OAuth {
+    pub resource: String,
+    pub issuer: String,
 }
 
 /// The largest `ttlMs` JSON numbers carry exactly: 2^53 − 1.
@@ -68,6 +79,8 @@ impl Config {
             ids: Arc::new(SystemIds),
             creation: false,
             cache_ttl_ms: 3_600_000,
+            oauth: None,
+            scope_names: None,
         }
     }
 
@@ -192,6 +205,39 @@ impl Config {
         self
     }
 
+    /// Makes the endpoint an OAuth 2.1 resource server (AUTH.md §1):
+    /// `resource` is the canonical URI of this MCP endpoint (`https`, or
+    /// `http` on a loopback host, with a path, no query or fragment: e.g.
+    /// `https://mcp.example.com/mcp`), `issuer` its authorization server's
+    /// issuer (`https`, or `http` on a loopback host). Anything else is a
+    /// [`ConfigError::BadResource`] / [`ConfigError::BadIssuer`].
+    ///
+    /// Then [`Endpoint::metadata`](crate::Endpoint::metadata) serves
+    /// Protected Resource Metadata (RFC 9728) naming both and the two scopes,
+    /// and every 401 names the metadata (unless
+    /// [`resource_metadata`](Self::resource_metadata) names another URL) and
+    /// the read scope. These URLs come from here only, never from a request's
+    /// `Host` or `X-Forwarded-*`. Validating tokens stays the host's: it
+    /// answers the authenticate effect with the caller and the token's scopes
+    /// ([`Authenticate::answer_scoped`](crate::Authenticate::answer_scoped)).
+    pub fn oauth(mut self, resource: impl Into<String>, issuer: impl Into<String>) -> Self {
+        self.oauth = Some(OAuth {
+            resource: resource.into(),
+            issuer: issuer.into(),
+        });
+        self
+    }
+
+    /// Renames the read scope (default `chopin:read`) and the create scope
+    /// (default `chopin:create`); each an RFC 6749 §3.3 scope token (visible
+    /// ASCII but `"` and `\`, no space), the two different, else
+    /// [`ConfigError::BadScope`]. Once renamed (or with
+    /// [`oauth`](Self::oauth)), 401 challenges name the read scope.
+    pub fn scopes(mut self, read: impl Into<String>, create: impl Into<String>) -> Self {
+        self.scope_names = Some((read.into(), create.into()));
+        self
+    }
+
     /// The protocol versions this endpoint accepts (default: all five, both
     /// eras). Dropping [`ProtocolVersion::V2026_07_28`] serves the legacy era
     /// only; dropping every legacy version leaves `initialize` unanswerable.
@@ -243,6 +289,8 @@ impl fmt::Debug for Config {
             .field("versions", &self.versions)
             .field("creation", &self.creation)
             .field("cache_ttl_ms", &self.cache_ttl_ms)
+            .field("oauth", &self.oauth)
+            .field("scope_names", &self.scope_names)
             .finish_non_exhaustive()
     }
 }
@@ -266,4 +314,20 @@ pub enum ConfigError {
     /// The cache lifetime is above [`MAX_CACHE_TTL_MS`] (2^53 − 1).
     #[error("the cache lifetime must be at most 2^53 - 1 milliseconds")]
     CacheTtlTooLarge,
+    /// The OAuth resource is not an `https` URL (or `http` on a loopback
+    /// host) with a path and without a query or fragment.
+    #[error(
+        "the resource must be an https URL (http only on a loopback host) with a path, and no query or fragment"
+    )]
+    BadResource,
+    /// The OAuth issuer is not an `https` URL (or `http` on a loopback host)
+    /// without a query or fragment.
+    #[error(
+        "the issuer must be an https URL (http only on a loopback host) without a query or fragment"
+    )]
+    BadIssuer,
+    /// A scope name is not an RFC 6749 §3.3 scope token, or the two are
+    /// equal; names which one.
+    #[error("the {0} must be a scope token (visible ASCII, no space, quote or backslash)")]
+    BadScope(&'static str),
 }

@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod auth;
 mod config;
 mod cors;
 mod exchange;
@@ -26,6 +27,7 @@ pub mod sse;
 mod tools;
 mod version;
 
+pub use auth::{Granted, Scopes};
 /// The Chopin plan dialect: the [`chopin_dialect`] crate, which parses,
 /// validates and canonicalizes the plans `create_document` accepts.
 pub use chopin_dialect as dialect;

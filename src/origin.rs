@@ -48,6 +48,23 @@ impl Allowlist {
     }
 }
 
+impl Allowlist {
+    /// Whether the request's `Host` passes the host allowlist (when there is
+    /// one): exactly one line, matching an entry.
+    pub(crate) fn host_passes(&self, parts: &RequestParts<'_>) -> bool {
+        match &self.hosts {
+            None => true,
+            Some(hosts) => {
+                let mut values = parts.all("host");
+                match (values.next(), values.next()) {
+                    (Some(host), None) => host_allowed(hosts, host),
+                    _ => false,
+                }
+            }
+        }
+    }
+}
+
 /// What step 2 found.
 #[derive(Debug, Clone)]
 pub(crate) struct Admission {
@@ -76,16 +93,7 @@ impl Admission {
             },
             (Some(_), Some(_)) => OriginVerdict::Refused,
         };
-        let host_allowed = match &allowlist.hosts {
-            None => true,
-            Some(hosts) => {
-                let mut values = parts.all("host");
-                match (values.next(), values.next()) {
-                    (Some(host), None) => host_allowed(hosts, host),
-                    _ => false,
-                }
-            }
-        };
+        let host_allowed = allowlist.host_passes(parts);
         Admission {
             origin,
             host_allowed,

@@ -36,13 +36,37 @@ pub struct Response {
     status: u16,
     content_type: ContentType,
     stream: bool,
-    allow: bool,
+    /// The `allow` header (405).
+    allow: Allow,
     unbuffered: bool,
+    cache: Cache,
+    /// `retry-after: 5` (503 of an authorization that cannot be judged now).
+    retry_after: bool,
     www_authenticate: Option<Bytes>,
     /// Headers a layer above added (the CORS grant), with the value of the
     /// first.
     decoration: Option<(&'static Decoration, Bytes)>,
     body: Bytes,
+}
+
+/// The methods a 405 names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Allow {
+    None,
+    /// The MCP endpoint's.
+    GetPost,
+    /// Protected Resource Metadata's.
+    GetHead,
+}
+
+/// `cache-control`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cache {
+    NoStore,
+    /// An event stream.
+    Revalidate,
+    /// Public metadata (an hour).
+    PublicHour,
 }
 
 /// Headers that a layer above a response adds after the response's own:
@@ -59,8 +83,10 @@ impl Response {
             status,
             content_type,
             stream: false,
-            allow: false,
+            allow: Allow::None,
             unbuffered: false,
+            cache: Cache::NoStore,
+            retry_after: false,
             www_authenticate: None,
             decoration: None,
             body,
@@ -77,17 +103,33 @@ impl Response {
     }
 
     pub(crate) fn method_not_allowed() -> Self {
+        Response::text(405, "method not allowed").with_allow(Allow::GetPost)
+    }
+
+    /// Sets the `allow` header (405).
+    pub(crate) fn with_allow(self, allow: Allow) -> Self {
+        Response { allow, ..self }
+    }
+
+    /// Sets the `www-authenticate` challenge.
+    pub(crate) fn with_challenge(self, challenge: Bytes) -> Self {
         Response {
-            allow: true,
-            ..Response::text(405, "method not allowed")
+            www_authenticate: Some(challenge),
+            ..self
         }
     }
 
-    pub(crate) fn unauthorized(challenge: Bytes) -> Self {
+    /// Adds `retry-after: 5`.
+    pub(crate) fn with_retry_after(self) -> Self {
         Response {
-            www_authenticate: Some(challenge),
-            ..Response::text(401, "unauthorized")
+            retry_after: true,
+            ..self
         }
+    }
+
+    /// Replaces `cache-control`.
+    pub(crate) fn with_cache(self, cache: Cache) -> Self {
+        Response { cache, ..self }
     }
 
     pub(crate) fn too_large() -> Self {
@@ -110,6 +152,7 @@ impl Response {
     pub(crate) fn event_stream() -> Self {
         Response {
             stream: true,
+            cache: Cache::Revalidate,
             ..Response::new(200, ContentType::EventStream, Bytes::new())
         }
     }
@@ -165,16 +208,22 @@ impl Response {
     /// and `access-control-max-age` instead of the exposed headers. Other
     /// responses have no CORS header.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &[u8])> {
-        let cache: &'static [u8] = if self.stream {
-            b"no-cache"
-        } else {
-            b"no-store"
+        let cache: &'static [u8] = match self.cache {
+            Cache::NoStore => b"no-store",
+            Cache::Revalidate => b"no-cache",
+            Cache::PublicHour => b"public, max-age=3600",
         };
         let content_type = self
             .content_type()
             .map(|value| ("content-type", value.as_bytes()));
-        let allow = self.allow.then_some(("allow", &b"GET, POST"[..]));
+        let allow: Option<&'static [u8]> = match self.allow {
+            Allow::None => None,
+            Allow::GetPost => Some(b"GET, POST"),
+            Allow::GetHead => Some(b"GET, HEAD"),
+        };
+        let allow = allow.map(|methods| ("allow", methods));
         let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
+        let retry_after = self.retry_after.then_some(("retry-after", &b"5"[..]));
         let challenge = self
             .www_authenticate
             .as_deref()
@@ -191,6 +240,7 @@ impl Response {
             ])
             .chain(allow)
             .chain(unbuffered)
+            .chain(retry_after)
             .chain(challenge)
             .chain(first)
             .chain(fixed.iter().copied())

@@ -41,6 +41,41 @@ fn outcome_variants_stay_small() {
     assert!(size <= 256, "Outcome<String> is {size} bytes");
 }
 
+/// The OAuth resource server's API (AUTH.md §1): a host configures the
+/// resource and issuer, serves metadata before routing, reads a token's
+/// scopes into a `Granted` with the endpoint's names, and answers the
+/// authenticate effect in one of three ways.
+#[test]
+fn the_oauth_api_a_host_uses() {
+    use chopin_mcp::{Config, Granted, RequestParts, Scopes};
+
+    fn copy<T: Copy + Send + Sync + 'static>() {}
+    copy::<Granted>();
+    send_sync::<Scopes>();
+    let endpoint = Endpoint::new(
+        Config::new()
+            .oauth("https://mcp.example.com/mcp", "https://login.example.com")
+            .scopes("chopin:read", "chopin:create"),
+    )
+    .unwrap();
+    let _: Option<Response> = endpoint.metadata(&RequestParts::new(
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+    ));
+    let scopes: &Scopes = endpoint.scopes();
+    let _: Granted = scopes.of_scope("chopin:read");
+    let _: Granted = scopes.of_names(["chopin:read"]);
+    let _: (bool, bool) = (Granted::ALL.read(), Granted::new(true, false).create());
+    let answers: [fn(Authenticate<String>) -> Outcome<String>; 4] = [
+        |auth| auth.answer(None),
+        |auth| auth.answer(Some("octocat".to_owned())),
+        |auth| auth.answer_scoped("octocat".to_owned(), Granted::NONE),
+        |auth| auth.unavailable(),
+    ];
+    assert_eq!(answers.len(), 4);
+}
+
 /// Every public name a host may use, named once: removing or renaming one
 /// breaks this build. Additions are listed here as they are made.
 #[test]
@@ -70,6 +105,8 @@ fn every_public_name_stays() {
         .resource_metadata("https://a.example/m")
         .protocol_versions([ProtocolVersion::V2026_07_28])
         .cache_ttl_ms(1)
+        .oauth("https://a.example/mcp", "https://login.a.example")
+        .scopes("r", "c")
         .id_source(SequentialIds::new(0));
     let _: fn(Config) -> Result<Endpoint, ConfigError> = Endpoint::new;
     let _: fn(&Endpoint) -> usize = Endpoint::body_budget;
@@ -78,6 +115,16 @@ fn every_public_name_stays() {
     let _: fn(&Authenticate<String>) -> Option<&[u8]> = Authenticate::authorization;
     let _: fn(&Authenticate<String>) -> Option<&str> = Authenticate::bearer_token;
     let _: fn(Authenticate<String>, Option<String>) -> Outcome<String> = Authenticate::answer;
+    let _: fn(Authenticate<String>, String, Granted) -> Outcome<String> =
+        Authenticate::answer_scoped;
+    let _: fn(Authenticate<String>) -> Outcome<String> = Authenticate::unavailable;
+    let _: fn(&Endpoint, &RequestParts<'_>) -> Option<Response> = Endpoint::metadata;
+    let _: fn(&Endpoint) -> &Scopes = Endpoint::scopes;
+    let _: fn(&Scopes, &str) -> Granted = Scopes::of_scope;
+    let _: fn(&Scopes) -> &str = Scopes::read;
+    let _: fn(&Scopes) -> &str = Scopes::create;
+    let _: fn(bool, bool) -> Granted = Granted::new;
+    let _ = (Granted::ALL, Granted::NONE, Granted::read, Granted::create);
     let _: fn(&BodyIntake<String>) -> usize = BodyIntake::received;
     let _: fn(&BodyIntake<String>) -> usize = BodyIntake::remaining;
     type Pushed = Result<BodyIntake<String>, Response>;

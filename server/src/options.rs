@@ -24,7 +24,8 @@ Options:
                                 {id, repository, title, source, revision}
   --read-only                   do not offer create_document
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
-  --resource-metadata URL       OAuth protected-resource metadata named in 401s
+  --resource-metadata URL       OAuth protected-resource metadata named in 401s,
+                                when it is hosted elsewhere
   --instructions-file FILE      the instructions given to a model (initialize,
                                 server/discover) instead of the built-in ones
                                 (UTF-8, at most 64 KiB; an empty file gives none)
@@ -42,6 +43,26 @@ Options:
                                 CPUs, each worker is kept on one of them);
                                 chopin-mcp-server only
   --help                        print this help
+
+Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
+  --oauth-issuer URL            the authorization server's issuer (https, or http
+                                on loopback); turns OAuth on (no token is
+                                generated then; --token still works beside it)
+  --resource URL                the canonical URL of this endpoint, e.g.
+                                https://mcp.example.com/mcp (needed with
+                                --oauth-issuer; published at
+                                /.well-known/oauth-protected-resource/mcp)
+  --oauth-audience A            an accepted token audience (repeatable; default:
+                                the resource)
+  --oauth-read-scope S          the read scope (default chopin:read)
+  --oauth-create-scope S        the create scope (default chopin:create)
+  --oauth-caller-claim NAME     the claim naming the caller (default sub); grant
+                                repositories to its values with --grant
+  --oauth-introspect            also accept opaque tokens, checked at the issuer's
+                                introspection endpoint, with:
+  --oauth-client-id ID          this server's client id at the issuer
+  --oauth-client-secret-file FILE
+                                a file holding its client secret
 ";
 
 /// How log lines are written.
@@ -97,6 +118,8 @@ pub struct Options {
     /// Whether each worker is kept on a CPU of its own (when the counts
     /// match; see `affinity`).
     pub pin: bool,
+    /// The OAuth flags (AUTH.md §2); `None` without `--oauth-issuer`.
+    pub oauth: Option<crate::oauth::Settings>,
 }
 
 /// What the command line asks for.
@@ -124,7 +147,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         metrics_listen: None,
         workers: None,
         pin: true,
+        oauth: None,
     };
+    let mut oauth = crate::oauth::Flags::default();
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -183,9 +208,11 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                 })?);
             }
             "--no-pin" => options.pin = false,
+            other if oauth.take(other, &mut value)? => {}
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
     }
+    options.oauth = oauth.finish()?;
     Ok(Command::Serve(options))
 }
 

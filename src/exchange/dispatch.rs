@@ -14,6 +14,7 @@ use bytes::Bytes;
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 use super::{legacy, modern};
+use crate::auth::Granted;
 use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError, TYPICAL_REPLY};
 use crate::response::{ContentType, Response};
 use crate::sse;
@@ -73,16 +74,32 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
             modern::dispatch(dispatch, &body, envelope)
         }
-        Some(Body::Single(envelope)) => match legacy::message(&mut dispatch, &body, Some(envelope))
-        {
-            Some(call) => dispatch.suspend(call),
-            None => dispatch.finish(),
-        },
+        Some(Body::Single(envelope)) => {
+            // AUTH.md §1.2: the message's scopes, before its parameters.
+            let need = dispatch.need(|creation| legacy::need(Some(envelope), creation));
+            if let Some(refusal) = dispatch.refuse(jsonrpc::id_text(envelope.id), need) {
+                return refusal;
+            }
+            match legacy::message(&mut dispatch, &body, Some(envelope)) {
+                Some(call) => dispatch.suspend(call),
+                None => dispatch.finish(),
+            }
+        }
         Some(Body::Batch(elements)) => {
             let allowed = version.allows_batches();
             if !allowed || elements.is_empty() || elements.len() > MAX_BATCH {
                 dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
                 return dispatch.finish();
+            }
+            // AUTH.md §1.2: one pass over the elements first; the union of
+            // their needs, one 403 for the batch, no effect started.
+            let need = dispatch.need(|creation| {
+                elements.iter().fold(Granted::NONE, |need, raw| {
+                    need.with(legacy::need(jsonrpc::envelope(raw.get()), creation))
+                })
+            });
+            if let Some(refusal) = dispatch.refuse(b"null", need) {
+                return refusal;
             }
             let elements: Vec<Bytes> = elements
                 .iter()
@@ -101,6 +118,26 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
 }
 
 impl<C> Dispatch<C> {
+    /// What the message(s) need, as `needs` works it out from whether the
+    /// endpoint creates; not worked out when every scope is granted (every
+    /// answer without scopes: nothing to decide).
+    pub(crate) fn need(&self, needs: impl FnOnce(bool) -> Granted) -> Granted {
+        if self.exchange.granted == Granted::ALL {
+            return Granted::NONE;
+        }
+        needs(self.exchange.endpoint.inner.config.creation)
+    }
+
+    /// The 403 `insufficient_scope` (echoing `id`) when the grant does not
+    /// cover `need`.
+    pub(crate) fn refuse(&self, id: &[u8], need: Granted) -> Option<Outcome<C>> {
+        if self.exchange.granted.covers(need) {
+            return None;
+        }
+        let auth = &self.exchange.endpoint.inner.auth;
+        Some(Outcome::Respond(auth.insufficient(id, need)))
+    }
+
     /// Dispatches the remaining batch elements until one needs the host.
     pub(crate) fn run(mut self) -> Outcome<C> {
         while let Some(element) = self.batch.as_mut().and_then(Iterator::next) {

@@ -19,6 +19,7 @@ use bytes::Bytes;
 use super::body::{BodyChunks, BodyIntake};
 use super::outcome::Outcome;
 use super::{legacy, modern};
+use crate::auth::{Auth, Granted, Scopes};
 use crate::config::{Config, ConfigError, MAX_CACHE_TTL_MS};
 use crate::cors;
 use crate::headers::Kept;
@@ -40,8 +41,8 @@ pub struct Endpoint {
 pub(crate) struct Inner {
     pub config: Config,
     pub budget: usize,
-    /// The `www-authenticate` value of every 401, computed once.
-    pub challenge: Bytes,
+    /// Scopes, challenges and resource metadata, computed once.
+    pub auth: Auth,
     /// The `tools/list` result, computed once.
     pub tools: Vec<u8>,
     /// The end of every `initialize` result, computed once.
@@ -65,19 +66,13 @@ impl Endpoint {
         if config.cache_ttl_ms > MAX_CACHE_TTL_MS {
             return Err(ConfigError::CacheTtlTooLarge);
         }
-        let challenge = match &config.resource_metadata {
-            None => Bytes::from_static(b"Bearer"),
-            Some(url) if url.chars().any(|c| c.is_control() || c == '"' || c == '\\') => {
-                return Err(ConfigError::BadHeaderValue("resource_metadata"));
-            }
-            Some(url) => Bytes::from(format!("Bearer resource_metadata=\"{url}\"")),
-        };
+        let auth = Auth::new(&config)?;
         let allowlist = Allowlist::new(&config)?;
         let tools = tools::list_result(config.creation);
         Ok(Endpoint {
             inner: Arc::new(Inner {
                 budget,
-                challenge,
+                auth,
                 allowlist,
                 modern: modern::Results::new(&config, &tools),
                 initialize: legacy::initialize_tail(&config),
@@ -90,6 +85,45 @@ impl Endpoint {
     /// The body budget in bytes.
     pub fn body_budget(&self) -> usize {
         self.inner.budget
+    }
+
+    /// The read and create scopes' names, and the reading of a token's
+    /// `scope` or `scp` into a [`Granted`] for
+    /// [`Authenticate::answer_scoped`].
+    pub fn scopes(&self) -> &Scopes {
+        &self.inner.auth.scopes
+    }
+
+    /// Protected Resource Metadata (RFC 9728; AUTH.md §1.3), for hosts to
+    /// call before routing a request anywhere else.
+    ///
+    /// `None` unless [`Config::oauth`] is set and the target's path is
+    /// `/.well-known/oauth-protected-resource` followed by the resource's
+    /// path, or that prefix alone. On those paths: `GET` and `HEAD` get 200,
+    /// `application/json`, `{"resource", "authorization_servers",
+    /// "scopes_supported", "bearer_methods_supported"}`, `cache-control:
+    /// public, max-age=3600` and `access-control-allow-origin: *`; a CORS
+    /// preflight gets 204 allowing `GET, HEAD` and the header
+    /// `mcp-protocol-version`; any other method (a bare `OPTIONS` too) gets
+    /// 405 with `allow: GET, HEAD`. There is no authentication and the
+    /// `Origin` allowlist does not apply; the `Host` allowlist does (403
+    /// `host is not allowed`). For `HEAD` the response carries the `GET`
+    /// body: send its head only (hyper does so itself).
+    ///
+    /// ```
+    /// use chopin_mcp::{Config, Endpoint, RequestParts};
+    ///
+    /// let endpoint = Endpoint::new(
+    ///     Config::new().oauth("https://mcp.example.com/mcp", "https://login.example.com"),
+    /// )?;
+    /// let parts = RequestParts::new("GET", "/.well-known/oauth-protected-resource/mcp", &[]);
+    /// let response = endpoint.metadata(&parts).expect("a metadata path");
+    /// assert_eq!(response.status(), 200);
+    /// assert!(endpoint.metadata(&RequestParts::new("POST", "/mcp", &[])).is_none());
+    /// # Ok::<(), chopin_mcp::ConfigError>(())
+    /// ```
+    pub fn metadata(&self, parts: &RequestParts<'_>) -> Option<Response> {
+        self.inner.auth.metadata(&self.inner.allowlist, parts)
     }
 
     /// Starts an exchange for a request whose whole body the host holds.
@@ -284,18 +318,37 @@ impl<C> Authenticate<C> {
         (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
     }
 
-    /// Answers with the caller the credentials name, or `None` (401).
+    /// Answers with the caller the credentials name, granted every scope,
+    /// or `None` (401: `error="invalid_token"` when the request carried a
+    /// `Bearer` credential, none otherwise).
     pub fn answer(self, caller: Option<C>) -> Outcome<C> {
-        let origin = self.origin.clone();
-        self.decide(caller).granted(origin)
+        match caller {
+            Some(caller) => self.answer_scoped(caller, Granted::ALL),
+            None => {
+                let response = self.endpoint.inner.auth.unauthorized(self.authorization());
+                Outcome::Respond(response).granted(self.origin)
+            }
+        }
     }
 
-    /// Steps 3–8 (SPEC.md §3), then the body intake.
-    fn decide(self, caller: Option<C>) -> Outcome<C> {
-        let inner = &self.endpoint.inner;
-        let Some(caller) = caller else {
-            return Outcome::Respond(Response::unauthorized(inner.challenge.clone()));
-        };
+    /// Answers with the caller and the endpoint's scopes its token grants
+    /// (see [`Endpoint::scopes`] to read them from a `scope` or `scp`
+    /// claim). A request needing a scope that is not granted gets 403
+    /// `insufficient_scope` once its body is parsed, before any effect
+    /// (AUTH.md §1.2).
+    pub fn answer_scoped(self, caller: C, granted: Granted) -> Outcome<C> {
+        let origin = self.origin.clone();
+        self.decide(caller, granted).granted(origin)
+    }
+
+    /// The host cannot judge the credentials now (its authorization server
+    /// is unreachable): 503 with `retry-after: 5`.
+    pub fn unavailable(self) -> Outcome<C> {
+        Outcome::Respond(Auth::unavailable()).granted(self.origin)
+    }
+
+    /// Steps 4–8 (SPEC.md §3), then the body intake.
+    fn decide(self, caller: C, granted: Granted) -> Outcome<C> {
         let screen = self.screen;
         // Step 4. A refused header is a version refusal whatever follows: a
         // POST's body is read only to see whether it claims the modern era.
@@ -314,6 +367,11 @@ impl<C> Authenticate<C> {
             None => return Outcome::Respond(Response::text(406, "not acceptable")),
         };
         if screen.method == Method::Get {
+            // A GET stream's need is decided at the head: the read scope.
+            if !granted.read() {
+                let need = Granted::new(true, false);
+                return Outcome::Respond(self.endpoint.inner.auth.insufficient(b"null", need));
+            }
             return Outcome::Respond(Response::event_stream());
         }
         if !screen.content_type_ok {
@@ -331,6 +389,7 @@ impl<C> Authenticate<C> {
         let exchange = Exchange {
             endpoint: self.endpoint,
             caller,
+            granted,
             class: screen.class,
             head: self.head,
             reply,
@@ -363,6 +422,8 @@ impl<C> fmt::Debug for Authenticate<C> {
 pub(crate) struct Exchange<C> {
     pub endpoint: Endpoint,
     pub caller: C,
+    /// The scopes the host's answer granted.
+    pub granted: Granted,
     /// The `mcp-protocol-version` class; the era is decided with the body.
     pub class: HeaderClass,
     /// Header values the modern ladder checks (M3).

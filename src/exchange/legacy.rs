@@ -8,11 +8,12 @@
 use bytes::Bytes;
 
 use super::dispatch::{Dispatch, HostCall};
+use crate::auth::Granted;
 use crate::config::Config;
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
 use crate::tools::call::{self, ToolStep};
-use crate::tools::create;
+use crate::tools::{Tool, create};
 use crate::version::{Era, ProtocolVersion};
 
 /// Dispatches one message (`None`: not an object). Replies that need no
@@ -80,6 +81,23 @@ pub(super) fn message<C>(
         _ => dispatch.error(id_text, jsonrpc::METHOD_NOT_FOUND),
     }
     None
+}
+
+/// The scopes a message needs (AUTH.md §1.2): the read scope for every
+/// request and notification, and the create scope too for a `tools/call` of
+/// `create_document` on an endpoint that creates; nothing for a message that
+/// is not a valid request or notification (it gets its `-32600` as before).
+pub(super) fn need(envelope: Option<Envelope<'_>>, creation: bool) -> Granted {
+    let Some(call) = envelope.and_then(|envelope| jsonrpc::validate(envelope).ok()) else {
+        return Granted::NONE;
+    };
+    let creates = call.method == "tools/call"
+        && call
+            .members
+            .and_then(|members| members.name)
+            .and_then(json::name)
+            .is_some_and(|name| Tool::creates(&name, creation));
+    Granted::new(true, creates)
 }
 
 /// The version `initialize` answers with (SPEC.md §6, MODERN.md §1): the

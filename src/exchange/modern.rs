@@ -10,13 +10,14 @@ use bytes::Bytes;
 use super::dispatch::{Dispatch, HostCall};
 use super::endpoint::Exchange;
 use super::outcome::Outcome;
+use crate::auth::Granted;
 use crate::config::Config;
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params, RpcError};
 use crate::response::{ContentType, Response};
 use crate::sse;
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{self, create};
+use crate::tools::{self, Tool, create};
 use crate::version::{Era, HeaderClass, ProtocolVersion};
 
 const INVALID_META: RpcError = RpcError {
@@ -170,6 +171,11 @@ pub(crate) fn dispatch<C>(
             let requested = String::from_utf8_lossy(line);
             return Outcome::Respond(unsupported(b"null", &inner.modern.supported, &requested));
         }
+        // AUTH.md §1.2: notifications need the read scope too.
+        let need = dispatch.need(|_| Granted::new(true, false));
+        if let Some(refusal) = dispatch.refuse(b"null", need) {
+            return refusal;
+        }
         return Outcome::Respond(Response::accepted());
     };
     let id = id.get().as_bytes();
@@ -212,6 +218,24 @@ pub(crate) fn dispatch<C>(
         .filter(|v| v.era() == Era::Modern && configured.contains(v));
     if modern.is_none() {
         return Outcome::Respond(unsupported(id, &inner.modern.supported, &requested));
+    }
+    // AUTH.md §1.2: once the method is known (M5), its scopes, before its
+    // params (M6). An unknown method is answered 404 below.
+    let known = matches!(
+        &*method,
+        "server/discover" | "tools/list" | "tools/call" | "subscriptions/listen"
+    );
+    if known {
+        let need = dispatch.need(|creation| {
+            let creates = &*method == "tools/call"
+                && named
+                    .as_deref()
+                    .is_some_and(|name| Tool::creates(name, creation));
+            Granted::new(true, creates)
+        });
+        if let Some(refusal) = dispatch.refuse(id, need) {
+            return refusal;
+        }
     }
     // M5–M7: method, params, result.
     match &*method {

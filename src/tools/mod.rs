@@ -71,6 +71,12 @@ impl Tool {
         creation || self != Tool::CreateDocument
     }
 
+    /// Whether `name` is the offered `create_document`: the one call that
+    /// needs the create scope (AUTH.md §1.2).
+    pub(crate) fn creates(name: &str, creation: bool) -> bool {
+        Tool::lookup(name, creation) == Some(Tool::CreateDocument)
+    }
+
     /// The offered tool called `name`.
     pub(crate) fn lookup(name: &str, creation: bool) -> Option<Tool> {
         Tool::ALL
