@@ -2,7 +2,7 @@
 # Loopback load comparison: the reference servers against their HTTP stack's
 # floor and the rmcp peer, in alternation, with wrk.
 #
-#   benches/load.sh                      # 3 rounds x (read c16, read c64, list c16, tools/list c16), 5 s each
+#   benches/load.sh                      # 3 rounds x (read c16, read c64, list c16, tools/list c16, jwt c16), 5 s each
 #   ROUNDS=5 DURATION=10 benches/load.sh
 #
 # Builds (release): hyper-floor and the rmcp peer, copied at run time from
@@ -25,13 +25,21 @@
 # the floor of the read scenario only; the rmcp peer holds one document, so its
 # list_documents answers one summary. Loopback only; bounded: every wrk run is
 # killed after DURATION + 15 s.
+#
+# The jwt scenario is the read scenario with an OAuth JWT access token instead
+# of the static token, against chopin-mcp-server only: with it in SCENARIOS the
+# test authorization server (server/tests/oauth/as.mjs, oidc-provider; needs
+# `npm ci` there) is started on loopback, chopin-mcp-server signs users in at it
+# (static tokens keep working beside), and a token for alice is minted. Its
+# cpu(us) against the read row of the same server is the cost of a JWT
+# request (after the first, a verified-token cache hit).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
 SERVERS=${SERVERS:-"floor server blocking rmcp"}
-SCENARIOS=${SCENARIOS:-"read:16 read:64 list:16 tools:16"}
+SCENARIOS=${SCENARIOS:-"read:16 read:64 list:16 tools:16 jwt:16"}
 PEERS=${PEERS:-$root/../shared/peers}
 EXTRA=${EXTRA:-}
 BASE_PORT=${BASE_PORT:-19400}
@@ -94,15 +102,32 @@ launch() { # name command...: start a server on the next port ($PORT in the comm
     pids+=($!)
     pid[$name]=$!
 }
-chopin() { # name binary
-    launch "$1" "$2" --listen '127.0.0.1:$PORT' --db "$work/$1.db" --token allowed=octocat \
-        --grant 'octocat=*' --import "$import"
+chopin() { # name binary [more flags]
+    local name=$1 binary=$2; shift 2
+    launch "$name" "$binary" --listen '127.0.0.1:$PORT' --db "$work/$name.db" --token allowed=octocat \
+        --grant 'octocat=*' --import "$import" "$@"
 }
+# --- the jwt scenario's authorization server ------------------------------------
+oauth_flags=()
+if [[ " $SCENARIOS " == *" jwt:"* ]]; then
+    [[ -d $root/server/tests/oauth/node_modules ]] ||
+        { echo "the jwt scenario needs npm ci in server/tests/oauth (or drop it from SCENARIOS)" >&2; exit 1; }
+    (cd "$root/server/tests/oauth" && exec node as.mjs "$((BASE_PORT + 50))") >"$work/as.log" 2>&1 &
+    pids+=($!)
+    issuer=
+    for _ in $(seq 1 100); do
+        issuer=$(sed -n 's/^issuer //p' "$work/as.log")
+        [[ -n $issuer ]] && break
+        sleep 0.1
+    done
+    [[ -n $issuer ]] || { echo "the authorization server did not start:" >&2; cat "$work/as.log" >&2; exit 1; }
+    oauth_flags=(--oauth-issuer "$issuer" --resource 'http://127.0.0.1:$PORT/mcp' --grant 'alice=*')
+fi
 for name in $SERVERS; do
     case $name in
     floor) launch floor "$floor_bin" '$PORT' ;;
     rmcp) launch rmcp "$rmcp_bin" '$PORT' ;;
-    server) chopin server "$server_bin" ;;
+    server) chopin server "$server_bin" "${oauth_flags[@]}" ;;
     blocking) chopin blocking "$blocking_bin" ;;
     *) echo "unknown server $name" >&2; exit 1 ;;
     esac
@@ -124,9 +149,22 @@ for name in "${names[@]}"; do
     [[ -n $ok ]] || { echo "$name did not answer read_document:" >&2; cat "$work/$name.log" >&2; exit 1; }
 done
 
+# The jwt scenario's script: read_document with a JWT for alice (an hour).
+if [[ ${#oauth_flags[@]} -gt 0 ]]; then
+    now=$(date +%s)
+    claims="{\"iss\":\"$issuer\",\"aud\":\"http://127.0.0.1:${port[server]}/mcp\",\"sub\":\"alice\","
+    claims+="\"scope\":\"chopin:read\",\"client_id\":\"load\",\"iat\":$now,\"exp\":$((now + 3600))}"
+    jwt=$(curl -s --max-time 5 -X POST "$issuer/__test/mint" -d "{\"claims\":$claims}" | sed 's/.*"token":"\([^"]*\)".*/\1/')
+    sed "s/Bearer allowed/Bearer $jwt/" "$root/benches/load/read_document.lua" >"$work/read_jwt.lua"
+    reply=$(curl -s --max-time 5 -X POST "http://127.0.0.1:${port[server]}/mcp" -H "Authorization: Bearer $jwt" \
+        -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d "$read_body")
+    [[ $reply == *'Release readiness'* ]] || { echo "the JWT was not accepted: $reply" >&2; exit 1; }
+fi
+
 # --- measure -----------------------------------------------------------------
 script() {
     case $1 in read) echo "$root/benches/load/read_document.lua" ;;
+    jwt) echo "$work/read_jwt.lua" ;;
     list) echo "$root/benches/load/list_documents.lua" ;; tools) echo "$root/benches/load/tools_list.lua" ;; esac
 }
 results=$work/results
@@ -145,6 +183,8 @@ for round in $(seq 1 "$ROUNDS"); do
     for scenario in $SCENARIOS; do
         what=${scenario%%:*}; conns=${scenario#*:}
         for name in "${names[@]}"; do
+            # JWTs are chopin-mcp-server's (the one signing users in).
+            [[ $what == jwt && $name != server ]] && continue
             before=$(cpu_ticks "${pid[$name]}")
             out=$(timeout $((DURATION + 15)) wrk -t1 -c"$conns" -d"${DURATION}s" --latency -s "$(script "$what")" \
                 "http://127.0.0.1:${port[$name]}/mcp" 2>&1) || true
@@ -174,6 +214,7 @@ for scenario in $SCENARIOS; do
     col() { awk -v w="$what" -v c="$conns" -v n="$1" -v k="$2" '$2 == w && $3 == c && $4 == n { print $k }' "$results" | median; }
     floor_rps=$(col floor 5 2>/dev/null || true); floor_p99=$(col floor 7 2>/dev/null || true)
     for name in "${names[@]}"; do
+        [[ $what == jwt && $name != server ]] && continue
         rps=$(col "$name" 5); p50=$(col "$name" 6); p99=$(col "$name" 7); cpu=$(col "$name" 8)
         awk -v u="$cpu" -v s="$what" -v c="$conns" -v n="$name" -v r="$rps" -v a="$p50" -v b="$p99" -v fr="$floor_rps" -v fp="$floor_p99" \
             'BEGIN { ratio = (fr > 0) ? sprintf("%.2f", r / fr) : "-"; pr = (fp > 0) ? sprintf("%.2f", b / fp) : "-";

@@ -3,7 +3,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::ids::{IdSource, SystemIds};
+use chopin_dialect::{IdSource, SystemIds};
+
+use crate::json;
 use crate::version::ProtocolVersion;
 
 /// The body budget of a read-only endpoint, in bytes.
@@ -30,6 +32,8 @@ pub struct Config {
     pub(crate) body_budget: Option<usize>,
     pub(crate) server_name: String,
     pub(crate) server_version: String,
+    pub(crate) server_title: Option<String>,
+    pub(crate) instructions: Option<String>,
     pub(crate) origins: Vec<String>,
     /// Loopback origins are admitted (MODERN.md §7).
     pub(crate) loopback_origins: bool,
@@ -39,6 +43,17 @@ pub struct Config {
     pub(crate) ids: Arc<dyn IdSource>,
     pub(crate) creation: bool,
     pub(crate) cache_ttl_ms: u64,
+    /// The resource and its authorization server (AUTH.md §1.3).
+    pub(crate) oauth: Option<OAuth>,
+    /// The read and create scopes' names, when renamed.
+    pub(crate) scope_names: Option<(String, String)>,
+}
+
+/// [`Config::oauth`]'s settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OAuth {
+    pub resource: String,
+    pub issuer: String,
 }
 
 /// The largest `ttlMs` JSON numbers carry exactly: 2^53 − 1.
@@ -54,6 +69,8 @@ impl Config {
             body_budget: None,
             server_name: "chopin".to_owned(),
             server_version: env!("CARGO_PKG_VERSION").to_owned(),
+            server_title: None,
+            instructions: None,
             origins: Vec::new(),
             loopback_origins: false,
             hosts: None,
@@ -62,6 +79,8 @@ impl Config {
             ids: Arc::new(SystemIds),
             creation: false,
             cache_ttl_ms: 3_600_000,
+            oauth: None,
+            scope_names: None,
         }
     }
 
@@ -96,10 +115,45 @@ impl Config {
         self
     }
 
-    /// The `serverInfo.version` of `initialize`.
+    /// The `serverInfo.version` of `initialize` and of modern results'
+    /// `_meta`.
     pub fn server_version(mut self, version: impl Into<String>) -> Self {
         self.server_version = version.into();
         self
+    }
+
+    /// A human-readable name for the server, `serverInfo.title` beside its
+    /// `name` (MCP's `Implementation.title`, since 2025-06-18; sent in every
+    /// revision, as clients ignore members they do not know). None by
+    /// default.
+    pub fn server_title(mut self, title: impl Into<String>) -> Self {
+        self.server_title = Some(title.into());
+        self
+    }
+
+    /// Guidance for the model using the server: how its tools fit
+    /// together. Sent as the `instructions` of the `initialize` result (the
+    /// handshake era) and of the `server/discover` result (2026-07-28, where
+    /// `DiscoverResult.instructions` carries it; there is no `initialize`).
+    /// None by default.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// The server's `Implementation` object, `{"name":…,"title":…,"version":…}`
+    /// (`title` only when set), as both eras' `serverInfo` carry it.
+    pub(crate) fn server_info(&self) -> Vec<u8> {
+        let mut out = b"{\"name\":".to_vec();
+        json::write_string(&mut out, &self.server_name);
+        if let Some(title) = &self.server_title {
+            out.extend_from_slice(b",\"title\":");
+            json::write_string(&mut out, title);
+        }
+        out.extend_from_slice(b",\"version\":");
+        json::write_string(&mut out, &self.server_version);
+        out.push(b'}');
+        out
     }
 
     /// Allows browser requests carrying this exact `Origin` (e.g.
@@ -151,6 +205,39 @@ impl Config {
         self
     }
 
+    /// Makes the endpoint an OAuth 2.1 resource server (AUTH.md §1):
+    /// `resource` is the canonical URI of this MCP endpoint (`https`, or
+    /// `http` on a loopback host, with a path, no query or fragment: e.g.
+    /// `https://mcp.example.com/mcp`), `issuer` its authorization server's
+    /// issuer (`https`, or `http` on a loopback host). Anything else is a
+    /// [`ConfigError::BadResource`] / [`ConfigError::BadIssuer`].
+    ///
+    /// Then [`Endpoint::metadata`](crate::Endpoint::metadata) serves
+    /// Protected Resource Metadata (RFC 9728) naming both and the two scopes,
+    /// and every 401 names the metadata (unless
+    /// [`resource_metadata`](Self::resource_metadata) names another URL) and
+    /// the read scope. These URLs come from here only, never from a request's
+    /// `Host` or `X-Forwarded-*`. Validating tokens stays the host's: it
+    /// answers the authenticate effect with the caller and the token's scopes
+    /// ([`Authenticate::answer_scoped`](crate::Authenticate::answer_scoped)).
+    pub fn oauth(mut self, resource: impl Into<String>, issuer: impl Into<String>) -> Self {
+        self.oauth = Some(OAuth {
+            resource: resource.into(),
+            issuer: issuer.into(),
+        });
+        self
+    }
+
+    /// Renames the read scope (default `chopin:read`) and the create scope
+    /// (default `chopin:create`); each an RFC 6749 §3.3 scope token (visible
+    /// ASCII but `"` and `\`, no space), the two different, else
+    /// [`ConfigError::BadScope`]. Once renamed (or with
+    /// [`oauth`](Self::oauth)), 401 challenges name the read scope.
+    pub fn scopes(mut self, read: impl Into<String>, create: impl Into<String>) -> Self {
+        self.scope_names = Some((read.into(), create.into()));
+        self
+    }
+
     /// The protocol versions this endpoint accepts (default: all five, both
     /// eras). Dropping [`ProtocolVersion::V2026_07_28`] serves the legacy era
     /// only; dropping every legacy version leaves `initialize` unanswerable.
@@ -193,6 +280,8 @@ impl fmt::Debug for Config {
             .field("body_budget", &self.body_budget)
             .field("server_name", &self.server_name)
             .field("server_version", &self.server_version)
+            .field("server_title", &self.server_title)
+            .field("has_instructions", &self.instructions.is_some())
             .field("origins", &self.origins)
             .field("loopback_origins", &self.loopback_origins)
             .field("hosts", &self.hosts)
@@ -200,6 +289,8 @@ impl fmt::Debug for Config {
             .field("versions", &self.versions)
             .field("creation", &self.creation)
             .field("cache_ttl_ms", &self.cache_ttl_ms)
+            .field("oauth", &self.oauth)
+            .field("scope_names", &self.scope_names)
             .finish_non_exhaustive()
     }
 }
@@ -223,4 +314,20 @@ pub enum ConfigError {
     /// The cache lifetime is above [`MAX_CACHE_TTL_MS`] (2^53 − 1).
     #[error("the cache lifetime must be at most 2^53 - 1 milliseconds")]
     CacheTtlTooLarge,
+    /// The OAuth resource is not an `https` URL (or `http` on a loopback
+    /// host) with a path and without a query or fragment.
+    #[error(
+        "the resource must be an https URL (http only on a loopback host) with a path, and no query or fragment"
+    )]
+    BadResource,
+    /// The OAuth issuer is not an `https` URL (or `http` on a loopback host)
+    /// without a query or fragment.
+    #[error(
+        "the issuer must be an https URL (http only on a loopback host) without a query or fragment"
+    )]
+    BadIssuer,
+    /// A scope name is not an RFC 6749 §3.3 scope token, or the two are
+    /// equal; names which one.
+    #[error("the {0} must be a scope token (visible ASCII, no space, quote or backslash)")]
+    BadScope(&'static str),
 }

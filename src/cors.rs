@@ -29,35 +29,41 @@
 
 use bytes::Bytes;
 
-use crate::outcome::Outcome;
 use crate::request::RequestParts;
+use crate::response::{Decoration, Response};
 
 /// The methods a page may use.
-pub(crate) const ALLOW_METHODS: &[u8] = b"GET, POST";
+const ALLOW_METHODS: &[u8] = b"GET, POST";
 
 /// Every request header the protocol uses, in lower case.
-pub(crate) const ALLOW_HEADERS: &[u8] = b"authorization, content-type, accept, \
+const ALLOW_HEADERS: &[u8] = b"authorization, content-type, accept, \
 mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 
 /// The response headers a page may read beyond the CORS-safelisted ones.
-pub(crate) const EXPOSE_HEADERS: &[u8] = b"www-authenticate, mcp-protocol-version, mcp-session-id";
+const EXPOSE_HEADERS: &[u8] = b"www-authenticate, mcp-protocol-version, mcp-session-id";
 
 /// How long, in seconds, a browser may cache a preflight answer.
-pub(crate) const MAX_AGE: &[u8] = b"7200";
+const MAX_AGE: &[u8] = b"7200";
 
-/// The headers after `access-control-allow-origin` on an actual response.
-const ACTUAL: [(&str, &[u8]); 2] = [
-    ("access-control-expose-headers", EXPOSE_HEADERS),
-    ("vary", b"origin"),
-];
+/// The grant on an actual response: the origin, then these.
+static ACTUAL: Decoration = Decoration {
+    name: "access-control-allow-origin",
+    fixed: &[
+        ("access-control-expose-headers", EXPOSE_HEADERS),
+        ("vary", b"origin"),
+    ],
+};
 
-/// The headers after `access-control-allow-origin` on a preflight answer.
-const PREFLIGHT: [(&str, &[u8]); 4] = [
-    ("access-control-allow-methods", ALLOW_METHODS),
-    ("access-control-allow-headers", ALLOW_HEADERS),
-    ("access-control-max-age", MAX_AGE),
-    ("vary", b"origin"),
-];
+/// The grant on a preflight answer: the origin, then these.
+static PREFLIGHT: Decoration = Decoration {
+    name: "access-control-allow-origin",
+    fixed: &[
+        ("access-control-allow-methods", ALLOW_METHODS),
+        ("access-control-allow-headers", ALLOW_HEADERS),
+        ("access-control-max-age", MAX_AGE),
+        ("vary", b"origin"),
+    ],
+};
 
 /// Whether a request is a CORS preflight: `OPTIONS` with an `Origin` and an
 /// `Access-Control-Request-Method` header, whatever their values.
@@ -67,29 +73,17 @@ pub(crate) fn is_preflight(parts: &RequestParts<'_>) -> bool {
         && parts.header("access-control-request-method").is_some()
 }
 
-/// The CORS headers of a response granted to `origin` (none without one).
-pub(crate) fn headers(
-    origin: Option<&[u8]>,
-    preflight: bool,
-) -> impl Iterator<Item = (&'static str, &[u8])> {
-    let rest: &'static [(&'static str, &'static [u8])] = match (origin, preflight) {
-        (None, _) => &[],
-        (Some(_), false) => &ACTUAL,
-        (Some(_), true) => &PREFLIGHT,
-    };
-    origin
-        .map(|origin| ("access-control-allow-origin", origin))
-        .into_iter()
-        .chain(rest.iter().copied())
+/// The answer to an admitted preflight from `origin`: 204 with the
+/// preflight grant.
+pub(crate) fn preflight(origin: Bytes) -> Response {
+    Response::no_content().decorated(&PREFLIGHT, origin)
 }
 
-/// Adds the grant to `outcome` when it is a response and there is an origin
-/// to grant; anything else passes through untouched.
-pub(crate) fn grant<C>(outcome: Outcome<C>, origin: Option<Bytes>) -> Outcome<C> {
-    match (outcome, origin) {
-        (Outcome::Respond(response), Some(origin)) => {
-            Outcome::Respond(response.granted(Some(origin)))
-        }
-        (outcome, _) => outcome,
+/// Grants `origin` CORS access to `response`; without an origin the
+/// response is returned untouched.
+pub(crate) fn grant(response: Response, origin: Option<Bytes>) -> Response {
+    match origin {
+        Some(origin) => response.decorated(&ACTUAL, origin),
+        None => response,
     }
 }

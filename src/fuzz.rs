@@ -609,39 +609,7 @@ fn decode(framing: http1::Framing, pieces: &[&[u8]]) -> Option<(Vec<u8>, bool)> 
     Some((body, decoder.is_done()))
 }
 
-/// `dialect`: any plan parses or fails with exactly one `parse` issue; issue
-/// offsets lie inside the plan; the canonical plan is the submitted one plus
-/// 32 bytes per minted id, re-checks with the same issues, and is a fixed
-/// point.
-pub fn dialect(data: &[u8]) {
-    let Ok(plan) = std::str::from_utf8(data) else {
-        return;
-    };
-    let report = dialect::check(plan, &SequentialIds::new(1));
-    for issue in &report.issues {
-        assert!(
-            issue.offset.is_none_or(|offset| offset <= plan.len()),
-            "offset outside the plan"
-        );
-        assert_eq!(issue.offset.is_some(), issue.line.is_some());
-    }
-    if report.issues.iter().any(|issue| issue.code == "parse") {
-        assert_eq!(report.issues.len(), 1, "a parse failure is the only issue");
-        assert_eq!(report.canonical, plan);
-        return;
-    }
-    assert_eq!(report.canonical.len(), plan.len() + 32 * report.minted);
-    let again = dialect::check(&report.canonical, &SequentialIds::new(1_000));
-    assert_eq!(again.minted, 0, "the canonical plan is not a fixed point");
-    assert_eq!(again.canonical, report.canonical);
-    let codes =
-        |issues: &[dialect::Issue]| issues.iter().map(|issue| issue.code).collect::<Vec<_>>();
-    // Same tree plus ids: the canonical plan has the same issues, except
-    // that its length alone may cross the limit.
-    if !codes(&report.issues).contains(&"source-too-large") {
-        assert_eq!(codes(&again.issues), codes(&report.issues));
-    }
-}
+pub use chopin_dialect::fuzz::dialect;
 
 /// `create`: structure-aware create_document calls. The arguments come from
 /// the input (fields, a plan, and a choice of what to break); every reply is

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use crate::scan::{colon, skip_whitespace, string_end};
+use crate::lex::{colon, skip_whitespace, string_end};
 
 /// The members of an object named by `keys`, each the raw text of its last
 /// occurrence, and whether the object had any other member.

@@ -122,6 +122,11 @@ pub(crate) fn is_valid_id(id: Raw<'_>) -> bool {
     matches!(id.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9')) || id.get() == "null"
 }
 
+/// The room a reply gets at once: enough for every fixed reply and a
+/// typical read; a larger tool result reserves its own
+/// (`tools::write_text_result`).
+pub(crate) const TYPICAL_REPLY: usize = 512;
+
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":` — the caller writes the
 /// result and then [`close`].
 pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {

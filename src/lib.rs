@@ -3,12 +3,10 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod body;
+mod auth;
 mod config;
 mod cors;
-pub mod dialect;
-mod dispatch;
-mod endpoint;
+mod exchange;
 #[doc(hidden)]
 pub mod fuzz;
 mod headers;
@@ -16,14 +14,12 @@ mod headers;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod http1;
-mod ids;
 mod json;
 mod jsonrpc;
-mod modern;
+mod lex;
 pub mod negotiate;
 mod oracle;
 mod origin;
-mod outcome;
 mod request;
 mod response;
 mod scan;
@@ -31,12 +27,17 @@ pub mod sse;
 mod tools;
 mod version;
 
-pub use body::{BodyChunks, BodyIntake};
+pub use auth::{Granted, Scopes};
+/// The Chopin plan dialect: the [`chopin_dialect`] crate, which parses,
+/// validates and canonicalizes the plans `create_document` accepts.
+pub use chopin_dialect as dialect;
+pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
-pub use endpoint::{Authenticate, Endpoint};
-pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
+pub use exchange::{
+    Authenticate, BodyChunks, BodyIntake, CreateDocument, Endpoint, ListDocuments, Outcome,
+    ReadDocument,
+};
 pub use jsonrpc::MAX_BATCH;
-pub use outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 pub use request::{Header, RequestParts};
 pub use response::Response;
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};

@@ -16,9 +16,54 @@
 
 use bytes::Bytes;
 
-use crate::endpoint::Inner;
+use crate::config::{Config, ConfigError};
 use crate::request::{RequestParts, trim_ows};
 use crate::response::Response;
+
+/// The origins and hosts an endpoint admits, read from its configuration
+/// once.
+#[derive(Debug)]
+pub(crate) struct Allowlist {
+    /// The allowed origins, as the bytes a grant echoes.
+    origins: Vec<Bytes>,
+    loopback: bool,
+    hosts: Option<Vec<String>>,
+}
+
+impl Allowlist {
+    /// Refuses an allowed origin that cannot be echoed in a header.
+    pub(crate) fn new(config: &Config) -> Result<Allowlist, ConfigError> {
+        if !config.origins.iter().all(|origin| is_echoable(origin)) {
+            return Err(ConfigError::BadHeaderValue("allow_origin"));
+        }
+        Ok(Allowlist {
+            origins: config
+                .origins
+                .iter()
+                .map(|origin| Bytes::from(origin.clone()))
+                .collect(),
+            loopback: config.loopback_origins,
+            hosts: config.hosts.clone(),
+        })
+    }
+}
+
+impl Allowlist {
+    /// Whether the request's `Host` passes the host allowlist (when there is
+    /// one): exactly one line, matching an entry.
+    pub(crate) fn host_passes(&self, parts: &RequestParts<'_>) -> bool {
+        match &self.hosts {
+            None => true,
+            Some(hosts) => {
+                let mut values = parts.all("host");
+                match (values.next(), values.next()) {
+                    (Some(host), None) => host_allowed(hosts, host),
+                    _ => false,
+                }
+            }
+        }
+    }
+}
 
 /// What step 2 found.
 #[derive(Debug, Clone)]
@@ -38,26 +83,17 @@ enum OriginVerdict {
 
 impl Admission {
     /// Judges the request's `Origin` and `Host` headers.
-    pub(crate) fn judge(inner: &Inner, parts: &RequestParts<'_>) -> Admission {
+    pub(crate) fn judge(allowlist: &Allowlist, parts: &RequestParts<'_>) -> Admission {
         let mut values = parts.all("origin");
         let origin = match (values.next(), values.next()) {
             (None, _) => OriginVerdict::Absent,
-            (Some(value), None) => match allowed_origin(inner, value) {
+            (Some(value), None) => match allowed_origin(allowlist, value) {
                 Some(echo) => OriginVerdict::Allowed(echo),
                 None => OriginVerdict::Refused,
             },
             (Some(_), Some(_)) => OriginVerdict::Refused,
         };
-        let host_allowed = match &inner.config.hosts {
-            None => true,
-            Some(hosts) => {
-                let mut values = parts.all("host");
-                match (values.next(), values.next()) {
-                    (Some(host), None) => host_allowed(hosts, host),
-                    _ => false,
-                }
-            }
-        };
+        let host_allowed = allowlist.host_passes(parts);
         Admission {
             origin,
             host_allowed,
@@ -86,12 +122,11 @@ impl Admission {
 }
 
 /// The bytes to echo for an allowed `Origin` value, or `None`.
-fn allowed_origin(inner: &Inner, value: &[u8]) -> Option<Bytes> {
-    if let Some(exact) = inner.origins.iter().find(|allowed| **allowed == value) {
+fn allowed_origin(allowlist: &Allowlist, value: &[u8]) -> Option<Bytes> {
+    if let Some(exact) = allowlist.origins.iter().find(|allowed| **allowed == value) {
         return Some(exact.clone());
     }
-    (inner.config.loopback_origins && is_loopback_origin(value))
-        .then(|| Bytes::copy_from_slice(value))
+    (allowlist.loopback && is_loopback_origin(value)).then(|| Bytes::copy_from_slice(value))
 }
 
 /// MODERN.md §7: `http` or `https`, `://`, a loopback name, an optional port
@@ -142,7 +177,7 @@ fn host_allowed(hosts: &[String], value: &[u8]) -> bool {
 /// Whether a configured origin can be echoed in a response header: not
 /// empty, visible ASCII only (an origin has no spaces, controls or non-ASCII
 /// bytes, and a header value must not).
-pub(crate) fn is_valid_configured_origin(origin: &str) -> bool {
+fn is_echoable(origin: &str) -> bool {
     !origin.is_empty() && origin.bytes().all(|b| (0x21..=0x7E).contains(&b))
 }
 

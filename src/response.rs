@@ -2,8 +2,6 @@
 
 use bytes::Bytes;
 
-use crate::cors;
-
 /// What the body of a [`Response`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ContentType {
@@ -38,14 +36,45 @@ pub struct Response {
     status: u16,
     content_type: ContentType,
     stream: bool,
-    allow: bool,
+    /// The `allow` header (405).
+    allow: Allow,
     unbuffered: bool,
+    cache: Cache,
+    /// `retry-after: 5` (503 of an authorization that cannot be judged now).
+    retry_after: bool,
     www_authenticate: Option<Bytes>,
-    /// The allowed origin this response grants CORS access to, if any.
-    origin: Option<Bytes>,
-    /// A CORS preflight answer (204).
-    preflight: bool,
+    /// Headers a layer above added (the CORS grant), with the value of the
+    /// first.
+    decoration: Option<(&'static Decoration, Bytes)>,
     body: Bytes,
+}
+
+/// The methods a 405 names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Allow {
+    None,
+    /// The MCP endpoint's.
+    GetPost,
+    /// Protected Resource Metadata's.
+    GetHead,
+}
+
+/// `cache-control`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cache {
+    NoStore,
+    /// An event stream.
+    Revalidate,
+    /// Public metadata (an hour).
+    PublicHour,
+}
+
+/// Headers that a layer above a response adds after the response's own:
+/// one whose value is given per response (`name`), then fixed ones.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Decoration {
+    pub(crate) name: &'static str,
+    pub(crate) fixed: &'static [(&'static str, &'static [u8])],
 }
 
 impl Response {
@@ -54,11 +83,12 @@ impl Response {
             status,
             content_type,
             stream: false,
-            allow: false,
+            allow: Allow::None,
             unbuffered: false,
+            cache: Cache::NoStore,
+            retry_after: false,
             www_authenticate: None,
-            origin: None,
-            preflight: false,
+            decoration: None,
             body,
         }
     }
@@ -73,17 +103,33 @@ impl Response {
     }
 
     pub(crate) fn method_not_allowed() -> Self {
+        Response::text(405, "method not allowed").with_allow(Allow::GetPost)
+    }
+
+    /// Sets the `allow` header (405).
+    pub(crate) fn with_allow(self, allow: Allow) -> Self {
+        Response { allow, ..self }
+    }
+
+    /// Sets the `www-authenticate` challenge.
+    pub(crate) fn with_challenge(self, challenge: Bytes) -> Self {
         Response {
-            allow: true,
-            ..Response::text(405, "method not allowed")
+            www_authenticate: Some(challenge),
+            ..self
         }
     }
 
-    pub(crate) fn unauthorized(challenge: Bytes) -> Self {
+    /// Adds `retry-after: 5`.
+    pub(crate) fn with_retry_after(self) -> Self {
         Response {
-            www_authenticate: Some(challenge),
-            ..Response::text(401, "unauthorized")
+            retry_after: true,
+            ..self
         }
+    }
+
+    /// Replaces `cache-control`.
+    pub(crate) fn with_cache(self, cache: Cache) -> Self {
+        Response { cache, ..self }
     }
 
     pub(crate) fn too_large() -> Self {
@@ -106,25 +152,23 @@ impl Response {
     pub(crate) fn event_stream() -> Self {
         Response {
             stream: true,
+            cache: Cache::Revalidate,
             ..Response::new(200, ContentType::EventStream, Bytes::new())
         }
     }
 
-    /// The answer to an admitted CORS preflight.
-    pub(crate) fn preflight(origin: Bytes) -> Self {
-        Response {
-            origin: Some(origin),
-            preflight: true,
-            ..Response::new(204, ContentType::None, Bytes::new())
-        }
+    /// 204, empty.
+    pub(crate) fn no_content() -> Self {
+        Response::new(204, ContentType::None, Bytes::new())
     }
 
-    /// Grants CORS access to `origin`, when there is one.
-    pub(crate) fn granted(mut self, origin: Option<Bytes>) -> Self {
-        if origin.is_some() {
-            self.origin = origin;
+    /// Adds `decoration`'s headers after the response's own, the first with
+    /// `value` (replacing an earlier decoration).
+    pub(crate) fn decorated(self, decoration: &'static Decoration, value: Bytes) -> Self {
+        Response {
+            decoration: Some((decoration, value)),
+            ..self
         }
-        self
     }
 
     /// The status code.
@@ -164,20 +208,30 @@ impl Response {
     /// and `access-control-max-age` instead of the exposed headers. Other
     /// responses have no CORS header.
     pub fn headers(&self) -> impl Iterator<Item = (&'static str, &[u8])> {
-        let cache: &'static [u8] = if self.stream {
-            b"no-cache"
-        } else {
-            b"no-store"
+        let cache: &'static [u8] = match self.cache {
+            Cache::NoStore => b"no-store",
+            Cache::Revalidate => b"no-cache",
+            Cache::PublicHour => b"public, max-age=3600",
         };
         let content_type = self
             .content_type()
             .map(|value| ("content-type", value.as_bytes()));
-        let allow = self.allow.then_some(("allow", &b"GET, POST"[..]));
+        let allow: Option<&'static [u8]> = match self.allow {
+            Allow::None => None,
+            Allow::GetPost => Some(b"GET, POST"),
+            Allow::GetHead => Some(b"GET, HEAD"),
+        };
+        let allow = allow.map(|methods| ("allow", methods));
         let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
+        let retry_after = self.retry_after.then_some(("retry-after", &b"5"[..]));
         let challenge = self
             .www_authenticate
             .as_deref()
             .map(|value| ("www-authenticate", value));
+        let (first, fixed) = match &self.decoration {
+            Some((decoration, value)) => (Some((decoration.name, &value[..])), decoration.fixed),
+            None => (None, &[][..]),
+        };
         content_type
             .into_iter()
             .chain([
@@ -186,8 +240,10 @@ impl Response {
             ])
             .chain(allow)
             .chain(unbuffered)
+            .chain(retry_after)
             .chain(challenge)
-            .chain(cors::headers(self.origin.as_deref(), self.preflight))
+            .chain(first)
+            .chain(fixed.iter().copied())
     }
 
     /// The value of the first header called `name` (ASCII case-insensitive).

@@ -246,10 +246,7 @@ fn summaries(count: usize) -> Vec<DocumentSummary> {
 /// fixtures, repeated: headings, lists, tables, code, quotes, newlines), or
 /// a one-line one.
 fn document(source_bytes: usize) -> Document {
-    let plan = concat!(
-        include_str!("fixtures/dialect/plan_full.md"),
-        include_str!("fixtures/dialect/plan_tricky.md"),
-    );
+    let plan = chopin_test_support::plans::SECTIONS.concat();
     Document {
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),

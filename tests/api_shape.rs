@@ -40,3 +40,118 @@ fn outcome_variants_stay_small() {
     let size = std::mem::size_of::<Outcome<String>>();
     assert!(size <= 256, "Outcome<String> is {size} bytes");
 }
+
+/// The OAuth resource server's API (AUTH.md §1): a host configures the
+/// resource and issuer, serves metadata before routing, reads a token's
+/// scopes into a `Granted` with the endpoint's names, and answers the
+/// authenticate effect in one of three ways.
+#[test]
+fn the_oauth_api_a_host_uses() {
+    use chopin_mcp::{Config, Granted, RequestParts, Scopes};
+
+    fn copy<T: Copy + Send + Sync + 'static>() {}
+    copy::<Granted>();
+    send_sync::<Scopes>();
+    let endpoint = Endpoint::new(
+        Config::new()
+            .oauth("https://mcp.example.com/mcp", "https://login.example.com")
+            .scopes("chopin:read", "chopin:create"),
+    )
+    .unwrap();
+    let _: Option<Response> = endpoint.metadata(&RequestParts::new(
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+    ));
+    let scopes: &Scopes = endpoint.scopes();
+    let _: Granted = scopes.of_scope("chopin:read");
+    let _: Granted = scopes.of_names(["chopin:read"]);
+    let _: (bool, bool) = (Granted::ALL.read(), Granted::new(true, false).create());
+    let answers: [fn(Authenticate<String>) -> Outcome<String>; 4] = [
+        |auth| auth.answer(None),
+        |auth| auth.answer(Some("octocat".to_owned())),
+        |auth| auth.answer_scoped("octocat".to_owned(), Granted::NONE),
+        |auth| auth.unavailable(),
+    ];
+    assert_eq!(answers.len(), 4);
+}
+
+/// Every public name a host may use, named once: removing or renaming one
+/// breaks this build. Additions are listed here as they are made.
+#[test]
+fn every_public_name_stays() {
+    use chopin_mcp::*;
+    let _ = (
+        READ_ONLY_BUDGET,
+        CREATION_BUDGET,
+        MAX_CACHE_TTL_MS,
+        MAX_BATCH,
+    );
+    let _ = (
+        http1::MAX_HEADERS,
+        http1::MAX_HEAD_BYTES,
+        http1::MAX_CHUNK_METADATA,
+    );
+    let _config: [fn(Config) -> Config; 2] =
+        [Config::enable_creation, Config::allow_loopback_hosts];
+    let _ = Config::new()
+        .body_budget(1)
+        .server_name("n")
+        .server_version("v")
+        .server_title("t")
+        .instructions("i")
+        .allow_origin("https://a.example")
+        .allow_host("a.example")
+        .resource_metadata("https://a.example/m")
+        .protocol_versions([ProtocolVersion::V2026_07_28])
+        .cache_ttl_ms(1)
+        .oauth("https://a.example/mcp", "https://login.a.example")
+        .scopes("r", "c")
+        .id_source(SequentialIds::new(0));
+    let _: fn(Config) -> Result<Endpoint, ConfigError> = Endpoint::new;
+    let _: fn(&Endpoint) -> usize = Endpoint::body_budget;
+    let _: fn(&Endpoint, &RequestParts<'_>, BodyChunks) -> Outcome<String> = Endpoint::handle;
+    let _: fn(&Endpoint, &RequestParts<'_>) -> Outcome<String> = Endpoint::begin;
+    let _: fn(&Authenticate<String>) -> Option<&[u8]> = Authenticate::authorization;
+    let _: fn(&Authenticate<String>) -> Option<&str> = Authenticate::bearer_token;
+    let _: fn(Authenticate<String>, Option<String>) -> Outcome<String> = Authenticate::answer;
+    let _: fn(Authenticate<String>, String, Granted) -> Outcome<String> =
+        Authenticate::answer_scoped;
+    let _: fn(Authenticate<String>) -> Outcome<String> = Authenticate::unavailable;
+    let _: fn(&Endpoint, &RequestParts<'_>) -> Option<Response> = Endpoint::metadata;
+    let _: fn(&Endpoint) -> &Scopes = Endpoint::scopes;
+    let _: fn(&Scopes, &str) -> Granted = Scopes::of_scope;
+    let _: fn(&Scopes) -> &str = Scopes::read;
+    let _: fn(&Scopes) -> &str = Scopes::create;
+    let _: fn(bool, bool) -> Granted = Granted::new;
+    let _ = (Granted::ALL, Granted::NONE, Granted::read, Granted::create);
+    let _: fn(&BodyIntake<String>) -> usize = BodyIntake::received;
+    let _: fn(&BodyIntake<String>) -> usize = BodyIntake::remaining;
+    type Pushed = Result<BodyIntake<String>, Response>;
+    let _: fn(BodyIntake<String>, &[u8]) -> Pushed = BodyIntake::push;
+    let _: fn(BodyIntake<String>) -> Outcome<String> = BodyIntake::finish;
+    let _: fn(&ListDocuments<String>) -> &String = ListDocuments::caller;
+    let _: fn(&ListDocuments<String>) -> &str = ListDocuments::repository;
+    let _: fn(ListDocuments<String>, &[DocumentSummary]) -> Outcome<String> = ListDocuments::answer;
+    let _: fn(&ReadDocument<String>) -> &str = ReadDocument::id;
+    let _: fn(ReadDocument<String>, Option<&Document>) -> Outcome<String> = ReadDocument::answer;
+    let _: fn(&CreateDocument<String>) -> &NewDocument = CreateDocument::document;
+    let _: fn(CreateDocument<String>, CreateAnswer<'_>) -> Outcome<String> = CreateDocument::answer;
+    let _: fn(&Outcome<String>) -> Option<&Response> = Outcome::response;
+    let _: fn(&Response) -> u16 = Response::status;
+    let _: fn(&Response) -> Option<&'static str> = Response::content_type;
+    let _: fn(&Response) -> bool = Response::is_event_stream;
+    let _: fn(Response) -> bytes::Bytes = Response::into_body;
+    let _ = Header::new("accept", b"*/*");
+    let _ = ulid_from_parts(0, [0; 16]).to_string();
+    let _: fn(&[u8]) -> Option<ProtocolVersion> = ProtocolVersion::parse;
+    let _ = (Era::Legacy, Era::Modern, BodyChunks::empty());
+    let _: fn(&str, &dyn IdSource) -> dialect::Report = dialect::check;
+    let _ = (SystemIds, Brief::clone, CreatedDocument::clone);
+    let _ = (sse::keep_alive, sse::event);
+    let _ = (
+        http1::parse_head,
+        http1::write_response,
+        negotiate::media_ranges::<std::iter::Empty<&[u8]>>,
+    );
+}

@@ -6,8 +6,7 @@
 
 use chopin_mcp::fuzz::message_steps;
 
-#[path = "common/linear.rs"]
-mod linear;
+use chopin_test_support::linear;
 
 fn assert_linear(family: &str, make: impl Fn(usize) -> String) {
     linear::assert_linear(family, [4_000, 8_000, 16_000], make, |body| {

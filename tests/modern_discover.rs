@@ -99,7 +99,11 @@ fn discover_without_credentials_is_401_with_the_challenge_and_the_body_unread() 
     let (reply, transcript) = request.exchange(&endpoint());
     assert_eq!(reply.status, 401);
     assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
-    assert_eq!(reply.text(), "unauthorized");
+    // AUTH.md §1.1: every 401 body is a JSON-RPC error.
+    assert_eq!(
+        reply.text(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized"}}"#
+    );
     assert_eq!(transcript, [Step::Authenticate, Step::Respond(401)]);
     let mut host = common::Host::seed();
     request.send_streaming(&endpoint(), &mut host);

@@ -190,16 +190,30 @@ fn loopback_hosts_allow_only_loopback_names() {
 
 #[test]
 fn an_unknown_or_missing_caller_is_401_with_a_bearer_challenge() {
-    for request in [
-        listing().header("authorization", "Bearer denied"),
-        listing().header("authorization", "Basic YWxsb3dlZA=="),
-        listing().header("authorization", "Bearer"),
-        listing().without("authorization"),
-        Request::get().without("authorization"),
+    // AUTH.md §1.1: a refused bearer token (empty included) is
+    // `invalid_token`; no credentials, or another scheme, is a bare
+    // challenge. The body is the JSON-RPC 401 in both cases.
+    let refused_token = Some(r#"Bearer error="invalid_token""#);
+    for (request, challenge) in [
+        (
+            listing().header("authorization", "Bearer denied"),
+            refused_token,
+        ),
+        (
+            listing().header("authorization", "Basic YWxsb3dlZA=="),
+            Some("Bearer"),
+        ),
+        (listing().header("authorization", "Bearer"), refused_token),
+        (listing().without("authorization"), Some("Bearer")),
+        (Request::get().without("authorization"), Some("Bearer")),
     ] {
         let (reply, transcript) = refused(&request, Config::new());
         assert_eq!(reply.status, 401);
-        assert_eq!(reply.header("www-authenticate"), Some("Bearer"));
+        assert_eq!(reply.header("www-authenticate"), challenge);
+        assert_eq!(
+            reply.text(),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"unauthorized"}}"#
+        );
         assert_eq!(transcript, [Step::Authenticate, Step::Respond(401)]);
         let document = seed_document();
         for secret in [&*document.id, &*document.title, &*document.source, "chopin"] {

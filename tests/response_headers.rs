@@ -148,14 +148,14 @@ fn kinds() -> Vec<(&'static str, Request, Config, u16, Option<&'static str>)> {
             Request::post(&ping(json!(1))).without("authorization"),
             Config::new(),
             401,
-            TEXT,
+            JSON, // AUTH.md §1.1: a JSON-RPC error body
         ),
         (
             "401 with metadata",
             Request::post(&ping(json!(1))).without("authorization"),
             Config::new().resource_metadata("https://chopin.test/meta"),
             401,
-            TEXT,
+            JSON, // AUTH.md §1.1: a JSON-RPC error body
         ),
         (
             "406 GET",

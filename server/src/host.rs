@@ -2,22 +2,42 @@
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the list, read and create effects.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::net::SocketAddr;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
 
 use chopin_mcp::{
-    Config, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource, Outcome, SystemIds,
+    Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource,
+    Outcome, SystemIds,
 };
 
+use crate::oauth::{OAuth, Verdict};
 use crate::options::{Database, Options};
 use crate::store::{
     ALL_REPOSITORIES, CreateOutcome, Created, Draft, FirstToken, Imported, Setup, Sqlite, Started,
-    Store, StoreError, token_digest,
+    Store, StoreError,
 };
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
+/// The server's title in `serverInfo`.
+const TITLE: &str = "Chopin plan documents";
+/// What a model is told about the tools (`--instructions-file` replaces it).
+const INSTRUCTIONS_READ: &str = "Chopin plan documents live in repositories named \
+owner/name. Call list_documents with a repository to get the ids and titles of its \
+documents, then read_document with an id for the plan's canonical source and \
+revision. Ids come from list_documents; do not guess them.";
+const INSTRUCTIONS_CREATE: &str = " To add a plan, call create_document with a \
+structured brief and a plan written in the Chopin plan dialect (Markdown with \
+Chopin's MDX components). A plan with problems is answered with issues (code, \
+message, line, column) and nothing is stored: fix them and call again with the \
+same idempotencyKey, which also makes a retry safe.";
+/// The largest `--instructions-file` accepted.
+const MAX_INSTRUCTIONS: u64 = 64 * 1024;
+
 /// The body of every 500: store failures are logged, never shown.
 pub const INTERNAL_ERROR: &str = "internal server error";
 /// The body of the 503 a request gets when the database did not answer
@@ -45,8 +65,10 @@ connection returns, without asking the reader to do anything.
 pub struct Host {
     pub endpoint: Endpoint,
     pub store: Store,
-    /// Token digest (hex SHA-256) to caller.
-    tokens: HashMap<String, String>,
+    /// Token digest (SHA-256) to caller.
+    tokens: HashMap<[u8; 32], String>,
+    /// Tokens from the authorization server, with `--oauth-issuer`.
+    pub oauth: Option<Arc<OAuth>>,
     /// Printed at start: how this run came to be.
     notes: Vec<String>,
     /// The token generated and stored by this run: printed once, now.
@@ -67,12 +89,33 @@ impl Host {
             .setup(&setup)
             .await
             .map_err(|e| format!("cannot set up the database: {e}"))?;
-        Host::finish(options, bound, store, started, setup.import.len(), token)
+        let mut host = Host::finish(options, bound, store, started, setup.import.len(), token)?;
+        if let Some(settings) = &options.oauth {
+            // Every caller a static token names: an OAuth caller of the same
+            // name is refused (AUTH.md §2).
+            let callers: HashSet<String> = host.tokens.values().cloned().collect();
+            let scopes = host.endpoint.scopes().clone();
+            let oauth = OAuth::start(settings, scopes, callers)
+                .await
+                .map_err(|e| format!("OAuth: {e}"))?;
+            host.notes.push(format!(
+                "OAuth: tokens from {} for {}",
+                settings.issuer, settings.resource
+            ));
+            host.oauth = Some(Arc::new(oauth));
+        }
+        Ok(host)
     }
 
     /// [`Host::prepare`] without an async runtime, for `chopin-mcp-blocking`:
     /// SQLite only.
     pub fn prepare_blocking(options: &Options, bound: SocketAddr) -> Result<Host, String> {
+        if options.oauth.is_some() {
+            return Err("chopin-mcp-blocking does not sign users in with OAuth \
+                        (--oauth-issuer and the other --oauth-* flags, --resource); \
+                        run chopin-mcp-server for them"
+                .to_owned());
+        }
         if let Database::Postgres(_) = options.database {
             return Err(
                 "chopin-mcp-blocking serves SQLite only (--db PATH or --memory); \
@@ -133,7 +176,7 @@ impl Host {
                 path.display()
             ));
         }
-        let tokens: HashMap<String, String> = if options.tokens.is_empty() {
+        let tokens: HashMap<[u8; 32], String> = if options.tokens.is_empty() {
             if generated.is_none() {
                 let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
                 notes.push(format!(
@@ -143,18 +186,25 @@ impl Host {
                     callers.join(", ")
                 ));
             }
-            started.tokens.into_iter().collect()
+            started
+                .tokens
+                .into_iter()
+                .filter_map(|(digest, caller)| Some((from_hex(&digest)?, caller)))
+                .collect()
         } else {
             notes.push(format!("tokens from --token: {}", options.tokens.len()));
             options
                 .tokens
                 .iter()
-                .map(|(token, caller)| (token_digest(token), caller.clone()))
+                .map(|(token, caller)| (Sha256::digest(token).into(), caller.clone()))
                 .collect()
         };
-        let mut config = Config::new();
+        let mut config = Config::new().server_title(TITLE);
         if !options.read_only {
             config = config.enable_creation();
+        }
+        if let Some(instructions) = instructions(options)? {
+            config = config.instructions(instructions);
         }
         if bound.ip().is_loopback() {
             config = config.allow_loopback_hosts();
@@ -165,22 +215,56 @@ impl Host {
         if let Some(url) = &options.resource_metadata {
             config = config.resource_metadata(url.clone());
         }
-        let endpoint = Endpoint::new(config).map_err(|e| e.to_string())?;
+        if let Some(oauth) = &options.oauth {
+            config = config.oauth(oauth.resource.clone(), oauth.issuer.clone());
+            if let Some((read, create)) = &oauth.scopes {
+                config = config.scopes(read.clone(), create.clone());
+            }
+        }
+        let endpoint = Endpoint::new(config).map_err(|e| match (&e, &options.oauth) {
+            (ConfigError::BadResource, Some(oauth)) => {
+                format!("--resource {:?}: {e}", oauth.resource)
+            }
+            (ConfigError::BadIssuer, Some(oauth)) => {
+                format!("--oauth-issuer {:?}: {e}", oauth.issuer)
+            }
+            (ConfigError::BadScope(_), _) => {
+                format!("--oauth-read-scope / --oauth-create-scope: {e}")
+            }
+            _ => e.to_string(),
+        })?;
         Ok(Host {
             endpoint,
             store,
             tokens,
+            oauth: None,
             notes,
             generated,
             read_only: options.read_only,
         })
     }
 
-    /// The caller a bearer token stands for, looked up by its digest.
+    /// The caller a static bearer token stands for, looked up by its digest.
     pub fn caller(&self, token: Option<&str>) -> Option<String> {
-        token
-            .and_then(|token| self.tokens.get(&token_digest(token)))
-            .cloned()
+        let digest: [u8; 32] = Sha256::digest(token?).into();
+        self.tokens.get(&digest).cloned()
+    }
+
+    /// Judges a bearer token: the static table first (one SHA-256, one
+    /// probe), then, with OAuth on, the authorization server's tokens (the
+    /// same digest keys their caches).
+    pub async fn authenticate(&self, token: Option<&str>) -> Verdict {
+        let Some(token) = token else {
+            return Verdict::Refused("no_token");
+        };
+        let digest: [u8; 32] = Sha256::digest(token).into();
+        if let Some(caller) = self.tokens.get(&digest) {
+            return Verdict::Static(caller.clone());
+        }
+        match &self.oauth {
+            Some(oauth) => oauth.judge(token, &digest).await,
+            None => Verdict::Refused("unknown_token"),
+        }
     }
 
     /// Prints how this run came to be and, on the run that generated a
@@ -317,8 +401,9 @@ fn setup(options: &Options) -> Result<(Setup, Option<String>), String> {
         None => Vec::new(),
     };
     // A token is generated only when no --token is given: one generated
-    // beside --token could never be printed later.
-    let token = options.tokens.is_empty().then(random_token);
+    // beside --token could never be printed later. With OAuth, users sign in
+    // instead: none is generated.
+    let token = (options.tokens.is_empty() && options.oauth.is_none()).then(random_token);
     let setup = Setup {
         samples: vec![Imported {
             id: SAMPLE_ID.to_owned(),
@@ -414,6 +499,20 @@ fn document(created: Created) -> Option<CreatedDocument> {
     })
 }
 
+/// A lower-case hex SHA-256 digest as bytes.
+fn from_hex(hex: &str) -> Option<[u8; 32]> {
+    let hex = hex.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let nibble = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
+    let mut digest = [0u8; 32];
+    for (i, byte) in digest.iter_mut().enumerate() {
+        *byte = nibble(hex[2 * i])? << 4 | nibble(hex[2 * i + 1])?;
+    }
+    Some(digest)
+}
+
 fn read_import(path: &std::path::Path) -> Result<Vec<Imported>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -430,4 +529,27 @@ fn random_token() -> String {
         std::process::exit(1);
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The instructions the endpoint gives a model: `--instructions-file`'s
+/// text (none for an empty file), else the built-in ones for the mode.
+fn instructions(options: &Options) -> Result<Option<String>, String> {
+    let Some(path) = &options.instructions_file else {
+        let mut text = INSTRUCTIONS_READ.to_owned();
+        if !options.read_only {
+            text.push_str(INSTRUCTIONS_CREATE);
+        }
+        return Ok(Some(text));
+    };
+    let fail = |e: &dyn std::fmt::Display| format!("--instructions-file {}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| fail(&e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INSTRUCTIONS + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(&e))?;
+    if bytes.len() as u64 > MAX_INSTRUCTIONS {
+        return Err(fail(&format!("larger than {MAX_INSTRUCTIONS} bytes")));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| fail(&"not UTF-8 text"))?;
+    Ok((!text.trim().is_empty()).then_some(text))
 }

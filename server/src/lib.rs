@@ -15,6 +15,7 @@ pub mod affinity;
 pub mod health;
 pub mod host;
 pub mod metrics;
+pub mod oauth;
 pub mod options;
 pub mod shutdown;
 pub mod sqlite;

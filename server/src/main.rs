@@ -40,6 +40,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
 use chopin_mcp_server::host::{DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
+use chopin_mcp_server::oauth::{self, Verdict};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
 use chopin_mcp_server::{health, metrics, options, telemetry};
 
@@ -50,14 +51,14 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 
 fn main() -> ExitCode {
-    // rustls's one crypto provider for the process (PostgreSQL's TLS):
-    // ring. An error only means one is installed already.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let options = match options::from_command_line() {
         Ok(options) => options,
         Err(code) => return code,
     };
     let _logs = telemetry::init(options.log_format); // ops: logging, flushed at exit
+    // The one rustls crypto provider of the process (ring: the OAuth client
+    // here, PostgreSQL TLS too). Already installed is fine.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     chopin_mcp_server::sqlite::configure();
     match serve(options) {
         Ok(()) => ExitCode::SUCCESS,
@@ -415,20 +416,51 @@ async fn exchange(
     request: hyper::Request<Incoming>,
     record: &mut telemetry::Record,
 ) -> Reply {
-    if request.uri().path() != "/mcp" {
+    let (head, mut body) = request.into_parts();
+    // Protected Resource Metadata (with --oauth-issuer), before routing.
+    if let Some(response) = host.endpoint.metadata(&RequestParts::from(&head)) {
+        return reply(response, shutdown, None);
+    }
+    if head.uri.path() != "/mcp" {
         return plain(404, "not found");
     }
-    let (head, mut body) = request.into_parts();
+    // When the token expires, if it is an OAuth token: an event stream
+    // opened with it ends then (AUTH.md §2).
+    let mut expires = None;
     // The `http` feature: the endpoint borrows hyper's head, no copies.
     let mut outcome: Outcome<String> = host.endpoint.begin(&RequestParts::from(&head));
     loop {
         outcome = match outcome {
-            Outcome::Respond(response) => return reply(response, shutdown),
-            Outcome::Authenticate(auth) => {
-                let caller = host.caller(auth.bearer_token());
-                record.caller(caller.as_ref()); // ops
-                auth.answer(caller)
-            }
+            Outcome::Respond(response) => return reply(response, shutdown, expires),
+            Outcome::Authenticate(auth) => match host.authenticate(auth.bearer_token()).await {
+                Verdict::Static(caller) => {
+                    record.caller(Some(&caller)); // ops
+                    record.auth(Some("static"), false);
+                    auth.answer(Some(caller))
+                }
+                Verdict::OAuth {
+                    caller,
+                    grant,
+                    kind,
+                    exp,
+                } => {
+                    record.caller(Some(&caller)); // ops
+                    record.auth(Some(kind.as_str()), false);
+                    expires = exp;
+                    auth.answer_scoped(caller, grant)
+                }
+                Verdict::Refused(_) => {
+                    // ops: a presented token refused is `invalid_token`.
+                    let bearer = auth.authorization().is_some_and(|value| {
+                        value
+                            .get(..6)
+                            .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer"))
+                    });
+                    record.auth(None, bearer);
+                    auth.answer(None)
+                }
+                Verdict::Unavailable(_) => auth.unavailable(),
+            },
             Outcome::Body(mut intake) => loop {
                 let frame = match body.frame().await {
                     None => break intake.finish(),
@@ -444,7 +476,7 @@ async fn exchange(
                     Ok(intake) => intake,
                     // Over budget: answer now and read no further. hyper closes
                     // the connection since the body was left unread.
-                    Err(response) => return reply(response, shutdown),
+                    Err(response) => return reply(response, shutdown, expires),
                 };
             },
             // List and read: one SELECT (inline on a SQLite reader
@@ -483,16 +515,28 @@ async fn exchange(
 }
 
 /// The endpoint's response as hyper's: the same status and headers; an event
-/// stream becomes a body that ends only when the shutdown starts.
-fn reply(response: chopin_mcp::Response, shutdown: &Shutdown) -> Reply {
+/// stream becomes a body that ends when the shutdown starts, or when the
+/// OAuth token it was opened with expires (`expires`, seconds since the
+/// epoch).
+fn reply(response: chopin_mcp::Response, shutdown: &Shutdown, expires: Option<u64>) -> Reply {
     let streaming = response.is_event_stream();
     response.into_http().map(|body| {
         if streaming {
             // ops: the stream ends when the shutdown starts.
-            Body::Events(
-                tokio::time::interval(KEEP_ALIVE_EVERY),
-                shutdown.stop_signal(),
-            )
+            let stop = shutdown.stop_signal();
+            let stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match expires {
+                None => stop,
+                Some(exp) => {
+                    let left = Duration::from_secs(exp.saturating_sub(oauth::now()));
+                    Box::pin(async move {
+                        tokio::select! {
+                            () = stop => {}
+                            () = tokio::time::sleep(left) => {}
+                        }
+                    })
+                }
+            };
+            Body::Events(tokio::time::interval(KEEP_ALIVE_EVERY), stop)
         } else {
             Body::Full(Some(body))
         }

@@ -52,6 +52,12 @@ const BUCKETS: [f64; 17] = [
 pub enum Rejection {
     /// 401: no token, or one the server does not know.
     Unauthorized,
+    /// 401 for a bearer token the server refused (AUTH.md §2).
+    InvalidToken,
+    /// 403: a token without a scope the request needs.
+    InsufficientScope,
+    /// 503: the token could not be judged (the authorization server).
+    AuthUnavailable,
     /// 403: an origin or host not allowed.
     Forbidden,
     /// 406: an `accept` the endpoint cannot answer.
@@ -67,8 +73,11 @@ pub enum Rejection {
 }
 
 impl Rejection {
-    pub const ALL: [Rejection; 7] = [
+    pub const ALL: [Rejection; 10] = [
         Rejection::Unauthorized,
+        Rejection::InvalidToken,
+        Rejection::InsufficientScope,
+        Rejection::AuthUnavailable,
         Rejection::Forbidden,
         Rejection::NotAcceptable,
         Rejection::TooLarge,
@@ -80,6 +89,9 @@ impl Rejection {
     pub fn as_str(self) -> &'static str {
         match self {
             Rejection::Unauthorized => "unauthorized",
+            Rejection::InvalidToken => "invalid_token",
+            Rejection::InsufficientScope => "insufficient_scope",
+            Rejection::AuthUnavailable => "auth_unavailable",
             Rejection::Forbidden => "forbidden",
             Rejection::NotAcceptable => "not_acceptable",
             Rejection::TooLarge => "too_large",

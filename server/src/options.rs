@@ -37,7 +37,11 @@ Options:
                                 {id, repository, title, source, revision}
   --read-only                   do not offer create_document
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
-  --resource-metadata URL       OAuth protected-resource metadata named in 401s
+  --resource-metadata URL       OAuth protected-resource metadata named in 401s,
+                                when it is hosted elsewhere
+  --instructions-file FILE      the instructions given to a model (initialize,
+                                server/discover) instead of the built-in ones
+                                (UTF-8, at most 64 KiB; an empty file gives none)
   --log-format text|json        request and error log lines on stderr (default text;
                                 RUST_LOG filters them, default info)
   --shutdown-timeout SECONDS    on SIGTERM or SIGINT, how long requests in flight
@@ -52,6 +56,26 @@ Options:
                                 CPUs, each worker is kept on one of them);
                                 chopin-mcp-server only
   --help                        print this help
+
+Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
+  --oauth-issuer URL            the authorization server's issuer (https, or http
+                                on loopback); turns OAuth on (no token is
+                                generated then; --token still works beside it)
+  --resource URL                the canonical URL of this endpoint, e.g.
+                                https://mcp.example.com/mcp (needed with
+                                --oauth-issuer; published at
+                                /.well-known/oauth-protected-resource/mcp)
+  --oauth-audience A            an accepted token audience (repeatable; default:
+                                the resource)
+  --oauth-read-scope S          the read scope (default chopin:read)
+  --oauth-create-scope S        the create scope (default chopin:create)
+  --oauth-caller-claim NAME     the claim naming the caller (default sub); grant
+                                repositories to its values with --grant
+  --oauth-introspect            also accept opaque tokens, checked at the issuer's
+                                introspection endpoint, with:
+  --oauth-client-id ID          this server's client id at the issuer
+  --oauth-client-secret-file FILE
+                                a file holding its client secret
 ";
 
 /// How log lines are written.
@@ -95,6 +119,8 @@ pub struct Options {
     pub read_only: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
+    /// `--instructions-file`: replaces the built-in instructions.
+    pub instructions_file: Option<PathBuf>,
     pub log_format: LogFormat,
     /// How long requests in flight may take to finish after SIGTERM/SIGINT.
     pub shutdown_timeout: Duration,
@@ -107,6 +133,8 @@ pub struct Options {
     pub pin: bool,
     /// `--db-pool-size` and `--db-statement-timeout`.
     pub db_limits: Limits,
+    /// The OAuth flags (AUTH.md §2); `None` without `--oauth-issuer`.
+    pub oauth: Option<crate::oauth::Settings>,
 }
 
 /// What the command line asks for.
@@ -128,13 +156,16 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         read_only: false,
         origins: Vec::new(),
         resource_metadata: None,
+        instructions_file: None,
         log_format: LogFormat::Text,
         shutdown_timeout: Duration::from_secs(10),
         metrics_listen: None,
         workers: None,
         pin: true,
         db_limits: Limits::default(),
+        oauth: None,
     };
+    let mut oauth = crate::oauth::Flags::default();
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -166,6 +197,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
             "--read-only" => options.read_only = true,
             "--allow-origin" => options.origins.push(value()?),
             "--resource-metadata" => options.resource_metadata = Some(value()?),
+            "--instructions-file" => options.instructions_file = Some(PathBuf::from(value()?)),
             "--log-format" => {
                 options.log_format = match value()?.as_str() {
                     "text" => LogFormat::Text,
@@ -210,9 +242,11 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                         format!("--db-statement-timeout: {text:?} is not a number of seconds from 0 to 86400")
                     })?);
             }
+            other if oauth.take(other, &mut value)? => {}
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
     }
+    options.oauth = oauth.finish()?;
     Ok(Command::Serve(options))
 }
 

@@ -313,6 +313,9 @@ pub fn path_label(path: &str) -> &'static str {
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
+        p if p.starts_with("/.well-known/oauth-protected-resource") => {
+            "/.well-known/oauth-protected-resource"
+        }
         _ => "other",
     }
 }
@@ -340,6 +343,10 @@ pub struct Record {
     /// Whether the request line will be written: decided once, up front.
     logging: bool,
     caller: Option<String>,
+    /// How the token was accepted: `static`, `jwt`, `introspection`.
+    auth: Option<&'static str>,
+    /// A bearer token was presented and refused (401 `invalid_token`).
+    token_refused: bool,
     request_bytes: u64,
     sniffed: [u8; SNIFF_BYTES],
     sniffed_len: usize,
@@ -370,6 +377,8 @@ impl Record {
             version: protocol(version_header),
             logging: tracing::enabled!(target: REQUEST_TARGET, Level::INFO),
             caller: None,
+            auth: None,
+            token_refused: false,
             request_bytes: 0,
             sniffed: [0; SNIFF_BYTES],
             sniffed_len: 0,
@@ -384,6 +393,13 @@ impl Record {
         if self.logging {
             self.caller = caller.cloned();
         }
+    }
+
+    /// Notes how the token was judged: accepted as `auth` (`static`,
+    /// `jwt`, `introspection`), or refused.
+    pub fn auth(&mut self, auth: Option<&'static str>, token_refused: bool) {
+        self.auth = auth;
+        self.token_refused = token_refused;
     }
 
     /// Notes a chunk of the request body.
@@ -434,7 +450,13 @@ impl Record {
             return;
         }
         let (method, tool) = self.classify();
-        let reason = refusal(ending.status, ending.body);
+        let reason = match refusal(ending.status, ending.body) {
+            Some(_) if ending.status == 401 && self.token_refused => Some(Refusal {
+                text: "invalid_token",
+                rejection: Some(metrics::Rejection::InvalidToken),
+            }),
+            reason => reason,
+        };
         let issues = self.create.is_none()
             && tool == Tool::CreateDocument
             && method == RpcMethod::ToolsCall
@@ -466,6 +488,7 @@ impl Record {
                 rpc_method = %method.as_str(),
                 tool = %tool.as_str(),
                 caller = self.caller.as_deref().map(tracing::field::display),
+                auth = self.auth.map(tracing::field::display),
                 create = create.map(|c| tracing::field::display(c.as_str())),
                 duration_us = elapsed.as_micros() as u64,
                 request_bytes = self.request_bytes,
@@ -524,6 +547,9 @@ pub fn refusal(status: u16, body: &[u8]) -> Option<Refusal> {
         400 if contains(body, b"-32600") => ("invalid_request", None),
         400 => ("bad_request", None),
         401 => ("unauthorized", Some(R::Unauthorized)),
+        403 if contains(body, b"insufficient scope") => {
+            ("insufficient_scope", Some(R::InsufficientScope))
+        }
         403 if body == b"origin is not allowed" => ("origin_not_allowed", Some(R::Forbidden)),
         403 if body == b"host is not allowed" => ("host_not_allowed", Some(R::Forbidden)),
         403 => ("forbidden", Some(R::Forbidden)),
@@ -534,6 +560,9 @@ pub fn refusal(status: u16, body: &[u8]) -> Option<Refusal> {
         415 => ("unsupported_media_type", Some(R::UnsupportedMediaType)),
         431 => ("header_fields_too_large", Some(R::HeadersTooLarge)),
         500 => ("internal_error", None),
+        503 if contains(body, b"authorization unavailable") => {
+            ("auth_unavailable", Some(R::AuthUnavailable))
+        }
         503 => ("unavailable", None),
         _ => ("other", None),
     };

@@ -278,7 +278,9 @@ fn a_scrape_after_a_known_sequence_counts_it_exactly() {
     assert_eq!(series_total, total, "{got:#?}");
 
     for (reason, count) in [
-        ("unauthorized", 2.0),
+        // No token; and a bearer token refused (AUTH.md §2).
+        ("unauthorized", 1.0),
+        ("invalid_token", 1.0),
         ("forbidden", 1.0),
         ("not_acceptable", 1.0),
         ("unsupported_media_type", 1.0),

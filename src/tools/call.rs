@@ -6,11 +6,11 @@
 use std::borrow::Cow;
 
 use crate::config::Config;
-use crate::dialect::{self, Issue};
 use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
 use crate::tools::create::{self, NewDocument};
 use crate::tools::{Tool, list, read};
+use chopin_dialect::{self as dialect, Issue};
 
 /// The host's part of a tool call.
 pub(crate) enum Effect {

@@ -4,11 +4,11 @@
 
 use std::borrow::Cow;
 
+use chopin_dialect::{Issue, is_js_whitespace};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{Frame, is_js_whitespace, list::is_repository};
-use crate::dialect::Issue;
+use super::{Frame, list::is_repository};
 use crate::json::{self, Compact, Raw};
 use crate::jsonrpc::RpcError;
 
@@ -20,11 +20,11 @@ macro_rules! brief_schema {
 }
 
 pub(crate) const DEFINITION: &str = concat!(
-    r#"{"name":"create_document","description":"Create a Chopin document from a structured brief and canonical plan.","inputSchema":{"type":"object","properties":{"idempotencyKey":{"type":"string","minLength":1,"maxLength":128},"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"},"baseBranch":{"type":"string","minLength":1,"maxLength":255},"baseCommit":{"type":"string","minLength":1,"maxLength":64},"title":{"type":"string","minLength":1,"maxLength":120},"brief":"#,
+    r#"{"name":"create_document","title":"Create a plan document","description":"Create a Chopin document from a structured brief and canonical plan.","inputSchema":{"type":"object","properties":{"idempotencyKey":{"type":"string","minLength":1,"maxLength":128},"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"},"baseBranch":{"type":"string","minLength":1,"maxLength":255},"baseCommit":{"type":"string","minLength":1,"maxLength":64},"title":{"type":"string","minLength":1,"maxLength":120},"brief":"#,
     brief_schema!(),
     r#","plan":{"type":"string","minLength":1}},"required":["idempotencyKey","repository","baseBranch","baseCommit","title","brief","plan"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
     brief_schema!(),
-    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","brief","source","revision","url"],"additionalProperties":false}}"#
+    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","brief","source","revision","url"],"additionalProperties":false},"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#
 );
 
 pub(crate) const INVALID: RpcError = RpcError {
@@ -240,11 +240,6 @@ impl Draft {
 }
 
 #[derive(Serialize)]
-struct Issues<'a> {
-    issues: &'a [Issue],
-}
-
-#[derive(Serialize)]
 struct Code {
     code: &'static str,
 }
@@ -257,7 +252,12 @@ fn compact(value: &impl Serialize) -> Compact {
 
 /// Appends the result for a plan with issues: the host was not asked.
 pub(crate) fn write_issues(out: &mut Vec<u8>, frame: Frame<'_>, issues: &[Issue]) {
-    super::write_text_result(out, frame, &compact(&Issues { issues }), true);
+    super::write_text_result(
+        out,
+        frame,
+        &Compact(chopin_dialect::issues_json(issues)),
+        true,
+    );
 }
 
 /// Appends the result for the host's answer (§11.5).

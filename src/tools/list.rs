@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::{DocumentSummary, Frame};
 use crate::json::{self, Level, Raw, WriteJson};
 
-pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false}}"#;
+pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#;
 
 pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
     code: -32602,

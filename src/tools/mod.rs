@@ -9,8 +9,8 @@ pub(crate) mod read;
 
 use serde::Serialize;
 
-use crate::dispatch::TYPICAL_REPLY;
 use crate::json::{self, Level, WriteJson};
+use crate::jsonrpc::TYPICAL_REPLY;
 
 /// One entry of a repository's document list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -69,6 +69,12 @@ impl Tool {
     /// Whether an endpoint offers the tool: creation only when enabled.
     fn offered(self, creation: bool) -> bool {
         creation || self != Tool::CreateDocument
+    }
+
+    /// Whether `name` is the offered `create_document`: the one call that
+    /// needs the create scope (AUTH.md §1.2).
+    pub(crate) fn creates(name: &str, creation: bool) -> bool {
+        Tool::lookup(name, creation) == Some(Tool::CreateDocument)
     }
 
     /// The offered tool called `name`.
@@ -206,24 +212,6 @@ pub(crate) fn write_absent(out: &mut Vec<u8>, frame: Frame<'_>) {
     frame.open(out);
     out.extend_from_slice(br#""content":[],"isError":true"#);
     frame.close(out);
-}
-
-/// JavaScript's whitespace set (`String.prototype.trim`, regex `\s`): DIALECT.md §1.3.
-pub(crate) fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}'..='\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
-    )
 }
 
 #[cfg(test)]

@@ -2,10 +2,12 @@
 
 use std::borrow::Cow;
 
-use super::{Document, Frame, is_js_whitespace, write_absent};
+use chopin_dialect::is_js_whitespace;
+
+use super::{Document, Frame, write_absent};
 use crate::json::{self, Raw};
 
-pub(crate) const DEFINITION: &str = r#"{"name":"read_document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false}}"#;
+pub(crate) const DEFINITION: &str = r#"{"name":"read_document","title":"Read a plan document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#;
 
 pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
     code: -32602,

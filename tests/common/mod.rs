@@ -2,18 +2,12 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
-pub mod differential;
-pub mod generate;
-pub mod micromark;
-pub mod oracle;
-pub mod section12;
-
 use std::collections::HashMap;
 
 use bytes::Bytes;
 use chopin_mcp::{
-    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
-    NewDocument, Outcome, RequestParts, Response, SequentialIds,
+    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint,
+    Granted, Header, NewDocument, Outcome, RequestParts, Response, SequentialIds,
 };
 use serde_json::{Value, json};
 
@@ -56,6 +50,11 @@ pub enum Creating {
 /// The fake host.
 pub struct Host {
     pub tokens: HashMap<String, String>,
+    /// Tokens answered with scopes (`Authenticate::answer_scoped`): caller
+    /// and grant.
+    pub scoped: HashMap<String, (String, Granted)>,
+    /// Tokens the host cannot judge now (`Authenticate::unavailable`).
+    pub unjudgeable: Vec<String>,
     /// `(repository, document)` pairs, and who may see each repository.
     pub documents: Vec<(String, Document)>,
     pub grants: HashMap<String, Vec<String>>,
@@ -69,10 +68,21 @@ pub struct Host {
 
 impl Host {
     /// The seed's host: `Bearer allowed` is `octocat`, who sees the seed
-    /// document in `githubnext/chopin`.
+    /// document in `githubnext/chopin`. Beside it, OAuth-style tokens for
+    /// octocat with scopes (AUTH.md §1.2): `reader` (read), `creator`
+    /// (create only), `scopeless` (neither), `both` (both, answered
+    /// scoped); and `down`, which the host cannot judge now.
     pub fn seed() -> Host {
+        let octocat = |granted| ("octocat".to_owned(), granted);
         Host {
             tokens: HashMap::from([("allowed".to_owned(), "octocat".to_owned())]),
+            scoped: HashMap::from([
+                ("reader".to_owned(), octocat(Granted::new(true, false))),
+                ("creator".to_owned(), octocat(Granted::new(false, true))),
+                ("scopeless".to_owned(), octocat(Granted::NONE)),
+                ("both".to_owned(), octocat(Granted::ALL)),
+            ]),
+            unjudgeable: vec!["down".to_owned()],
             documents: vec![("githubnext/chopin".to_owned(), seed_document())],
             grants: HashMap::from([("octocat".to_owned(), vec!["githubnext/chopin".to_owned()])]),
             transcript: Vec::new(),
@@ -111,11 +121,16 @@ impl Host {
                 }
                 Outcome::Authenticate(auth) => {
                     self.transcript.push(Step::Authenticate);
-                    let caller = auth
-                        .bearer_token()
-                        .and_then(|token| self.tokens.get(token))
-                        .cloned();
-                    auth.answer(caller)
+                    let token = auth.bearer_token().map(str::to_owned);
+                    let token = token.as_deref();
+                    if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
+                        auth.unavailable()
+                    } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
+                        auth.answer_scoped(caller.clone(), *granted)
+                    } else {
+                        let caller = token.and_then(|t| self.tokens.get(t)).cloned();
+                        auth.answer(caller)
+                    }
                 }
                 Outcome::Body(mut intake) => {
                     self.transcript.push(Step::Body);

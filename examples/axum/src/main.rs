@@ -6,6 +6,13 @@
 //! cargo run -p chopin-mcp-axum-example -- --listen 127.0.0.1:8080 --token secret=octocat
 //! ```
 //!
+//! With `--resource URL --oauth-issuer URL` the endpoint is an OAuth
+//! resource server's: every other path goes through `Endpoint::metadata`
+//! first, which serves Protected Resource Metadata at
+//! `/.well-known/oauth-protected-resource[/path]`. (Validating the
+//! authorization server's tokens is the host's: this one knows static tokens
+//! only; `chopin-mcp-server` validates JWTs.)
+//!
 //! The body is pushed into the endpoint chunk by chunk as it arrives, so a
 //! request over the budget gets its 413 without being read whole; a `GET`
 //! event stream is held open with keep-alive comments.
@@ -92,10 +99,20 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
     response.map(|_| Body::from_stream(keep_alives))
 }
 
+/// Every other path: Protected Resource Metadata when the endpoint has it
+/// (hosts ask before routing), else 404.
+async fn metadata_or_not_found(State(host): State<Arc<Host>>, request: Request) -> Response {
+    match host.endpoint.metadata(&RequestParts::from(&request)) {
+        Some(response) => response.into_http().map(Body::from),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), String> {
     let mut listen: SocketAddr = ([127, 0, 0, 1], 8080).into();
     let mut tokens = HashMap::new();
+    let (mut resource, mut issuer) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
@@ -109,9 +126,12 @@ async fn main() -> Result<(), String> {
                 let (token, caller) = value.split_once('=').ok_or("--token TOKEN=CALLER")?;
                 tokens.insert(token.to_owned(), caller.to_owned());
             }
+            "--resource" => resource = Some(value),
+            "--oauth-issuer" => issuer = Some(value),
             _ => {
                 return Err(format!(
-                    "unknown flag {flag} (try --listen ADDR, --token T=CALLER)"
+                    "unknown flag {flag} (try --listen ADDR, --token T=CALLER, \
+                     --resource URL --oauth-issuer URL)"
                 ));
             }
         }
@@ -126,6 +146,11 @@ async fn main() -> Result<(), String> {
     if listen.ip().is_loopback() {
         config = config.allow_loopback_hosts(); // DNS-rebinding protection
     }
+    match (resource, issuer) {
+        (Some(resource), Some(issuer)) => config = config.oauth(resource, issuer),
+        (None, None) => {}
+        _ => return Err("--resource and --oauth-issuer go together".to_owned()),
+    }
     let host = Host {
         endpoint: Endpoint::new(config).map_err(|e| e.to_string())?,
         tokens,
@@ -134,6 +159,7 @@ async fn main() -> Result<(), String> {
     let app = Router::new()
         .route("/", get(|| async { "hello from an ordinary route\n" }))
         .route("/mcp", any(mcp))
+        .fallback(metadata_or_not_found)
         .with_state(Arc::new(host));
     let listener = tokio::net::TcpListener::bind(listen)
         .await

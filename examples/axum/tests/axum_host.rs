@@ -23,8 +23,14 @@ struct Example {
 
 impl Example {
     fn start() -> Example {
+        Example::start_with(&[])
+    }
+
+    /// [`Example::start`] with more flags.
+    fn start_with(extra: &[&str]) -> Example {
         let mut child = Command::new(env!("CARGO_BIN_EXE_chopin-mcp-axum-example"))
             .args(["--listen", "127.0.0.1:0", "--token", "allowed=octocat"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .spawn()
@@ -224,5 +230,49 @@ fn mcp_without_a_token_is_refused() {
             .to_ascii_lowercase()
             .contains("www-authenticate: bearer"),
         "{response}"
+    );
+}
+
+#[test]
+fn protected_resource_metadata_is_routed_before_mcp() {
+    let resource = "https://mcp.example.com/mcp";
+    let issuer = "https://login.example.com";
+    let example = Example::start_with(&["--resource", resource, "--oauth-issuer", issuer]);
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let response = example.raw(&format!(
+            "GET {path} HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n\r\n",
+            example.addr
+        ));
+        assert!(response.starts_with("HTTP/1.1 200"), "{path}: {response}");
+        let lower = response.to_ascii_lowercase();
+        assert!(
+            lower.contains("access-control-allow-origin: *"),
+            "{response}"
+        );
+        assert!(
+            lower.contains("cache-control: public, max-age=3600"),
+            "{response}"
+        );
+        let document = response.split("\r\n\r\n").nth(1).unwrap_or_default();
+        let document: serde_json::Value = serde_json::from_str(document).expect("JSON");
+        assert_eq!(document["resource"], resource);
+        assert_eq!(document["authorization_servers"][0], issuer);
+    }
+    // Other paths stay 404, and /mcp's 401 names the metadata.
+    let other = example.raw(&format!(
+        "GET /elsewhere HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n\r\n",
+        example.addr
+    ));
+    assert!(other.starts_with("HTTP/1.1 404"), "{other}");
+    let mcp = example.raw(&format!(
+        "GET /mcp HTTP/1.1\r\nhost: {}\r\naccept: text/event-stream\r\nconnection: close\r\n\r\n",
+        example.addr
+    ));
+    assert!(
+        mcp.contains(r#"resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp""#),
+        "{mcp}"
     );
 }

@@ -1,0 +1,258 @@
+//! JSON-RPC dispatch: the part of an exchange after the body.
+//!
+//! [`start`] parses the body and decides its era (MODERN.md §2, step 10a, by
+//! [`version::route`]), then hands each message to its era's framing:
+//! [`legacy`](super::legacy) (SPEC.md §5–§7) or [`modern`](super::modern)
+//! (MODERN.md), two peers that share this [`Dispatch`], the tool checks and
+//! the effects. A [`Dispatch`] walks the messages of a body (one, or a
+//! 2025-03-26 batch), writing each reply as it goes. A tool call that needs
+//! the host suspends the walk inside an effect; answering the effect writes
+//! its reply, framed for the era, and resumes.
+
+use bytes::Bytes;
+
+use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
+use super::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
+use super::{legacy, modern};
+use crate::auth::Granted;
+use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError, TYPICAL_REPLY};
+use crate::response::{ContentType, Response};
+use crate::sse;
+use crate::tools::Frame;
+use crate::tools::call::Effect;
+use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
+
+pub(crate) struct Dispatch<C> {
+    pub(crate) exchange: Exchange<C>,
+    /// The revision the message is served under; its era frames results.
+    pub(crate) version: ProtocolVersion,
+    /// The batch's elements not yet dispatched; `None` for a single message.
+    /// Boxed: batches are rare (2025-03-26 only), and every effect carries a
+    /// `Dispatch` by value through the host's loop.
+    batch: Option<Box<std::vec::IntoIter<Bytes>>>,
+    /// The replies written so far (a batch's opening `[` included).
+    out: Vec<u8>,
+    replies: usize,
+}
+
+/// A tool call that needs the host: the request id to answer, and the effect.
+pub(crate) struct HostCall {
+    pub(crate) id: Bytes,
+    pub(crate) effect: Effect,
+}
+
+/// Parses the complete body, decides its era and dispatches it.
+pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
+    let class = exchange.class;
+    let parsed = jsonrpc::read_body(&body);
+    let shape = match &parsed {
+        None if class == HeaderClass::Refused => return Outcome::Respond(version_refused()),
+        None => {
+            let reply = jsonrpc::error_reply(b"null", jsonrpc::PARSE_ERROR);
+            return Outcome::Respond(Response::new(400, ContentType::Json, reply.into()));
+        }
+        Some(Body::Single(envelope)) => Shape::Object {
+            claim: class.reads_claim() && modern::claims(envelope.members),
+        },
+        Some(_) => Shape::Other,
+    };
+    let version = match version::route(class, shape) {
+        Route::Legacy(version) => version,
+        Route::Modern => ProtocolVersion::V2026_07_28,
+        Route::UnsupportedVersion => return Outcome::Respond(version_refused()),
+        Route::InvalidRequest => return Outcome::Respond(modern::invalid_request()),
+    };
+    let mut dispatch = Dispatch {
+        exchange,
+        version,
+        batch: None,
+        // Allocated by the first reply: exactly for a result known in full.
+        out: Vec::new(),
+        replies: 0,
+    };
+    match parsed {
+        Some(Body::Single(envelope)) if version.era() == Era::Modern => {
+            modern::dispatch(dispatch, &body, envelope)
+        }
+        Some(Body::Single(envelope)) => {
+            // AUTH.md §1.2: the message's scopes, before its parameters.
+            let need = dispatch.need(|creation| legacy::need(Some(envelope), creation));
+            if let Some(refusal) = dispatch.refuse(jsonrpc::id_text(envelope.id), need) {
+                return refusal;
+            }
+            match legacy::message(&mut dispatch, &body, Some(envelope)) {
+                Some(call) => dispatch.suspend(call),
+                None => dispatch.finish(),
+            }
+        }
+        Some(Body::Batch(elements)) => {
+            let allowed = version.allows_batches();
+            if !allowed || elements.is_empty() || elements.len() > MAX_BATCH {
+                dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
+                return dispatch.finish();
+            }
+            // AUTH.md §1.2: one pass over the elements first; the union of
+            // their needs, one 403 for the batch, no effect started.
+            let need = dispatch.need(|creation| {
+                elements.iter().fold(Granted::NONE, |need, raw| {
+                    need.with(legacy::need(jsonrpc::envelope(raw.get()), creation))
+                })
+            });
+            if let Some(refusal) = dispatch.refuse(b"null", need) {
+                return refusal;
+            }
+            let elements: Vec<Bytes> = elements
+                .iter()
+                .map(|raw| body.slice_ref(raw.get().as_bytes()))
+                .collect();
+            dispatch.batch = Some(Box::new(elements.into_iter()));
+            dispatch.reserve_typical();
+            dispatch.out.push(b'[');
+            dispatch.run()
+        }
+        _ => {
+            dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
+            dispatch.finish()
+        }
+    }
+}
+
+impl<C> Dispatch<C> {
+    /// What the message(s) need, as `needs` works it out from whether the
+    /// endpoint creates; not worked out when every scope is granted (every
+    /// answer without scopes: nothing to decide).
+    pub(crate) fn need(&self, needs: impl FnOnce(bool) -> Granted) -> Granted {
+        if self.exchange.granted == Granted::ALL {
+            return Granted::NONE;
+        }
+        needs(self.exchange.endpoint.inner.config.creation)
+    }
+
+    /// The 403 `insufficient_scope` (echoing `id`) when the grant does not
+    /// cover `need`.
+    pub(crate) fn refuse(&self, id: &[u8], need: Granted) -> Option<Outcome<C>> {
+        if self.exchange.granted.covers(need) {
+            return None;
+        }
+        let auth = &self.exchange.endpoint.inner.auth;
+        Some(Outcome::Respond(auth.insufficient(id, need)))
+    }
+
+    /// Dispatches the remaining batch elements until one needs the host.
+    pub(crate) fn run(mut self) -> Outcome<C> {
+        while let Some(element) = self.batch.as_mut().and_then(Iterator::next) {
+            let envelope = std::str::from_utf8(&element)
+                .ok()
+                .and_then(jsonrpc::envelope);
+            if let Some(call) = legacy::message(&mut self, &element, envelope) {
+                return self.suspend(call);
+            }
+        }
+        self.finish()
+    }
+
+    /// Writes the reply to a host call, framed for the era, and resumes.
+    pub(crate) fn resume(
+        mut self,
+        id: &[u8],
+        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
+    ) -> Outcome<C> {
+        self.tool_result(id, write_result);
+        self.run()
+    }
+
+    /// Writes a tool result framed for the era.
+    pub(crate) fn tool_result(
+        &mut self,
+        id: &[u8],
+        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
+    ) {
+        let endpoint: Endpoint = self.exchange.endpoint.clone();
+        let frame = match self.version.era() {
+            Era::Legacy => Frame::Legacy,
+            Era::Modern => Frame::Modern {
+                server_info: &endpoint.inner.modern.server_info,
+            },
+        };
+        self.result(id, |out| write_result(out, frame));
+    }
+
+    pub(crate) fn suspend(self, HostCall { id, effect }: HostCall) -> Outcome<C> {
+        match effect {
+            Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
+            Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
+            Effect::Create(document) => Outcome::Create(CreateDocument::new(self, id, document)),
+        }
+    }
+
+    /// Room for a typical reply, and for the modern framing around it, once.
+    fn reserve_typical(&mut self) {
+        if self.out.capacity() == 0 {
+            let framing = match self.version.era() {
+                Era::Legacy => 0,
+                Era::Modern => 64 + self.exchange.endpoint.inner.modern.server_info.len(),
+            };
+            self.out.reserve(TYPICAL_REPLY + framing);
+        }
+    }
+
+    fn open_reply(&mut self) {
+        self.reserve_typical();
+        if self.batch.is_some() && self.replies > 0 {
+            self.out.push(b',');
+        }
+        self.replies += 1;
+    }
+
+    pub(crate) fn result(&mut self, id: &[u8], write: impl FnOnce(&mut Vec<u8>)) {
+        self.open_reply();
+        jsonrpc::open_result(&mut self.out, id);
+        write(&mut self.out);
+        jsonrpc::close(&mut self.out);
+    }
+
+    /// [`result`](Self::result) with a result written in advance: a single
+    /// reply is then allocated at its exact size (and becomes the response
+    /// body without a further allocation).
+    pub(crate) fn result_bytes(&mut self, id: &[u8], result: &[u8]) {
+        if self.out.capacity() == 0 {
+            self.out
+                .reserve_exact(jsonrpc::result_len(id, result.len()));
+        }
+        self.result(id, |out| out.extend_from_slice(result));
+    }
+
+    /// Whether the message being dispatched is an element of a batch.
+    pub(crate) fn in_batch(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    pub(crate) fn error(&mut self, id: &[u8], error: RpcError) {
+        self.open_reply();
+        jsonrpc::write_error(&mut self.out, id, error);
+    }
+
+    /// The HTTP response for everything dispatched (modern `text/event-stream`
+    /// replies add `x-accel-buffering: no`).
+    pub(crate) fn finish(mut self) -> Outcome<C> {
+        if self.replies == 0 {
+            return Outcome::Respond(Response::accepted());
+        }
+        if self.batch.is_some() {
+            self.out.push(b']');
+        }
+        let response = match self.exchange.reply {
+            ReplyMode::Json => Response::new(200, ContentType::Json, self.out.into()),
+            ReplyMode::EventStream => {
+                let mut framed = Vec::with_capacity(self.out.len() + 24);
+                sse::event(&mut framed, Some("message"), &self.out);
+                let response = Response::new(200, ContentType::EventStream, framed.into());
+                match self.version.era() {
+                    Era::Legacy => response,
+                    Era::Modern => response.unbuffered(),
+                }
+            }
+        };
+        Outcome::Respond(response)
+    }
+}
