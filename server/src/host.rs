@@ -40,6 +40,11 @@ const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
 /// The body of every 500: store failures are logged, never shown.
 pub const INTERNAL_ERROR: &str = "internal server error";
+/// The body of the 503 a request gets when the database did not answer
+/// within `--db-statement-timeout` (the cause is logged).
+pub const DATABASE_BUSY: &str = "the database did not answer in time: retry later";
+/// The `retry-after` (seconds) sent with [`DATABASE_BUSY`].
+pub const RETRY_AFTER: &str = "1";
 
 const SAMPLE_ID: &str = "01JD2X7K4M8Q3R5T6V7W8X9Y0Z";
 const SAMPLE_REPOSITORY: &str = "example/plans";
@@ -76,7 +81,7 @@ impl Host {
     /// the command line's grants and import, in one transaction) and builds
     /// the endpoint for a server bound to `bound`.
     pub async fn prepare(options: &Options, bound: SocketAddr) -> Result<Host, String> {
-        let store = Store::open(&options.database)
+        let store = Store::open_with(&options.database, options.db_limits)
             .await
             .map_err(|e| format!("cannot open the database: {e}"))?;
         let (setup, token) = setup(options)?;
@@ -118,7 +123,7 @@ impl Host {
                     .to_owned(),
             );
         }
-        let sqlite = Sqlite::open_database(&options.database)
+        let sqlite = Sqlite::open_database_with(&options.database, options.db_limits)
             .map_err(|e| format!("cannot open the database: {e}"))?;
         let (setup, token) = setup(options)?;
         let started = sqlite
@@ -143,6 +148,9 @@ impl Host {
         token: Option<String>,
     ) -> Result<Host, String> {
         let mut notes = Vec::new();
+        if let Some(summary) = store.summary() {
+            notes.push(summary.to_owned());
+        }
         if started.new_database {
             notes.push(format!(
                 "new database ({}): one sample plan in {SAMPLE_REPOSITORY}",

@@ -39,7 +39,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
-use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
 use chopin_mcp_server::oauth::{self, Verdict};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
 use chopin_mcp_server::{health, metrics, options, telemetry};
@@ -495,6 +495,17 @@ async fn exchange(
                     }
                     Err(e) => {
                         telemetry::store_error(&e); // ops
+                        if e.is_busy() {
+                            // Not answered as created: the client may
+                            // retry (a create with its idempotency key is
+                            // created once).
+                            let mut reply = plain(503, DATABASE_BUSY);
+                            let after = HeaderValue::from_static(RETRY_AFTER);
+                            reply
+                                .headers_mut()
+                                .insert(hyper::header::RETRY_AFTER, after);
+                            return reply;
+                        }
                         return plain(500, INTERNAL_ERROR);
                     }
                 }

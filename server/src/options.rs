@@ -4,6 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::store::Limits;
+
 pub const USAGE: &str = "\
 Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
 
@@ -13,7 +15,18 @@ Options:
   --db postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?KEY=VALUE...]
                                 a PostgreSQL database (also postgresql://), for
                                 replicas on many machines; chopin-mcp-server only:
-                                chopin-mcp-blocking serves SQLite only
+                                chopin-mcp-blocking serves SQLite only. TLS as in
+                                libpq: sslmode=disable|prefer (default)|require|
+                                verify-ca|verify-full, sslrootcert=PATH|system
+  --db-pool-size N              PostgreSQL connections in each of the read and the
+                                write pool (default 8): at most 2N per server; a
+                                request waits for a free one
+  --db-statement-timeout SECONDS
+                                how long a request may wait for the database, for a
+                                connection and its statement together, before a 503
+                                with retry-after (default 5; 0 = no statement
+                                timeout: PostgreSQL requests still give up after
+                                10 s, SQLite waits for its lock without limit)
   --memory                      keep everything in memory instead of a file
   --token TOKEN=CALLER          accept this bearer token for CALLER (repeatable;
                                 replaces the generated token)
@@ -118,6 +131,8 @@ pub struct Options {
     /// Whether each worker is kept on a CPU of its own (when the counts
     /// match; see `affinity`).
     pub pin: bool,
+    /// `--db-pool-size` and `--db-statement-timeout`.
+    pub db_limits: Limits,
     /// The OAuth flags (AUTH.md §2); `None` without `--oauth-issuer`.
     pub oauth: Option<crate::oauth::Settings>,
 }
@@ -147,6 +162,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         metrics_listen: None,
         workers: None,
         pin: true,
+        db_limits: Limits::default(),
         oauth: None,
     };
     let mut oauth = crate::oauth::Flags::default();
@@ -208,6 +224,24 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
                 })?);
             }
             "--no-pin" => options.pin = false,
+            "--db-pool-size" => {
+                let text = value()?;
+                let size = text
+                    .parse()
+                    .ok()
+                    .filter(|&n: &usize| (1..=1000).contains(&n));
+                options.db_limits.pool_size = size.ok_or_else(|| {
+                    format!("--db-pool-size: {text:?} is not a number from 1 to 1000")
+                })?;
+            }
+            "--db-statement-timeout" => {
+                let text = value()?;
+                let seconds = text.parse().ok().filter(|&n: &u64| n <= 86_400);
+                options.db_limits.statement_timeout =
+                    Duration::from_secs(seconds.ok_or_else(|| {
+                        format!("--db-statement-timeout: {text:?} is not a number of seconds from 0 to 86400")
+                    })?);
+            }
             other if oauth.take(other, &mut value)? => {}
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }

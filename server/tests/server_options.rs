@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chopin_mcp_server::options::{self, Command, Database, LogFormat, Options, USAGE};
+use chopin_mcp_server::store::{DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT};
 
 fn parse(args: &[&str]) -> Result<Options, String> {
     match options::parse(args.iter().map(|a| a.to_string()))? {
@@ -24,6 +25,11 @@ fn no_flags_serve_chopin_db_on_port_8080() {
     assert_eq!(options.metrics_listen, None);
     assert_eq!(options.workers, None);
     assert!(options.pin);
+    assert_eq!(options.db_limits.pool_size, DEFAULT_POOL_SIZE);
+    assert_eq!(
+        options.db_limits.statement_timeout,
+        DEFAULT_STATEMENT_TIMEOUT
+    );
 }
 
 #[test]
@@ -56,6 +62,10 @@ fn every_flag_is_read() {
         "--workers",
         "3",
         "--no-pin",
+        "--db-pool-size",
+        "4",
+        "--db-statement-timeout",
+        "0",
     ])
     .unwrap();
     assert_eq!(options.listen.port(), 0);
@@ -72,6 +82,8 @@ fn every_flag_is_read() {
     assert_eq!(options.metrics_listen.unwrap().to_string(), "0.0.0.0:9090");
     assert_eq!(options.workers, Some(3));
     assert!(!options.pin);
+    assert_eq!(options.db_limits.pool_size, 4);
+    assert_eq!(options.db_limits.statement_timeout, Duration::ZERO);
 }
 
 #[test]
@@ -104,6 +116,11 @@ fn bad_command_lines_are_refused_with_a_reason() {
         &["--metrics-listen", "70000"],
         &["--workers", "0"],
         &["--workers"],
+        &["--db-pool-size", "0"],
+        &["--db-pool-size", "many"],
+        &["--db-statement-timeout", "-1"],
+        &["--db-statement-timeout", "1.5"],
+        &["--db-statement-timeout", "86401"],
     ] {
         let error = parse(args).unwrap_err();
         assert!(
@@ -131,7 +148,15 @@ fn help_lists_every_flag() {
         "--metrics-listen",
         "--workers",
         "--no-pin",
+        "--db-pool-size",
+        "--db-statement-timeout",
     ] {
         assert!(USAGE.contains(flag), "{flag}");
     }
+    // The defaults are stated.
+    assert!(USAGE.contains(&format!("(default {DEFAULT_POOL_SIZE})")));
+    assert!(USAGE.contains(&format!(
+        "(default {}; 0 = no statement",
+        DEFAULT_STATEMENT_TIMEOUT.as_secs()
+    )));
 }

@@ -173,7 +173,10 @@ fn a_malformed_postgres_url_is_a_usage_error() {
             "postgres://postgres@127.0.0.1:notaport/chopin",
             "postgresql://u@h/db?sslmode=bogus",
             "postgres://u@h/db?nosuchkey=1",
-            "postgres://u@h/db?sslmode=require",
+            "postgres://u@h/db?sslmode=verify-full",
+            "postgres://u@h/db?sslrootcert=system&sslmode=require",
+            "postgres://u@h/db?sslcert=client.crt",
+            "postgres://u@h/db?sslrootcert=%zz",
         ] {
             let (code, stderr) = run(name, &["--db", url]);
             assert_eq!(code, Some(2), "{name} {url}: {stderr}");

@@ -1,6 +1,8 @@
 //! The store's behaviour, one suite on every engine: SQLite in memory,
-//! SQLite in a file, and PostgreSQL (a throwaway server, see
-//! `support/pg.rs`). Grants, byte-wise ordering, the create operation's
+//! SQLite in a file, PostgreSQL (a throwaway server, see `support/pg.rs`),
+//! and the same PostgreSQL behind Debian's PgBouncer in transaction mode
+//! (4 server connections per database, no protocol-level prepared
+//! statements), as hosted poolers are used. Grants, byte-wise ordering, the create operation's
 //! idempotency (new, replay, conflict, forbidden) and atomicity, token
 //! digests, the versioned set-up, and reads that never wait for a create.
 #![allow(clippy::disallowed_methods)] // timing reads needs the clock
@@ -22,6 +24,7 @@ enum Engine {
     Memory,
     File,
     Postgres,
+    Pgbouncer,
 }
 
 /// A fresh, set-up store of `engine` and where it lives; `None` when
@@ -31,6 +34,11 @@ async fn fresh(engine: Engine) -> Option<(Store, Database)> {
         Engine::Memory => Database::Memory,
         Engine::File => Database::File(temp_db("behaviour")),
         Engine::Postgres => Database::Postgres(pg::shared()?.database()),
+        Engine::Pgbouncer => {
+            let cluster = pg::shared()?;
+            let bouncer = pg::shared_bouncer()?;
+            Database::Postgres(bouncer.url(&cluster.new_database()))
+        }
     };
     let store = Store::open(&database).await.unwrap();
     let started = store.setup(&Setup::default()).await.unwrap();
@@ -105,7 +113,7 @@ async fn ids(store: &Store, caller: &str, repository: &str) -> Vec<String> {
 }
 
 /// Each behaviour as a test per engine: `sqlite_memory::NAME`,
-/// `sqlite_file::NAME`, `postgres::NAME`.
+/// `sqlite_file::NAME`, `postgres::NAME`, `pgbouncer::NAME`.
 macro_rules! on_every_engine {
     ($($name:ident),* $(,)?) => {
         mod sqlite_memory {
@@ -121,6 +129,11 @@ macro_rules! on_every_engine {
         mod postgres {
             $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $name() { super::$name(super::Engine::Postgres).await }
+            )*
+        }
+        mod pgbouncer {
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() { super::$name(super::Engine::Pgbouncer).await }
             )*
         }
     };
@@ -567,4 +580,31 @@ async fn sqlite_reads_do_not_wait_behind_stuck_creates() {
     reads_answer_beside(&store, &stuck, Duration::from_secs(1)).await;
     blocker.execute_batch("ROLLBACK").unwrap();
     one_created(stuck).await;
+}
+
+/// A database set up by a server from before the read and list functions
+/// (schema version 1 all the same) gets them at the next start, and keeps
+/// its data.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start() {
+    let Some((store, Database::Postgres(url))) = seeded(Engine::Postgres).await else {
+        return;
+    };
+    assert!(store.read("ann", "a").await.unwrap().is_some());
+    let cluster = pg::shared().unwrap();
+    cluster
+        .psql(
+            pg::database_name(&url),
+            "DROP FUNCTION chopin_read_v1(text, bytea); DROP FUNCTION chopin_list_v1(text, text)",
+        )
+        .unwrap();
+    assert!(
+        store.read("ann", "a").await.is_err(),
+        "the functions are gone"
+    );
+    let restarted = Store::open(&Database::Postgres(url)).await.unwrap();
+    let started = restarted.setup(&Setup::default()).await.unwrap();
+    assert!(!started.new_database);
+    assert_eq!(ids(&restarted, "ann", "acme/plans").await, ["a", "c", "b"]);
+    assert!(restarted.read("ann", "a").await.unwrap().is_some());
 }

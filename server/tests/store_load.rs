@@ -12,6 +12,21 @@
 //! from 8 clients; `create_document` throughput (4 KiB plans, fresh keys)
 //! from 8 clients; and read latency from one client while 8 clients create
 //! (a create storm).
+//!
+//! `load_on_postgres_over_tls_and_through_pgbouncer` (also ignored) compares,
+//! alternating, several rounds (`CHOPIN_LOAD_ROUNDS`, default 3), each on a
+//! fresh database: PostgreSQL direct; direct with `--db-statement-timeout 0`
+//! (no `BEGIN; SET LOCAL …`/`COMMIT` around a read); through PgBouncer
+//! (transaction mode, 8 server connections); plaintext and `verify-full`
+//! TLS on one server that admits both; and, when `CHOPIN_BASELINE_SERVER`
+//! names another build of `chopin-mcp-server` (e.g. one from before the
+//! statements were unnamed), that build direct. `CHOPIN_LOAD_KINDS` picks
+//! some of them (`direct,before,timeout-0,pgbouncer,plaintext,tls`):
+//!
+//! ```sh
+//! CHOPIN_BASELINE_SERVER=/path/to/old/chopin-mcp-server cargo test --release \
+//!     -p chopin-mcp-server --test store_load -- --ignored --nocapture postgres_over
+//! ```
 #![allow(clippy::disallowed_methods)] // a load test reads the clock
 
 #[path = "support/pg.rs"]
@@ -164,9 +179,15 @@ struct Numbers {
 }
 
 fn measure(engine: &str, round: usize, db: &str) -> Numbers {
+    measure_with(engine, "chopin-mcp-server", round, db, &[])
+}
+
+/// [`measure`] of the server `binary` (a name or a path) with `extra` flags.
+fn measure_with(engine: &str, binary: &str, round: usize, db: &str, extra: &[&str]) -> Numbers {
     let import = import_file();
-    let import = ["--import", import.to_str().unwrap()];
-    let server = Server::on_db("chopin-mcp-server", db, &import);
+    let mut flags = vec!["--import", import.to_str().unwrap()];
+    flags.extend_from_slice(extra);
+    let server = Server::on_db(binary, db, &flags);
     let addr = server.addr;
     let keys = Arc::new(AtomicUsize::new(0));
     let next_key = move |prefix: &'static str| {
@@ -259,6 +280,177 @@ fn load_on_both_engines() {
             p.creates_per_s / s.creates_per_s,
             s.storm_p99 as f64 / s.quiet_p99 as f64,
             p.storm_p99 as f64 / p.quiet_p99 as f64,
+        );
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(|a, b| a.total_cmp(b));
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+#[test]
+#[ignore = "a load test: run it with --release --ignored --nocapture"]
+fn load_on_postgres_over_tls_and_through_pgbouncer() {
+    let Some(plain) = pg::shared() else { return };
+    let Some(tls) = pg::start_with(pg::Settings {
+        tls: true,
+        plaintext_too: true,
+        ..pg::Settings::default()
+    }) else {
+        return;
+    };
+    let Some(bouncer) = pg::Bouncer::start(plain, 8) else {
+        return;
+    };
+    let baseline = std::env::var("CHOPIN_BASELINE_SERVER").ok();
+    // A comma-separated subset of the kinds below, to compare fewer.
+    let only = std::env::var("CHOPIN_LOAD_KINDS").ok();
+    let rounds: usize = std::env::var("CHOPIN_LOAD_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    let ca = tls.ca().display().to_string();
+    let verify_full = format!("sslmode=verify-full&sslrootcert={ca}");
+    println!(
+        "| round | engine | reads/s ({CLIENTS} clients) | creates/s ({CLIENTS} clients, 4 KiB) \
+         | read p50 quiet | read p99 quiet | read p50 in a create storm \
+         | read p99 in a create storm | creates/s during the storm |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    const SERVER: &str = "chopin-mcp-server";
+    let mut runs: Vec<Vec<(&str, Numbers)>> = Vec::new();
+    for round in 1..=rounds {
+        let mut kinds: Vec<&str> = match &only {
+            Some(only) => only.split(',').collect(),
+            None => vec!["direct", "timeout-0", "pgbouncer", "plaintext", "tls"],
+        };
+        if baseline.is_some() && only.is_none() {
+            kinds.insert(1, "before");
+        }
+        if round % 2 == 0 {
+            kinds.reverse();
+        }
+        let mut row = Vec::new();
+        for kind in kinds {
+            let numbers = match kind {
+                "direct" => measure_with(kind, SERVER, round, &plain.database(), &[]),
+                "timeout-0" => measure_with(
+                    kind,
+                    SERVER,
+                    round,
+                    &plain.database(),
+                    &["--db-statement-timeout", "0"],
+                ),
+                "before" => measure_with(
+                    kind,
+                    baseline.as_deref().unwrap(),
+                    round,
+                    &plain.database(),
+                    &[],
+                ),
+                "pgbouncer" => measure_with(
+                    kind,
+                    SERVER,
+                    round,
+                    &bouncer.url(&plain.new_database()),
+                    &[],
+                ),
+                "plaintext" => measure_with(
+                    kind,
+                    SERVER,
+                    round,
+                    &tls.tls_url(pg::SERVER_NAME, &tls.new_database(), "sslmode=disable"),
+                    &[],
+                ),
+                "tls" => measure_with(
+                    kind,
+                    SERVER,
+                    round,
+                    &tls.tls_url(pg::SERVER_NAME, &tls.new_database(), &verify_full),
+                    &[],
+                ),
+                other => panic!("no kind {other:?}"),
+            };
+            row.push((kind, numbers));
+        }
+        runs.push(row);
+    }
+    let of =
+        |row: &[(&str, Numbers)], kind: &str| row.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n);
+    let mut ratios: Vec<(&str, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut pairs = vec![
+        ("tls / plaintext", "tls", "plaintext"),
+        ("pgbouncer / direct", "pgbouncer", "direct"),
+        ("direct / timeout-0", "direct", "timeout-0"),
+    ];
+    if baseline.is_some() {
+        pairs.push(("direct / before", "direct", "before"));
+        pairs.push(("timeout-0 / before", "timeout-0", "before"));
+    }
+    for (name, top, bottom) in pairs {
+        let mut reads = Vec::new();
+        let mut creates = Vec::new();
+        for (n, row) in runs.iter().enumerate() {
+            let (Some(t), Some(b)) = (of(row, top), of(row, bottom)) else {
+                continue;
+            };
+            let (r, c) = (
+                t.reads_per_s / b.reads_per_s,
+                t.creates_per_s / b.creates_per_s,
+            );
+            println!("round {}: {name}: reads/s {r:.2}, creates/s {c:.2}", n + 1);
+            reads.push(r);
+            creates.push(c);
+        }
+        ratios.push((name, reads, creates));
+    }
+    for (name, reads, creates) in ratios {
+        if reads.is_empty() {
+            continue;
+        }
+        println!(
+            "median {name}: reads/s {:.2}, creates/s {:.2}",
+            median(reads),
+            median(creates)
+        );
+    }
+    for kind in [
+        "direct",
+        "before",
+        "timeout-0",
+        "pgbouncer",
+        "plaintext",
+        "tls",
+    ] {
+        let reads: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| of(r, kind))
+            .map(|n| n.reads_per_s)
+            .collect();
+        if reads.is_empty() {
+            continue;
+        }
+        let creates: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| of(r, kind))
+            .map(|n| n.creates_per_s)
+            .collect();
+        let quiet: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| of(r, kind))
+            .map(|n| n.quiet_p50 as f64)
+            .collect();
+        println!(
+            "median {kind}: reads/s {:.0}, creates/s {:.0}, quiet read p50 {:.0} µs",
+            median(reads),
+            median(creates),
+            median(quiet)
         );
     }
 }

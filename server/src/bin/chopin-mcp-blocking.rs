@@ -26,7 +26,7 @@ use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
 use chopin_mcp_server::health;
-use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
 use chopin_mcp_server::options;
 
 /// Open connections (threads) at most; more get a 503.
@@ -70,10 +70,11 @@ fn serve(options: &options::Options) -> Result<(), String> {
             || options.metrics_listen.is_some()
             || options.workers.is_some()
             || options.pin != d.pin
+            || options.db_limits.pool_size != d.db_limits.pool_size
     });
     if operated {
         eprintln!(
-            "note: chopin-mcp-blocking ignores --log-format, --shutdown-timeout, --metrics-listen, --workers and --no-pin (chopin-mcp-server has them; this one serves a thread per connection)"
+            "note: chopin-mcp-blocking ignores --log-format, --shutdown-timeout, --metrics-listen, --workers, --no-pin and --db-pool-size (chopin-mcp-server has them; this one serves a thread per connection)"
         );
     }
     let host = Arc::new(Host::prepare_blocking(options, options.listen)?);
@@ -266,6 +267,11 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                 Err(e) => {
                     eprintln!("store error: {e}");
                     let keep = keep_alive && decoder.is_done();
+                    if e.is_busy() {
+                        // SQLite's lock was held past --db-statement-timeout.
+                        let retry = format!("retry-after: {RETRY_AFTER}\r\n");
+                        return write(stream, &plain_headers(503, DATABASE_BUSY, keep, &retry));
+                    }
                     return write(stream, &plain(500, INTERNAL_ERROR, keep));
                 }
             },
@@ -311,6 +317,12 @@ fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
 
 /// [`plain`] with an `allow` header when given.
 fn plain_with(status: u16, text: &str, keep: bool, allow: Option<&str>) -> (Vec<u8>, bool) {
+    let allow = allow.map_or(String::new(), |methods| format!("allow: {methods}\r\n"));
+    plain_headers(status, text, keep, &allow)
+}
+
+/// [`plain`] with `headers` (lines each ending in CRLF) added.
+fn plain_headers(status: u16, text: &str, keep: bool, headers: &str) -> (Vec<u8>, bool) {
     let reason = match status {
         200 => "OK",
         405 => "Method Not Allowed",
@@ -321,10 +333,9 @@ fn plain_with(status: u16, text: &str, keep: bool, allow: Option<&str>) -> (Vec<
         _ => "Internal Server Error",
     };
     let connection = if keep { "" } else { "connection: close\r\n" };
-    let allow = allow.map_or(String::new(), |methods| format!("allow: {methods}\r\n"));
     let bytes = format!(
         "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n\
-         cache-control: no-store\r\ncontent-length: {}\r\n{allow}{connection}\r\n{text}",
+         cache-control: no-store\r\ncontent-length: {}\r\n{headers}{connection}\r\n{text}",
         text.len()
     );
     (bytes.into_bytes(), keep)

@@ -18,10 +18,14 @@
 //!   plain text;
 //! - the schema is versioned and set up at start in one transaction, which
 //!   is safe when several replicas start at once on an empty database; a
-//!   schema newer than this server's is refused.
+//!   schema newer than this server's is refused;
+//! - a request waits for the database a bounded time ([`Limits`]): then it
+//!   fails with [`StoreError::Busy`] (the servers answer 503 with
+//!   `retry-after`), and what it had begun is rolled back.
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use chopin_mcp::{Document, DocumentSummary};
 use sha2::{Digest, Sha256};
@@ -30,6 +34,7 @@ use crate::options::Database;
 
 pub mod postgres;
 mod sqlite;
+pub mod tls;
 
 pub use postgres::Postgres;
 pub use sqlite::Sqlite;
@@ -41,6 +46,49 @@ pub const ALL_REPOSITORIES: &str = "*";
 /// databases without a version are the earlier plain-token layout, and are
 /// migrated at start).
 pub const SCHEMA_VERSION: i64 = 1;
+
+/// How many connections a server may hold and how long a request may wait
+/// for the database (`--db-pool-size`, `--db-statement-timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// PostgreSQL: connections in each of the read and write pools, so at
+    /// most twice this many per server.
+    pub pool_size: usize,
+    /// How long one request may wait for the database, connection and
+    /// statement together; zero: no statement timeout (PostgreSQL: none is
+    /// set, the role's or database's applies, and a request still gives up
+    /// after [`UNBOUNDED_REQUEST`]; SQLite: the lock is waited for without
+    /// limit).
+    pub statement_timeout: Duration,
+}
+
+/// `--db-pool-size` unless given.
+pub const DEFAULT_POOL_SIZE: usize = 8;
+/// `--db-statement-timeout` unless given.
+pub const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(5);
+/// A PostgreSQL request's deadline without a statement timeout, so that
+/// nothing hangs.
+pub const UNBOUNDED_REQUEST: Duration = Duration::from_secs(10);
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            pool_size: DEFAULT_POOL_SIZE,
+            statement_timeout: DEFAULT_STATEMENT_TIMEOUT,
+        }
+    }
+}
+
+impl Limits {
+    /// How long after it starts a PostgreSQL request gives up.
+    pub fn request_deadline(&self) -> Duration {
+        if self.statement_timeout.is_zero() {
+            UNBOUNDED_REQUEST
+        } else {
+            self.statement_timeout
+        }
+    }
+}
 
 /// A document as imported with `--import` (a JSON array of these).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
@@ -142,6 +190,19 @@ pub enum StoreError {
     },
     /// A value that cannot be stored, or a stored value that cannot be read.
     Invalid(String),
+    /// The database did not answer within the request's deadline (a
+    /// statement cancelled by its timeout, no pooled connection in time,
+    /// SQLite's lock still held), or has no connection slot left. Nothing
+    /// is answered as stored; worth retrying, a create with its idempotency
+    /// key (503 with `retry-after`).
+    Busy(String),
+}
+
+impl StoreError {
+    /// Whether this is [`StoreError::Busy`]: the request may be retried.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Busy(_))
+    }
 }
 
 impl fmt::Display for StoreError {
@@ -165,7 +226,7 @@ impl fmt::Display for StoreError {
                 "the database has schema version {found}, newer than this server's \
                  {SCHEMA_VERSION}: run the newer server (nothing was changed)"
             ),
-            StoreError::Invalid(e) => f.write_str(e),
+            StoreError::Invalid(e) | StoreError::Busy(e) => f.write_str(e),
         }
     }
 }
@@ -174,13 +235,30 @@ impl std::error::Error for StoreError {}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite(e)
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+        match e.sqlite_error_code() {
+            Some(DatabaseBusy | DatabaseLocked) => StoreError::Busy(format!(
+                "SQLite: {e} (another connection held the lock past the busy timeout)"
+            )),
+            _ => StoreError::Sqlite(e),
+        }
     }
 }
 
 impl From<tokio_postgres::Error> for StoreError {
     fn from(e: tokio_postgres::Error) -> StoreError {
-        StoreError::Postgres(e)
+        use tokio_postgres::error::SqlState;
+        match e.as_db_error() {
+            // A statement cancelled (its timeout, or a cancel request), or
+            // no connection slot left: the database is busy, not broken.
+            Some(db)
+                if *db.code() == SqlState::QUERY_CANCELED
+                    || *db.code() == SqlState::TOO_MANY_CONNECTIONS =>
+            {
+                StoreError::Busy(format!("PostgreSQL: {}", db.message()))
+            }
+            _ => StoreError::Postgres(e),
+        }
     }
 }
 
@@ -207,12 +285,28 @@ pub enum Store {
 }
 
 impl Store {
-    /// Opens the database (no schema work yet: see [`Store::setup`]).
+    /// Opens the database with the default [`Limits`] (no schema work yet:
+    /// see [`Store::setup`]).
     pub async fn open(database: &Database) -> Result<Store, StoreError> {
+        Store::open_with(database, Limits::default()).await
+    }
+
+    /// Opens the database with these limits (no schema work yet: see
+    /// [`Store::setup`]).
+    pub async fn open_with(database: &Database, limits: Limits) -> Result<Store, StoreError> {
         Ok(match database {
-            Database::Postgres(url) => Store::Postgres(Postgres::connect(url).await?),
-            other => Store::Sqlite(Arc::new(Sqlite::open_database(other)?)),
+            Database::Postgres(url) => Store::Postgres(Postgres::connect(url, limits).await?),
+            other => Store::Sqlite(Arc::new(Sqlite::open_database_with(other, limits)?)),
         })
+    }
+
+    /// For the start-up banner: where a PostgreSQL database is, how it is
+    /// reached and how many connections this server may hold.
+    pub fn summary(&self) -> Option<&str> {
+        match self {
+            Store::Sqlite(_) => None,
+            Store::Postgres(store) => Some(store.summary()),
+        }
     }
 
     /// `sqlite` or `postgres`.

@@ -12,32 +12,52 @@
 //! locked against readers. A create is answered only after `COMMIT` returned
 //! (with the default `synchronous_commit=on`, the commit is on disk).
 //!
+//! Behind a pooler in transaction mode each transaction may run on another
+//! server connection, so nothing outlives a transaction: no named statement
+//! (tokio-postgres's `*_typed` calls send unnamed ones; reads and lists are
+//! simple queries calling two PL/pgSQL functions, whose plans PostgreSQL
+//! caches per server connection), no session setting (`SET LOCAL`), no
+//! session lock (`pg_advisory_xact_lock`). A create is one round trip:
+//! `BEGIN; SET LOCAL statement_timeout`, the insert and `COMMIT` sent at
+//! once.
+//!
 //! Text that users choose (id, title, source, idempotency key) is stored as
 //! `bytea`: it compares byte-wise whatever the database's collation, and may
 //! hold NUL, as it may on SQLite. Repositories and callers are `text
 //! COLLATE "C"`.
 
+use std::future::Future;
 use std::str::FromStr;
 use std::time::Duration;
 
 use chopin_mcp::{Document, DocumentSummary};
-use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::config::SslMode;
-use tokio_postgres::{Config, NoTls, Row};
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime, Timeouts};
+use tokio::time::Instant;
+use tokio_postgres::config::SslMode as DriverSslMode;
+use tokio_postgres::tls::MakeTlsConnect;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{
+    CancelToken, Client, Config, NoTls, Row, SimpleQueryMessage, SimpleQueryRow, Socket,
+    Transaction,
+};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
+use super::tls::{self, SslMode, Tls};
 use super::{
-    CreateOutcome, Draft, Imported, SCHEMA_VERSION, Setup, Started, StoreError, created,
+    CreateOutcome, Draft, Imported, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created,
     revision_of, stored_revision, token_digest,
 };
 
-/// Connections per pool at most. PostgreSQL allows 100 by default: two
-/// pools of 16 leave room for three replicas.
-const POOL_SIZE: usize = 16;
-/// How long a request waits for a connection, or for a new one to be made,
-/// before it fails (500).
-const POOL_TIMEOUT: Duration = Duration::from_secs(10);
-/// The connect timeout when the URL gives none.
+/// The connect timeout when the URL gives none. A request's connection is
+/// also bounded by its deadline (`--db-statement-timeout`).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long past its deadline a request waits for PostgreSQL to report the
+/// cancelled statement before giving the connection up (a server or pooler
+/// that stopped answering): the connection is then cancelled, closed and
+/// left out of the pool.
+const BACKSTOP: Duration = Duration::from_secs(1);
+/// How long a cancel request for an abandoned connection may take.
+const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 /// The advisory lock that serializes set-ups (schema, seed, grants,
 /// import) of replicas starting at once: "chopin-m" as a big-endian i64.
 const SETUP_LOCK: i64 = i64::from_be_bytes(*b"chopin-m");
@@ -68,43 +88,158 @@ CREATE TABLE grants (
 );
 "#;
 
-/// `list`: the summaries of repository $2 that `caller` ($1) may see; the
-/// grant depends on the repository alone, so it is checked once, not per row.
-const LIST: &str = "SELECT d.id, d.title FROM documents d
-    WHERE d.repository = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
-      AND (g.repository = '*' OR g.repository = $2))
-    ORDER BY d.title, d.id";
+/// The read and list queries, as PL/pgSQL functions that the set-up makes
+/// when missing (their names carry their version). A function's plan is
+/// cached inside the server process that runs it, so a read is planned
+/// once per server connection, not once per request, without any named
+/// statement on the protocol (which a pooler in transaction mode would
+/// hand to another connection). `list`: the summaries of repository
+/// `p_repository` that `p_caller` may see (the grant depends on the
+/// repository alone, so it is checked once, not per row). `read`: document
+/// `p_id` if `p_caller` may see it.
+const FUNCTIONS: [(&str, &str); 2] = [
+    (
+        "chopin_list_v1(text,text)",
+        r#"CREATE FUNCTION chopin_list_v1(p_caller text, p_repository text)
+RETURNS TABLE (id bytea, title bytea) LANGUAGE plpgsql STABLE AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT d.id, d.title FROM documents d
+        WHERE d.repository = p_repository AND EXISTS (SELECT 1 FROM grants g
+          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = p_repository))
+        ORDER BY d.title, d.id;
+END
+$body$"#,
+    ),
+    (
+        "chopin_read_v1(text,bytea)",
+        r#"CREATE FUNCTION chopin_read_v1(p_caller text, p_id bytea)
+RETURNS TABLE (id bytea, title bytea, source bytea, revision bigint)
+LANGUAGE plpgsql STABLE AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT d.id, d.title, d.source, d.revision FROM documents d
+        WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g
+          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = d.repository));
+END
+$body$"#,
+    ),
+];
 
-/// `read`: document $2 if `caller` ($1) may see it.
-const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
-    WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
-      AND (g.repository = '*' OR g.repository = d.repository))";
+/// `list` as a simple query (see [`literal`]): `bytea` columns as hex, in
+/// byte order of title, then id.
+const LIST: &str = "SELECT encode(id, 'hex'), encode(title, 'hex')
+    FROM chopin_list_v1($1, $2) ORDER BY title, id";
 
-/// A PostgreSQL database: a read pool and a write pool.
+/// `read` as a simple query.
+const READ: &str = "SELECT encode(id, 'hex'), encode(title, 'hex'), encode(source, 'hex'),
+    revision FROM chopin_read_v1($1, $2)";
+
+/// `create`: the insert, when `caller` ($5) may write to repository $2. It
+/// waits for a racing insert of the same key, and inserts nothing when that
+/// one commits (or when there is no grant).
+const INSERT: &str = "INSERT INTO documents (id, repository, title, source, revision,
+      created_by, idempotency_key, fingerprint, brief)
+    SELECT $1, $2, $3, $4, 0, $5, $6, $7, $8
+    WHERE EXISTS (SELECT 1 FROM grants WHERE caller = $5
+      AND (repository = '*' OR repository = $2))
+    ON CONFLICT (created_by, idempotency_key) DO NOTHING
+    RETURNING id";
+
+/// `create`, when the insert inserted nothing: whether `caller` ($1) may
+/// write to repository $3, and the committed creation that holds the key
+/// ($2), if any.
+const EARLIER: &str = "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = $1
+      AND (repository = '*' OR repository = $3)),
+    d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
+    FROM (SELECT 1) AS one
+    LEFT JOIN documents d ON d.created_by = $1 AND d.idempotency_key = $2";
+
+/// A PostgreSQL database: a read pool and a write pool, of
+/// [`Limits::pool_size`] connections each.
+///
+/// Every statement is unnamed (tokio-postgres's `*_typed` calls: Parse,
+/// Bind, Execute and Sync in one message, no statement kept on the server)
+/// or a simple query, and no setting outlives its transaction, so that a
+/// pooler in transaction mode (PgBouncer, and the poolers of hosted
+/// PostgreSQL) may hand each transaction to another server connection.
 #[derive(Clone)]
 pub struct Postgres {
     read: Pool,
     write: Pool,
+    connector: Connector,
+    limits: Limits,
+    /// Where, and how (TLS, pools), for the start-up banner.
+    summary: String,
 }
 
-/// Parses a `postgres://` or `postgresql://` URL (libpq's keys as far as
-/// tokio-postgres knows them), refusing what this server cannot honour.
-pub fn parse_url(url: &str) -> Result<Config, String> {
-    let mut config = Config::from_str(url).map_err(|e| format!("not a PostgreSQL URL: {e}"))?;
-    if config.get_ssl_mode() == SslMode::Require {
-        return Err(
-            "sslmode=require: this server connects without TLS (use a loopback or \
-                    private network, or sslmode=disable)"
-                .to_owned(),
-        );
+/// A `postgres://` URL as this server reads it: the driver's configuration
+/// (every key but the TLS ones) and what TLS is asked for.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub config: Config,
+    pub tls: Tls,
+}
+
+/// Parses a `postgres://` or `postgresql://` URL: libpq's TLS keys here
+/// (see [`tls`]), the others as far as tokio-postgres knows them, refusing
+/// what this server cannot honour. Reads no file (see [`Tls::client_config`]).
+pub fn parse_url(url: &str) -> Result<Target, String> {
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut kept = Vec::new();
+    let mut tls_pairs = Vec::new();
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = percent_decode(key).map_err(|e| format!("not a PostgreSQL URL: {e}"))?;
+        if tls::KEYS.contains(&key.as_str()) {
+            let value =
+                percent_decode(value).map_err(|e| format!("not a PostgreSQL URL: {key}: {e}"))?;
+            tls_pairs.push((key, value));
+        } else {
+            kept.push(pair);
+        }
     }
+    let rest = if kept.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    let mut config = Config::from_str(&rest).map_err(|e| format!("not a PostgreSQL URL: {e}"))?;
+    let tls = Tls::from_pairs(&tls_pairs)?;
+    config.ssl_mode(match tls.mode {
+        SslMode::Disable => DriverSslMode::Disable,
+        SslMode::Prefer => DriverSslMode::Prefer,
+        SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull => DriverSslMode::Require,
+    });
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
     if config.get_application_name().is_none() {
         config.application_name("chopin-mcp-server");
     }
-    Ok(config)
+    Ok(Target { config, tls })
+}
+
+/// `%XX` escapes of a URL query, decoded; the result must be UTF-8.
+fn percent_decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'%' {
+            let hex = bytes
+                .get(at + 1..at + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| "a % not followed by two hex digits".to_owned())?;
+            out.push(hex);
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "not UTF-8 once decoded".to_owned())
 }
 
 /// Where a URL points, without its password: for messages.
@@ -127,37 +262,244 @@ fn describe(config: &Config) -> String {
 
 fn pool_error(e: deadpool_postgres::PoolError) -> StoreError {
     match e {
-        deadpool_postgres::PoolError::Backend(e) => StoreError::Postgres(e),
+        deadpool_postgres::PoolError::Backend(e) => StoreError::from(e),
+        deadpool_postgres::PoolError::Timeout(_) => {
+            StoreError::Busy("PostgreSQL: no connection before the request's deadline".to_owned())
+        }
         other => StoreError::Unavailable(other.to_string()),
     }
 }
 
-impl Postgres {
-    /// Makes the pools and one connection, so that a wrong URL or an
-    /// unreachable server is reported at start.
-    pub async fn connect(url: &str) -> Result<Postgres, StoreError> {
-        let config = parse_url(url).map_err(StoreError::Invalid)?;
-        let place = describe(&config);
-        let pool = |config: &Config| {
+/// Plaintext or rustls, for the pools and for cancel requests.
+#[derive(Clone)]
+enum Connector {
+    Plain,
+    Rustls(MakeRustlsConnect),
+}
+
+impl Connector {
+    fn pool(&self, config: &Config, size: usize) -> Result<Pool, StoreError> {
+        fn build<T>(config: &Config, tls: T, size: usize) -> Result<Pool, StoreError>
+        where
+            T: MakeTlsConnect<Socket> + Clone + Sync + Send + 'static,
+            T::Stream: Sync + Send,
+            T::TlsConnect: Sync + Send,
+            <T::TlsConnect as tokio_postgres::tls::TlsConnect<Socket>>::Future: Send,
+        {
             let manager = Manager::from_config(
                 config.clone(),
-                NoTls,
+                tls,
                 ManagerConfig {
+                    // No query on recycling: a closed connection is
+                    // dropped, a broken one fails its next request (5xx).
                     recycling_method: RecyclingMethod::Fast,
                 },
             );
             Pool::builder(manager)
-                .max_size(POOL_SIZE)
+                .max_size(size)
                 .runtime(Runtime::Tokio1)
-                .wait_timeout(Some(POOL_TIMEOUT))
-                .create_timeout(Some(POOL_TIMEOUT))
-                .recycle_timeout(Some(POOL_TIMEOUT))
                 .build()
                 .map_err(|e| StoreError::Invalid(format!("cannot make a pool: {e}")))
+        }
+        match self {
+            Connector::Plain => build(config, NoTls, size),
+            Connector::Rustls(tls) => build(config, tls.clone(), size),
+        }
+    }
+
+    async fn cancel(&self, token: &CancelToken) {
+        let _ = match self {
+            Connector::Plain => token.cancel_query(NoTls).await,
+            Connector::Rustls(tls) => token.cancel_query(tls.clone()).await,
         };
+    }
+}
+
+/// One request's deadline: the wait for a pooled connection and the
+/// statements all end by `at`. With a statement timeout, PostgreSQL itself
+/// cancels a statement still running then (`SET LOCAL statement_timeout`,
+/// in the statement's round trip); without one (`--db-statement-timeout
+/// 0`), the role's or database's `statement_timeout` applies, if any.
+#[derive(Debug, Clone, Copy)]
+struct Deadline {
+    at: Instant,
+    set_local: bool,
+}
+
+impl Deadline {
+    fn start(limits: &Limits) -> Deadline {
+        Deadline {
+            at: Instant::now() + limits.request_deadline(),
+            set_local: !limits.statement_timeout.is_zero(),
+        }
+    }
+
+    fn left(&self) -> Result<Duration, StoreError> {
+        let left = self.at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(StoreError::Busy(
+                "PostgreSQL: the request's deadline passed".to_owned(),
+            ));
+        }
+        Ok(left)
+    }
+
+    /// `SET LOCAL statement_timeout` to what is left (at least 1 ms: 0
+    /// would mean none), or `None` without a statement timeout.
+    fn set_local(&self) -> Result<Option<String>, StoreError> {
+        if !self.set_local {
+            return Ok(None);
+        }
+        let millis = self.left()?.as_millis().clamp(1, i32::MAX as u128);
+        Ok(Some(format!("SET LOCAL statement_timeout = {millis}")))
+    }
+
+    /// When the client stops waiting for PostgreSQL's answer.
+    fn backstop(&self) -> Instant {
+        self.at + BACKSTOP
+    }
+}
+
+/// A parameter of a simple query, as SQL (see [`literal`]).
+enum Literal<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+/// `sql` with `$1`, `$2`, … replaced by `params` as SQL expressions made of
+/// hex digits and fixed text only (`decode('…', 'hex')`), so that no value
+/// can end its literal, whatever `standard_conforming_strings`.
+fn literal(sql: &str, params: &[Literal<'_>]) -> String {
+    let mut out = sql.to_owned();
+    // From the last, so that `$1` never matches the start of `$10`.
+    for (n, param) in params.iter().enumerate().rev() {
+        let expression = match param {
+            Literal::Bytes(bytes) => format!("decode('{}', 'hex')", hex(bytes)),
+            Literal::Text(text) => {
+                format!(
+                    "convert_from(decode('{}', 'hex'), 'UTF8')",
+                    hex(text.as_bytes())
+                )
+            }
+        };
+        out = out.replace(&format!("${}", n + 1), &expression);
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(2 * bytes.len());
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
+}
+
+/// A column of a simple query's row that `encode(…, 'hex')` made, as the
+/// text it was stored from.
+fn hex_text(row: &SimpleQueryRow, column: usize) -> Result<String, StoreError> {
+    let invalid = || StoreError::Invalid(format!("stored column {column} is not hex UTF-8"));
+    let digits = row.try_get(column)?.ok_or_else(invalid)?.as_bytes();
+    if digits.len() % 2 != 0 {
+        return Err(invalid());
+    }
+    let value = |d: u8| match d {
+        b'0'..=b'9' => Some(d - b'0'),
+        b'a'..=b'f' => Some(d - b'a' + 10),
+        _ => None,
+    };
+    let bytes = digits
+        .chunks_exact(2)
+        .map(|pair| Some(value(pair[0])? << 4 | value(pair[1])?))
+        .collect::<Option<Vec<u8>>>()
+        .ok_or_else(invalid)?;
+    String::from_utf8(bytes).map_err(|_| invalid())
+}
+
+/// A read-only query as one simple-query message: `SET LOCAL
+/// statement_timeout` to what is left of `deadline`, then `sql`. The
+/// message is one implicit transaction (the setting ends with it, also
+/// behind a pooler in transaction mode), and PostgreSQL (13 and later)
+/// times each of its statements separately, so the setting bounds `sql`.
+/// One round trip, no statement kept on the server. Its rows.
+async fn bounded(
+    client: &Client,
+    deadline: &Deadline,
+    sql: &str,
+) -> Result<Vec<SimpleQueryRow>, StoreError> {
+    let text = match deadline.set_local()? {
+        Some(set) => format!("{set}; {sql}"),
+        None => sql.to_owned(),
+    };
+    let messages = client.simple_query(&text).await?;
+    Ok(messages
+        .into_iter()
+        .filter_map(|message| match message {
+            SimpleQueryMessage::Row(row) => Some(row),
+            _ => None,
+        })
+        .collect())
+}
+
+/// `statement` in a transaction of its own, bounded by `deadline`: `BEGIN;
+/// SET LOCAL statement_timeout`, the statement and `COMMIT` are sent at
+/// once (one round trip); each sends its messages when first polled, and
+/// they are polled in this order. Returns once `COMMIT` did: after a failed
+/// statement it ends the aborted transaction, and the statement's error is
+/// returned.
+async fn in_transaction<T>(
+    client: &Client,
+    deadline: &Deadline,
+    statement: impl Future<Output = Result<T, tokio_postgres::Error>>,
+) -> Result<T, StoreError> {
+    let begin = match deadline.set_local()? {
+        Some(set) => format!("BEGIN; {set}"),
+        None => "BEGIN".to_owned(),
+    };
+    let (begun, answer, committed) = tokio::join!(
+        biased;
+        client.batch_execute(&begin),
+        statement,
+        client.batch_execute("COMMIT"),
+    );
+    begun?;
+    let answer = answer?;
+    committed?;
+    Ok(answer)
+}
+
+impl Postgres {
+    /// Makes the pools and one connection (TLS as the URL asks), so that a
+    /// wrong URL, an unreadable CA file, a failed handshake or verification,
+    /// or an unreachable server is reported at start.
+    pub async fn connect(url: &str, limits: Limits) -> Result<Postgres, StoreError> {
+        let Target { config, tls } = parse_url(url).map_err(StoreError::Invalid)?;
+        let place = describe(&config);
+        let connector = match tls.client_config().map_err(StoreError::Invalid)? {
+            None => Connector::Plain,
+            Some(client_config) => Connector::Rustls(MakeRustlsConnect::new(client_config)),
+        };
+        let size = limits.pool_size.max(1);
         let store = Postgres {
-            read: pool(&config)?,
-            write: pool(&config)?,
+            read: connector.pool(&config, size)?,
+            write: connector.pool(&config, size)?,
+            connector,
+            limits,
+            summary: format!(
+                "PostgreSQL at {place}, {}; pools of {size} connections for reads and {size} \
+                 for creates (--db-pool-size: at most {} connections); {}",
+                tls.describe(),
+                2 * size,
+                match limits.statement_timeout.as_secs() {
+                    0 => format!(
+                        "no statement timeout (a request gives up after {} s)",
+                        limits.request_deadline().as_secs()
+                    ),
+                    seconds => format!("statement timeout {seconds} s"),
+                }
+            ),
         };
         let first = store.write.get().await.map_err(|e| {
             StoreError::Unavailable(format!("cannot connect to {place}: {}", pool_error(e)))
@@ -167,14 +509,67 @@ impl Postgres {
         Ok(store)
     }
 
+    /// Where the database is, how it is reached and how many connections
+    /// this server may hold: for the start-up banner.
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    /// A connection from `pool` before `deadline`.
+    async fn client(&self, pool: &Pool, deadline: &Deadline) -> Result<Object, StoreError> {
+        let left = deadline.left()?;
+        let timeouts = Timeouts {
+            wait: Some(left),
+            create: Some(left),
+            recycle: Some(left),
+        };
+        pool.timeout_get(&timeouts).await.map_err(pool_error)
+    }
+
+    /// The outcome of work on `client` that ran against the backstop: a
+    /// connection whose work was cut off is cancelled (PostgreSQL stops the
+    /// statement), then closed and never returned to the pool. It keeps its
+    /// place in the pool until it is closed, so the pool never holds more
+    /// than its size.
+    fn settle<T>(
+        &self,
+        client: Object,
+        outcome: Result<Result<T, StoreError>, tokio::time::error::Elapsed>,
+    ) -> Result<T, StoreError> {
+        match outcome {
+            Ok(result) => result,
+            Err(_) => {
+                let token = client.cancel_token();
+                let connector = self.connector.clone();
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(CANCEL_TIMEOUT, connector.cancel(&token)).await;
+                    // Out of the pool, then closed.
+                    drop(Object::take(client));
+                });
+                Err(StoreError::Busy(
+                    "PostgreSQL: no answer before the request's deadline".to_owned(),
+                ))
+            }
+        }
+    }
+
     /// Sets up or checks the schema and applies `setup`, in one transaction
     /// that first takes an advisory lock: replicas starting at once take
-    /// turns, and the first makes the schema.
+    /// turns, and the first makes the schema. The lock is the transaction's
+    /// (it ends with it, also behind a pooler in transaction mode), and the
+    /// transaction has no statement timeout: waiting for another replica's
+    /// set-up and a large `--import` may take long.
     pub async fn setup(&self, setup: &Setup) -> Result<Started, StoreError> {
         let mut client = self.write.get().await.map_err(pool_error)?;
+        let client: &mut Client = &mut client;
         let tx = client.transaction().await?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SETUP_LOCK])
-            .await?;
+        let (exempt, locked) = tokio::join!(
+            biased;
+            tx.batch_execute("SET LOCAL statement_timeout = 0"),
+            tx.execute_typed("SELECT pg_advisory_xact_lock($1)", &[(&SETUP_LOCK, Type::INT8)]),
+        );
+        exempt?;
+        locked?;
         tx.batch_execute(
             "CREATE TABLE IF NOT EXISTS chopin_schema (
                  version bigint NOT NULL,
@@ -183,7 +578,7 @@ impl Postgres {
         )
         .await?;
         let found_version: i64 = tx
-            .query_one("SELECT coalesce(max(version), 0) FROM chopin_schema", &[])
+            .query_typed_one("SELECT coalesce(max(version), 0) FROM chopin_schema", &[])
             .await?
             .get(0);
         if found_version > SCHEMA_VERSION {
@@ -194,23 +589,38 @@ impl Postgres {
         let new_database = found_version == 0;
         if new_database {
             tx.batch_execute(SCHEMA).await?;
-            tx.execute(
+            tx.execute_typed(
                 "INSERT INTO chopin_schema (version) VALUES ($1)",
-                &[&SCHEMA_VERSION],
+                &[(&SCHEMA_VERSION, Type::INT8)],
             )
             .await?;
             import(&tx, &setup.samples).await?;
         }
+        for (signature, create) in FUNCTIONS {
+            let missing: bool = tx
+                .query_typed_one(
+                    "SELECT to_regprocedure($1) IS NULL",
+                    &[(&signature, Type::TEXT)],
+                )
+                .await?
+                .get(0);
+            if missing {
+                tx.batch_execute(create).await?;
+            }
+        }
         let mut first_token_stored = false;
         if let Some(first) = &setup.first_token {
             let none: bool = tx
-                .query_one("SELECT NOT EXISTS (SELECT 1 FROM tokens)", &[])
+                .query_typed_one("SELECT NOT EXISTS (SELECT 1 FROM tokens)", &[])
                 .await?
                 .get(0);
             if none {
-                tx.execute(
+                tx.execute_typed(
                     "INSERT INTO tokens (token_sha256, caller) VALUES ($1, $2)",
-                    &[&token_digest(&first.token), &first.caller],
+                    &[
+                        (&token_digest(&first.token), Type::TEXT),
+                        (&first.caller, Type::TEXT),
+                    ],
                 )
                 .await?;
                 set_grants(&tx, &first.caller, &first.repositories).await?;
@@ -222,7 +632,7 @@ impl Postgres {
         }
         import(&tx, &setup.import).await?;
         let tokens = tx
-            .query(
+            .query_typed(
                 "SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256",
                 &[],
             )
@@ -246,14 +656,17 @@ impl Postgres {
         caller: &str,
         repository: &str,
     ) -> Result<Vec<DocumentSummary>, StoreError> {
-        let client = self.read.get().await.map_err(pool_error)?;
-        let statement = client.prepare_cached(LIST).await?;
-        let rows = client.query(&statement, &[&caller, &repository]).await?;
+        let deadline = Deadline::start(&self.limits);
+        let client = self.client(&self.read, &deadline).await?;
+        let sql = literal(LIST, &[Literal::Text(caller), Literal::Text(repository)]);
+        let work = bounded(&client, &deadline, &sql);
+        let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
+        let rows = self.settle(client, rows)?;
         rows.iter()
             .map(|row| {
                 Ok(DocumentSummary {
-                    id: text(row, 0)?,
-                    title: text(row, 1)?,
+                    id: hex_text(row, 0)?,
+                    title: hex_text(row, 1)?,
                 })
             })
             .collect()
@@ -261,19 +674,38 @@ impl Postgres {
 
     /// See [`super::Store::read`].
     pub async fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
-        let client = self.read.get().await.map_err(pool_error)?;
-        let statement = client.prepare_cached(READ).await?;
-        let row = client
-            .query_opt(&statement, &[&caller, &id.as_bytes()])
-            .await?;
-        row.map(|row| document_row(&row)).transpose()
+        let deadline = Deadline::start(&self.limits);
+        let client = self.client(&self.read, &deadline).await?;
+        let sql = literal(
+            READ,
+            &[Literal::Text(caller), Literal::Bytes(id.as_bytes())],
+        );
+        let work = bounded(&client, &deadline, &sql);
+        let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
+        let rows = self.settle(client, rows)?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let revision: i64 = row
+            .try_get(3)?
+            .and_then(|text| text.parse().ok())
+            .ok_or_else(|| StoreError::Invalid("a stored revision is not a number".to_owned()))?;
+        Ok(Some(Document {
+            id: hex_text(row, 0)?,
+            title: hex_text(row, 1)?,
+            source: hex_text(row, 2)?,
+            revision: revision_of(revision),
+        }))
     }
 
-    /// See [`super::Store::ready`]: one trivial query on the read pool.
+    /// See [`super::Store::ready`]: one trivial query on the read pool,
+    /// under the same deadline as a request.
     pub async fn ready(&self) -> Result<(), StoreError> {
-        let client = self.read.get().await.map_err(pool_error)?;
-        client.query_one("SELECT count(*) FROM tokens", &[]).await?;
-        Ok(())
+        let deadline = Deadline::start(&self.limits);
+        let client = self.client(&self.read, &deadline).await?;
+        let work = bounded(&client, &deadline, "SELECT count(*) FROM tokens");
+        let answered = tokio::time::timeout_at(deadline.backstop(), work).await;
+        self.settle(client, answered).map(drop)
     }
 
     /// See [`super::Store::create`].
@@ -283,55 +715,53 @@ impl Postgres {
         id: &str,
         draft: &Draft,
     ) -> Result<CreateOutcome, StoreError> {
-        let mut client = self.write.get().await.map_err(pool_error)?;
-        let granted = client
-            .prepare_cached(
-                "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = $1
-                   AND (repository = '*' OR repository = $2))",
-            )
-            .await?;
-        let insert = client
-            .prepare_cached(
-                "INSERT INTO documents (id, repository, title, source, revision,
-                   created_by, idempotency_key, fingerprint, brief)
-                 VALUES ($1, $2, $3, $4, 0, $5, $6, $7, $8)
-                 ON CONFLICT (created_by, idempotency_key) DO NOTHING
-                 RETURNING id",
-            )
-            .await?;
-        let earlier = client
-            .prepare_cached(
-                "SELECT d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
-                 FROM documents d WHERE d.created_by = $1 AND d.idempotency_key = $2",
-            )
-            .await?;
-        // A dropped transaction (an early return, an error) rolls back.
-        let tx = client.transaction().await?;
-        let allowed: bool = tx
-            .query_one(&granted, &[&caller, &draft.repository])
-            .await?
-            .get(0);
-        if !allowed {
-            return Ok(CreateOutcome::Forbidden);
-        }
-        let key = draft.idempotency_key.as_bytes();
-        let inserted = tx
-            .query_opt(
-                &insert,
-                &[
-                    &id.as_bytes(),
-                    &draft.repository,
-                    &draft.title.as_bytes(),
-                    &draft.source.as_bytes(),
-                    &caller,
-                    &key,
-                    &draft.fingerprint,
-                    &draft.brief,
-                ],
-            )
-            .await?;
+        let deadline = Deadline::start(&self.limits);
+        let client = self.client(&self.write, &deadline).await?;
+        let work = create_on(&client, &deadline, caller, id, draft);
+        let outcome = tokio::time::timeout_at(deadline.backstop(), work).await;
+        self.settle(client, outcome)
+    }
+}
+
+/// A create: in READ COMMITTED, the insert in a transaction of its own (one
+/// round trip, [`in_transaction`]), answered only after its `COMMIT`
+/// returned; when it inserted nothing, a second look says why: no grant, or
+/// the key taken by a committed creation (the insert waited for it), which
+/// this replays or conflicts with.
+async fn create_on(
+    client: &Client,
+    deadline: &Deadline,
+    caller: &str,
+    id: &str,
+    draft: &Draft,
+) -> Result<CreateOutcome, StoreError> {
+    let key = draft.idempotency_key.as_bytes();
+    let (id_bytes, title, source) = (
+        id.as_bytes(),
+        draft.title.as_bytes(),
+        draft.source.as_bytes(),
+    );
+    let values: [(&(dyn ToSql + Sync), Type); 8] = [
+        (&id_bytes, Type::BYTEA),
+        (&draft.repository, Type::TEXT),
+        (&title, Type::BYTEA),
+        (&source, Type::BYTEA),
+        (&caller, Type::TEXT),
+        (&key, Type::BYTEA),
+        (&draft.fingerprint, Type::TEXT),
+        (&draft.brief, Type::TEXT),
+    ];
+    let lookup: [(&(dyn ToSql + Sync), Type); 3] = [
+        (&caller, Type::TEXT),
+        (&key, Type::BYTEA),
+        (&draft.repository, Type::TEXT),
+    ];
+    // A grant given between the insert and the look (a racing set-up)
+    // leaves neither: insert again.
+    for _ in 0..3 {
+        let inserted =
+            in_transaction(client, deadline, client.query_typed_opt(INSERT, &values)).await?;
         if inserted.is_some() {
-            tx.commit().await?;
             let document = Document {
                 id: id.to_owned(),
                 title: draft.title.clone(),
@@ -340,57 +770,72 @@ impl Postgres {
             };
             return Ok(CreateOutcome::New(created(document, draft.brief.clone())));
         }
-        // The key is taken by a committed row (ON CONFLICT waited for it).
-        let row = tx
-            .query_opt(&earlier, &[&caller, &key])
-            .await?
-            .ok_or_else(|| {
-                StoreError::Invalid("a conflicting creation is not visible".to_owned())
-            })?;
-        tx.commit().await?;
-        let fingerprint: Option<String> = row.get(4);
+        let row =
+            in_transaction(client, deadline, client.query_typed_one(EARLIER, &lookup)).await?;
+        let granted: bool = row.try_get(0)?;
+        if !granted {
+            return Ok(CreateOutcome::Forbidden);
+        }
+        if row.try_get::<_, Option<Vec<u8>>>(1)?.is_none() {
+            continue;
+        }
+        let fingerprint: Option<String> = row.try_get(5)?;
         if fingerprint.as_deref() != Some(draft.fingerprint.as_str()) {
             return Ok(CreateOutcome::Conflict);
         }
-        let brief: String = row.get(5);
-        Ok(CreateOutcome::Replayed(created(document_row(&row)?, brief)))
+        let document = Document {
+            id: text(&row, 1)?,
+            title: text(&row, 2)?,
+            source: text(&row, 3)?,
+            revision: revision_of(row.try_get(4)?),
+        };
+        let brief: String = row.try_get(6)?;
+        return Ok(CreateOutcome::Replayed(created(document, brief)));
     }
+    Err(StoreError::Invalid(
+        "a conflicting creation is not visible".to_owned(),
+    ))
 }
 
 async fn set_grants(
-    tx: &deadpool_postgres::Transaction<'_>,
+    tx: &Transaction<'_>,
     caller: &str,
     repositories: &[String],
 ) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM grants WHERE caller = $1", &[&caller])
-        .await?;
+    tx.execute_typed(
+        "DELETE FROM grants WHERE caller = $1",
+        &[(&caller, Type::TEXT)],
+    )
+    .await?;
     for repository in repositories {
-        tx.execute(
+        tx.execute_typed(
             "INSERT INTO grants (caller, repository) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-            &[&caller, repository],
+            &[(&caller, Type::TEXT), (repository, Type::TEXT)],
         )
         .await?;
     }
     Ok(())
 }
 
-async fn import(
-    tx: &deadpool_postgres::Transaction<'_>,
-    documents: &[Imported],
-) -> Result<(), StoreError> {
+async fn import(tx: &Transaction<'_>, documents: &[Imported]) -> Result<(), StoreError> {
     for doc in documents {
-        tx.execute(
+        let (id, title, source) = (
+            doc.id.as_bytes(),
+            doc.title.as_bytes(),
+            doc.source.as_bytes(),
+        );
+        tx.execute_typed(
             "INSERT INTO documents (id, repository, title, source, revision)
              VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (id) DO UPDATE SET repository = excluded.repository,
                title = excluded.title, source = excluded.source,
                revision = excluded.revision",
             &[
-                &doc.id.as_bytes(),
-                &doc.repository,
-                &doc.title.as_bytes(),
-                &doc.source.as_bytes(),
-                &stored_revision(doc)?,
+                (&id, Type::BYTEA),
+                (&doc.repository, Type::TEXT),
+                (&title, Type::BYTEA),
+                (&source, Type::BYTEA),
+                (&stored_revision(doc)?, Type::INT8),
             ],
         )
         .await?;
@@ -403,13 +848,4 @@ fn text(row: &Row, column: usize) -> Result<String, StoreError> {
     let bytes: Vec<u8> = row.try_get(column)?;
     String::from_utf8(bytes)
         .map_err(|_| StoreError::Invalid(format!("stored column {column} is not UTF-8")))
-}
-
-fn document_row(row: &Row) -> Result<Document, StoreError> {
-    Ok(Document {
-        id: text(row, 0)?,
-        title: text(row, 1)?,
-        source: text(row, 2)?,
-        revision: revision_of(row.try_get(3)?),
-    })
 }

@@ -10,7 +10,10 @@
 //!
 //! Several processes may share one file (on one machine): each create is one
 //! `BEGIN IMMEDIATE` transaction, so two racing creates of one key cannot
-//! both miss the lookup and both insert.
+//! both miss the lookup and both insert. A connection waits for another
+//! process's lock at most `--db-statement-timeout` (SQLite's busy timeout;
+//! 0: without limit), then the request fails as busy (503); the start-up
+//! set-up waits without limit.
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -20,7 +23,7 @@ use chopin_mcp::{Document, DocumentSummary};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use super::{
-    CreateOutcome, Draft, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
+    CreateOutcome, Draft, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
     stored_revision, token_digest,
 };
 use crate::options::Database;
@@ -74,53 +77,86 @@ const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
     WHERE d.id = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
       AND (g.repository = '*' OR g.repository = d.repository))";
 
+/// How long a connection waits for another's lock when there is to be no
+/// limit: SQLite takes milliseconds as a C int (about 24 days).
+const NO_LIMIT: Duration = Duration::from_millis(i32::MAX as u64);
+
 /// A SQLite database: a writer connection and reader connections.
 pub struct Sqlite {
     writer: Mutex<Connection>,
     /// Empty for an in-memory database: reads then use the writer.
     readers: Readers,
+    /// SQLite's busy timeout for requests.
+    busy: Duration,
+}
+
+/// `--db-statement-timeout` as SQLite's busy timeout: zero means no limit
+/// (SQLite's own zero would fail at once).
+fn busy_timeout(limits: &Limits) -> Duration {
+    if limits.statement_timeout.is_zero() {
+        NO_LIMIT
+    } else {
+        limits.statement_timeout
+    }
 }
 
 impl Sqlite {
-    /// Opens (creating if needed) the database file at `path`.
+    /// Opens (creating if needed) the database file at `path`, with the
+    /// default [`Limits`].
     pub fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        Sqlite::open_with(path, Limits::default())
+    }
+
+    /// Opens (creating if needed) the database file at `path`.
+    pub fn open_with(path: &Path, limits: Limits) -> Result<Sqlite, StoreError> {
+        let busy = busy_timeout(&limits);
         let writer = Connection::open(path)?;
+        writer.busy_timeout(busy)?;
         // WAL lets readers run beside the one writer; FULL syncs the WAL on
         // every commit, which is what makes a created document durable.
         writer.pragma_update(None, "journal_mode", "WAL")?;
         // Deleted content (a replaced grant, a migrated plain token) is
         // overwritten, not left in free pages.
         writer.pragma_update(None, "secure_delete", "ON")?;
-        let writer = prepare(writer)?;
+        let writer = prepare(writer, busy)?;
         let count = std::thread::available_parallelism()
             .map_or(READERS, |cores| cores.get() + 2)
             .max(READERS);
         let mut readers = Vec::with_capacity(count);
         for _ in 0..count {
-            let reader = prepare(Connection::open(path)?)?;
+            let reader = prepare(Connection::open(path)?, busy)?;
             reader.pragma_update(None, "query_only", "ON")?;
             readers.push(reader);
         }
         Ok(Sqlite {
             writer: Mutex::new(writer),
             readers: Readers::new(readers),
+            busy,
         })
     }
 
     /// A private in-memory database (gone when the server stops).
     pub fn memory() -> Result<Sqlite, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
-        let writer = prepare(Connection::open_in_memory_with_flags(flags)?)?;
+        let busy = busy_timeout(&Limits::default());
+        let writer = prepare(Connection::open_in_memory_with_flags(flags)?, busy)?;
         Ok(Sqlite {
             writer: Mutex::new(writer),
             readers: Readers::new(Vec::new()),
+            busy,
         })
     }
 
-    /// [`Sqlite::open`] or [`Sqlite::memory`]; PostgreSQL is not SQLite.
+    /// [`Sqlite::open`] or [`Sqlite::memory`] with the default [`Limits`];
+    /// PostgreSQL is not SQLite.
     pub fn open_database(database: &Database) -> Result<Sqlite, StoreError> {
+        Sqlite::open_database_with(database, Limits::default())
+    }
+
+    /// [`Sqlite::open_with`] or [`Sqlite::memory`]; PostgreSQL is not SQLite.
+    pub fn open_database_with(database: &Database, limits: Limits) -> Result<Sqlite, StoreError> {
         match database {
-            Database::File(path) => Sqlite::open(path),
+            Database::File(path) => Sqlite::open_with(path, limits),
             Database::Memory => Sqlite::memory(),
             Database::Postgres(_) => Err(StoreError::Invalid(
                 "a postgres:// database is not a SQLite file".to_owned(),
@@ -147,6 +183,16 @@ impl Sqlite {
     /// file take turns).
     pub fn setup(&self, setup: &Setup) -> Result<Started, StoreError> {
         let mut conn = self.writer();
+        // The set-up waits for other processes' locks without limit (as
+        // PostgreSQL's set-up has no statement timeout), then requests
+        // wait their busy timeout again.
+        conn.busy_timeout(NO_LIMIT)?;
+        let started = Sqlite::setup_on(&mut conn, setup);
+        conn.busy_timeout(self.busy)?;
+        started
+    }
+
+    fn setup_on(conn: &mut Connection, setup: &Setup) -> Result<Started, StoreError> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let found_version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
         if found_version > SCHEMA_VERSION {
@@ -302,12 +348,13 @@ impl Sqlite {
     }
 }
 
-fn prepare(conn: Connection) -> Result<Connection, StoreError> {
+fn prepare(conn: Connection, busy: Duration) -> Result<Connection, StoreError> {
+    // Replicas writing at once wait for each other (up to `busy`) instead
+    // of failing with SQLITE_BUSY at once. Set first: the pragmas below may
+    // meet another process's lock.
+    conn.busy_timeout(busy)?;
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    // Replicas writing at once wait for each other instead of failing with
-    // SQLITE_BUSY.
-    conn.busy_timeout(Duration::from_secs(5))?;
     Ok(conn)
 }
 

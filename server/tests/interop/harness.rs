@@ -18,11 +18,13 @@ pub const TOKEN: &str = "allowed";
 pub const DOC_ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
 pub const DOC_TITLE: &str = "Release readiness";
 
-/// The path of a server binary by name.
+/// The path of a server binary by name, or a path itself (another build,
+/// for before/after measurements).
 pub fn binary(name: &str) -> PathBuf {
     PathBuf::from(match name {
         "chopin-mcp-server" => env!("CARGO_BIN_EXE_chopin-mcp-server"),
         "chopin-mcp-blocking" => env!("CARGO_BIN_EXE_chopin-mcp-blocking"),
+        path if path.starts_with('/') => path,
         other => panic!("no server binary named {other}"),
     })
 }

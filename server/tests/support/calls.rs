@@ -1,0 +1,105 @@
+//! Tool calls to a running server by address, from any thread, for the
+//! PostgreSQL tests (TLS, pooler, pools, timeouts). Each call is one
+//! connection (`connection: close`).
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+use super::support::{TOKEN, read_all, status};
+
+pub fn tool_call(tool: &str, arguments: &serde_json::Value) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}})
+    .to_string()
+}
+
+pub fn create_body(key: &str, title: &str) -> String {
+    let plan = format!("# {title}\n\nOne plan, one database.\n");
+    tool_call("create_document", &super::support::draft(key, title, &plan))
+}
+
+pub fn read_body(id: &str) -> String {
+    tool_call("read_document", &serde_json::json!({"id": id}))
+}
+
+pub fn list_body() -> String {
+    tool_call(
+        "list_documents",
+        &serde_json::json!({"repository": "githubnext/chopin"}),
+    )
+}
+
+/// POSTs `body` to the server at `addr`; the raw response, empty when the
+/// connection failed or broke before an answer.
+pub fn post(addr: SocketAddr, body: &str) -> String {
+    request(addr, "POST", body)
+}
+
+/// `GET path`; the raw response.
+pub fn get(addr: SocketAddr, path: &str) -> String {
+    let Ok(mut stream) = TcpStream::connect(addr) else {
+        return String::new();
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let request = format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return String::new();
+    }
+    read_all(&mut stream)
+}
+
+fn request(addr: SocketAddr, method: &str, body: &str) -> String {
+    let Ok(mut stream) = TcpStream::connect(addr) else {
+        return String::new();
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let request = format!(
+        "{method} /mcp HTTP/1.1\r\nhost: {addr}\r\nauthorization: Bearer {TOKEN}\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    if stream.write_all(request.as_bytes()).is_err() {
+        return String::new();
+    }
+    read_all(&mut stream)
+}
+
+/// The value of header `name` (lower case) in a raw response.
+pub fn header(response: &str, name: &str) -> Option<String> {
+    let head = response.split("\r\n\r\n").next()?;
+    head.lines().skip(1).find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_owned())
+    })
+}
+
+/// The `structuredContent` of a 200 tool answer.
+pub fn content(response: &str) -> Option<serde_json::Value> {
+    if status(response) != 200 {
+        return None;
+    }
+    let body: serde_json::Value = serde_json::from_str(response.split("\r\n\r\n").nth(1)?).ok()?;
+    let content = body["result"]["structuredContent"].clone();
+    (!content.is_null()).then_some(content)
+}
+
+/// The id a create answered with.
+pub fn created_id(response: &str) -> Option<String> {
+    content(response)?["id"].as_str().map(str::to_owned)
+}
+
+/// The ids `list_documents` answers for `githubnext/chopin`.
+pub fn list_ids(addr: SocketAddr) -> Vec<String> {
+    let response = post(addr, &list_body());
+    let listed = content(&response).unwrap_or_else(|| panic!("not a list: {response}"));
+    listed["documents"]
+        .as_array()
+        .expect("documents")
+        .iter()
+        .map(|d| d["id"].as_str().expect("an id").to_owned())
+        .collect()
+}
