@@ -15,10 +15,10 @@ use chopin_mcp::{
 };
 
 use crate::oauth::{OAuth, Verdict};
-use crate::options::{Database, Options};
+use crate::options::Options;
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Draft, FirstToken, Imported, Setup, Sqlite, Started,
-    Store, StoreError,
+    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Setup, Sqlite,
+    Started, Store, StoreError,
 };
 
 /// The caller of the token generated on a first run.

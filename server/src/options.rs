@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::store::Limits;
+use crate::store::{Database, Limits};
 
 pub const USAGE: &str = "\
 Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
@@ -85,26 +85,6 @@ pub enum LogFormat {
     Text,
     /// One JSON object a line.
     Json,
-}
-
-/// Where the documents live.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Database {
-    File(PathBuf),
-    Memory,
-    /// A `postgres://` or `postgresql://` URL, checked when parsed.
-    Postgres(String),
-}
-
-impl Database {
-    /// `--db VALUE`: a PostgreSQL URL by its scheme, else a SQLite path.
-    pub fn parse(value: &str) -> Result<Database, String> {
-        if !(value.starts_with("postgres://") || value.starts_with("postgresql://")) {
-            return Ok(Database::File(PathBuf::from(value)));
-        }
-        crate::store::postgres::parse_url(value).map_err(|e| format!("--db: {e}"))?;
-        Ok(Database::Postgres(value.to_owned()))
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

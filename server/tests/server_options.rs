@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use std::time::Duration;
 
-use chopin_mcp_server::options::{self, Command, Database, LogFormat, Options, USAGE};
+use chopin_mcp_server::options::{self, Command, LogFormat, Options, USAGE};
+use chopin_mcp_server::store::Database;
 use chopin_mcp_server::store::{DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT};
 
 fn parse(args: &[&str]) -> Result<Options, String> {

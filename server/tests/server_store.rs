@@ -7,7 +7,7 @@
 #[path = "interop/harness.rs"]
 mod support;
 
-use chopin_mcp_server::options::Database;
+use chopin_mcp_server::store::Database;
 use chopin_mcp_server::store::{CreateOutcome, Draft, Setup, Store, token_digest};
 use support::{SERVERS, Server, run, status, temp_path};
 

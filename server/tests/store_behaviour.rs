@@ -13,7 +13,7 @@ mod pg;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use chopin_mcp_server::options::Database;
+use chopin_mcp_server::store::Database;
 use chopin_mcp_server::store::{
     CreateOutcome, Draft, FirstToken, Imported, SCHEMA_VERSION, Setup, Store, StoreError,
     token_digest,

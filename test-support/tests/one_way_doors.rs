@@ -15,14 +15,7 @@ fn allowed(circle: &[String]) -> bool {
 
 /// Circles known and not yet opened, each exactly as found: the list only
 /// shrinks (a known circle that is gone fails too, so it is taken off).
-const KNOWN: &[&[&str]] = &[
-    &["server/src/metrics.rs", "server/src/telemetry.rs"],
-    &[
-        "server/src/options.rs",
-        "server/src/store/mod.rs",
-        "server/src/store/postgres.rs",
-    ],
-];
+const KNOWN: &[&[&str]] = &[&["server/src/metrics.rs", "server/src/telemetry.rs"]];
 
 #[test]
 fn the_only_circle_is_the_exchange_state_machine() {

@@ -24,13 +24,32 @@
 //!   `retry-after`), and what it had begun is rolled back.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use chopin_mcp::{Document, DocumentSummary};
 use sha2::{Digest, Sha256};
 
-use crate::options::Database;
+/// Where the documents live.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Database {
+    File(PathBuf),
+    Memory,
+    /// A `postgres://` or `postgresql://` URL, checked when parsed.
+    Postgres(String),
+}
+
+impl Database {
+    /// `--db VALUE`: a PostgreSQL URL by its scheme, else a SQLite path.
+    pub fn parse(value: &str) -> Result<Database, String> {
+        if !(value.starts_with("postgres://") || value.starts_with("postgresql://")) {
+            return Ok(Database::File(PathBuf::from(value)));
+        }
+        postgres::parse_url(value).map_err(|e| format!("--db: {e}"))?;
+        Ok(Database::Postgres(value.to_owned()))
+    }
+}
 
 pub mod postgres;
 mod sqlite;

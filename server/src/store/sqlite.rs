@@ -22,11 +22,11 @@ use std::time::Duration;
 use chopin_mcp::{Document, DocumentSummary};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+use super::Database;
 use super::{
     CreateOutcome, Draft, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
     stored_revision, token_digest,
 };
-use crate::options::Database;
 
 /// The readiness query: it reads the schema, so a database that lost its
 /// tables is not ready.
