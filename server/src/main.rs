@@ -16,7 +16,7 @@
 //! BENCHMARKS.md measure why).
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
-//! (`telemetry::Record` per request), `/healthz` and `/readyz`, a metrics
+//! (`record::Record` per request), `/healthz` and `/readyz`, a metrics
 //! listener, and graceful shutdown on SIGTERM/SIGINT (`shutdown::Shutdown`).
 
 use std::convert::Infallible;
@@ -39,9 +39,10 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
-use chopin_mcp_server::host::{Host, INTERNAL_ERROR};
+use chopin_mcp_server::host::{Caller, Host, INTERNAL_ERROR};
+use chopin_mcp_server::labels::StoreOperation;
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
-use chopin_mcp_server::{health, metrics, options, telemetry};
+use chopin_mcp_server::{health, metrics, options, record, telemetry};
 
 /// How long a client may take to send a request head before the connection
 /// is closed: a slow or stalled client holds a task, never a thread.
@@ -320,7 +321,7 @@ async fn connection(host: Arc<Host>, stream: TcpStream, shutdown: Arc<Shutdown>,
     // Errors here are the client's doing (reset, bad bytes) and concern that
     // connection only; a head hyper refused (431, 400) is logged and counted.
     if let Err(e) = &result {
-        telemetry::refused_head(e); // ops
+        record::refused_head(e); // ops
     }
 }
 
@@ -386,7 +387,7 @@ async fn handle(
         return Ok(reply);
     }
     // ops: one record per request: a log line and metrics when it ends.
-    let mut record = telemetry::Record::begin(
+    let mut record = record::Record::begin(
         request.method().as_str(),
         request.uri().path(),
         request
@@ -399,7 +400,7 @@ async fn handle(
         Body::Full(Some(bytes)) => &bytes[..],
         _ => &[],
     };
-    record.finish(telemetry::Ending {
+    record.finish(record::Ending {
         status: reply.status().as_u16(),
         body,
     });
@@ -410,14 +411,14 @@ async fn exchange(
     host: &Host,
     shutdown: &Shutdown,
     request: hyper::Request<Incoming>,
-    record: &mut telemetry::Record,
+    record: &mut record::Record,
 ) -> Reply {
     if request.uri().path() != "/mcp" {
         return plain(404, "not found");
     }
     let (head, mut body) = request.into_parts();
     // The `http` feature: the endpoint borrows hyper's head, no copies.
-    let mut outcome: Outcome<String> = host.endpoint.begin(&RequestParts::from(&head));
+    let mut outcome: Outcome<Caller> = host.endpoint.begin(&RequestParts::from(&head));
     loop {
         outcome = match outcome {
             Outcome::Respond(response) => return reply(response, shutdown),
@@ -449,7 +450,7 @@ async fn exchange(
             // pool for SQLite (it waits for fsync), awaited on PostgreSQL.
             effect => {
                 record.effect(&effect); // ops
-                let operation = metrics::operation_of(&effect); // ops
+                let operation = StoreOperation::of(&effect); // ops
                 // ops: carry_out says what became of a create.
                 let mut created = None;
                 let done = host.carry_out(effect, &mut created);
@@ -459,7 +460,7 @@ async fn exchange(
                         next
                     }
                     Err(e) => {
-                        telemetry::store_error(&e); // ops
+                        record::store_error(&e); // ops
                         return plain(500, INTERNAL_ERROR);
                     }
                 }
