@@ -248,6 +248,28 @@ impl Host {
         })
     }
 
+    /// A list or read on SQLite carried out now, on the calling thread (one
+    /// indexed SELECT on a reader connection, as [`Host::carry_out`] would
+    /// run it); anything else (a create, any PostgreSQL operation) is handed
+    /// back to be awaited with [`Host::carry_out`]. The async server uses
+    /// it to keep the read path free of the store's futures, whose states
+    /// (PostgreSQL's pools and queries) would otherwise be part of every
+    /// connection's own.
+    pub fn read_now(&self, outcome: Outcome<Caller>) -> Now {
+        let Store::Sqlite(store) = &self.store else {
+            return Now::Await(outcome);
+        };
+        Now::Done(match outcome {
+            Outcome::List(list) => store
+                .list(list.caller(), list.repository())
+                .map(|documents| list.answer(&documents)),
+            Outcome::Read(read) => store
+                .read(read.caller(), read.id())
+                .map(|document| read.answer(document.as_ref())),
+            other => return Now::Await(other),
+        })
+    }
+
     /// [`Host::carry_out`] on the calling thread, for `chopin-mcp-blocking`
     /// (whose store is SQLite: see [`Host::prepare_blocking`]).
     pub fn carry_out_blocking(
@@ -276,6 +298,14 @@ impl Host {
             other => other,
         })
     }
+}
+
+/// What [`Host::read_now`] did.
+pub enum Now {
+    /// Carried out: the endpoint's next outcome, or the store's error.
+    Done(Result<Outcome<Caller>, StoreError>),
+    /// Not a SQLite list or read: for [`Host::carry_out`].
+    Await(Outcome<Caller>),
 }
 
 /// What the start-up transaction writes, and the token it may store.

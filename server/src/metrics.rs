@@ -211,6 +211,26 @@ pub fn time_store<T>(operation: StoreOperation, job: impl FnOnce() -> T) -> T {
     }
 }
 
+/// [`time_store`] for a job that may hand its operation on instead of
+/// carrying it out: its time is counted only when `carried_out` says so.
+pub fn time_store_when<T>(
+    operation: StoreOperation,
+    job: impl FnOnce() -> T,
+    carried_out: impl FnOnce(&T) -> bool,
+) -> T {
+    match get() {
+        None => job(),
+        Some(metrics) => {
+            let started = Instant::now();
+            let result = job();
+            if carried_out(&result) {
+                metrics.store_latency(operation, started.elapsed());
+            }
+            result
+        }
+    }
+}
+
 /// [`time_store`] for a store call that is awaited.
 pub async fn time_store_async<T>(
     operation: StoreOperation,

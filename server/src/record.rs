@@ -13,6 +13,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use bytes::Bytes;
 use chopin_mcp::Outcome;
 
 use crate::labels::{self, CreateResult, RpcMethod, SNIFF_BYTES, Tool};
@@ -29,12 +30,28 @@ pub struct Record {
     logging: bool,
     caller: Option<Arc<str>>,
     request_bytes: u64,
-    sniffed_len: usize,
-    sniffed: [u8; SNIFF_BYTES],
+    /// The body's start, for [`labels::sniff`].
+    sniffed: Sniffed,
     /// The tool of the last effect, if any (authoritative).
     effect_tool: Option<Tool>,
     create: Option<CreateResult>,
     finished: bool,
+}
+
+/// The start of a request body: its first [`SNIFF_BYTES`] at most.
+enum Sniffed {
+    Nothing,
+    /// The first chunk (only its first `SNIFF_BYTES` are looked at).
+    Chunk(Bytes),
+    /// Chunks joined, up to `SNIFF_BYTES`.
+    Joined(Vec<u8>),
+}
+
+/// `joined` with as much of `data` as fits in [`SNIFF_BYTES`].
+fn fill(mut joined: Vec<u8>, data: &[u8]) -> Vec<u8> {
+    let take = SNIFF_BYTES.saturating_sub(joined.len()).min(data.len());
+    joined.extend_from_slice(&data[..take]);
+    joined
 }
 
 /// How a request ended.
@@ -59,8 +76,7 @@ impl Record {
             logging: telemetry::requests_enabled(),
             caller: None,
             request_bytes: 0,
-            sniffed_len: 0,
-            sniffed: [0; SNIFF_BYTES],
+            sniffed: Sniffed::Nothing,
             effect_tool: None,
             create: None,
             finished: false,
@@ -75,14 +91,19 @@ impl Record {
     }
 
     /// Notes a chunk of the request body.
-    pub fn body(&mut self, data: &[u8]) {
+    pub fn body(&mut self, data: &Bytes) {
         self.request_bytes += data.len() as u64;
-        let room = SNIFF_BYTES - self.sniffed_len;
-        if room > 0 {
-            let take = room.min(data.len());
-            self.sniffed[self.sniffed_len..self.sniffed_len + take].copy_from_slice(&data[..take]);
-            self.sniffed_len += take;
-        }
+        self.sniffed = match std::mem::replace(&mut self.sniffed, Sniffed::Nothing) {
+            // Usually the only chunk: kept as it is (shared, not copied).
+            Sniffed::Nothing => Sniffed::Chunk(data.clone()),
+            Sniffed::Chunk(first) if first.len() >= SNIFF_BYTES => Sniffed::Chunk(first),
+            Sniffed::Chunk(first) => {
+                let mut joined = Vec::with_capacity(SNIFF_BYTES);
+                joined.extend_from_slice(&first);
+                Sniffed::Joined(fill(joined, data))
+            }
+            Sniffed::Joined(joined) => Sniffed::Joined(fill(joined, data)),
+        };
     }
 
     /// Notes an effect about to be carried out.
@@ -106,7 +127,11 @@ impl Record {
     /// whether the body is a batch is looked at), else the scan of the
     /// body's start.
     fn classify(&self) -> (RpcMethod, Tool) {
-        let start = &self.sniffed[..self.sniffed_len];
+        let start = match &self.sniffed {
+            Sniffed::Nothing => &[][..],
+            Sniffed::Chunk(chunk) => &chunk[..chunk.len().min(SNIFF_BYTES)],
+            Sniffed::Joined(joined) => &joined[..],
+        };
         match self.effect_tool {
             Some(tool) if labels::is_batch(start) => (RpcMethod::Batch, tool),
             Some(tool) => (RpcMethod::ToolsCall, tool),

@@ -40,6 +40,7 @@ pub struct LogGuard(Option<std::thread::JoinHandle<()>>);
 
 impl Drop for LogGuard {
     fn drop(&mut self) {
+        flush_thread();
         BATCH.stop.store(true, Ordering::Release);
         BATCH.wake.notify_all();
         if let Some(writer) = self.0.take() {
@@ -184,9 +185,27 @@ pub fn requests_enabled() -> bool {
     tracing::enabled!(target: REQUEST_TARGET, Level::INFO)
 }
 
+/// A thread's request lines are handed to the shared batch once this many
+/// bytes are waiting (about 40 lines), or when the thread has nothing else
+/// to do ([`flush_thread`]).
+const THREAD_BATCH: usize = 8 << 10;
+
+/// A thread's request lines not yet in the shared batch; handed over when
+/// the thread ends, too.
+struct Pending(Vec<u8>);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.0.is_empty() {
+            append(&self.0);
+        }
+    }
+}
+
 thread_local! {
     /// Each thread's line buffer, lent to one [`RequestLine`] at a time.
     static LINE: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    static PENDING: std::cell::RefCell<Pending> = const { std::cell::RefCell::new(Pending(Vec::new())) };
     /// The timestamp's text up to the second, and the second it is of.
     static SECOND: Cell<(u64, [u8; 19])> = const { Cell::new((u64::MAX, [0; 19])) };
 }
@@ -207,7 +226,7 @@ pub struct RequestLine {
 impl RequestLine {
     /// Starts a line stamped now.
     pub fn start() -> RequestLine {
-        let mut out = LINE.with(Cell::take);
+        let mut out = LINE.try_with(Cell::take).unwrap_or_default();
         out.clear();
         let json = JSON.load(Ordering::Relaxed);
         if json {
@@ -272,9 +291,38 @@ impl RequestLine {
             self.out.extend_from_slice(b"\"}");
         }
         self.out.push(b'\n');
-        append(&self.out);
-        LINE.with(|line| line.set(self.out));
+        let out = self.out;
+        let queued = PENDING.try_with(|pending| {
+            let mut pending = pending.borrow_mut();
+            pending.0.extend_from_slice(&out);
+            if pending.0.len() >= THREAD_BATCH {
+                append(&pending.0);
+                pending.0.clear();
+            }
+        });
+        if queued.is_err() {
+            // The thread is ending: straight to the batch.
+            append(&out);
+        }
+        let _ = LINE.try_with(|line| line.set(out));
     }
+}
+
+/// Hands the calling thread's waiting request lines to the shared batch.
+/// The workers call it whenever they run out of work (tokio's
+/// `on_thread_park`), so a line waits for its thread at most as long as
+/// the thread is busy with other requests, and at most [`THREAD_BATCH`]
+/// bytes: no shared lock, and no cache line shared between the workers'
+/// CPUs, is touched per request.
+pub fn flush_thread() {
+    let _ = PENDING.try_with(|pending| {
+        if let Ok(mut pending) = pending.try_borrow_mut() {
+            if !pending.0.is_empty() {
+                append(&pending.0);
+                pending.0.clear();
+            }
+        }
+    });
 }
 
 /// Appends `value` in decimal.
