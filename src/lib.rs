@@ -40,5 +40,5 @@ pub use outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
 pub use request::{Header, RequestParts};
 pub use response::Response;
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
-pub use tools::{Document, DocumentSummary};
+pub use tools::{Document, DocumentSummary, DocumentSummaryRef};
 pub use version::{Era, ProtocolVersion};

@@ -10,7 +10,7 @@ use crate::dispatch::Dispatch;
 use crate::endpoint::Authenticate;
 use crate::response::Response;
 use crate::tools::create::{CreateAnswer, NewDocument};
-use crate::tools::{Document, DocumentSummary, create, list, read};
+use crate::tools::{Document, DocumentSummary, DocumentSummaryRef, create, list, read};
 
 /// The next thing the host must do for an exchange.
 ///
@@ -91,6 +91,16 @@ impl<C> ListDocuments<C> {
 
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
+        let origin = self.dispatch.exchange.origin.clone();
+        let outcome = self.dispatch.resume(&self.id, |out, frame| {
+            list::write_result(out, frame, documents)
+        });
+        cors::grant(outcome, origin)
+    }
+
+    /// [`answer`](Self::answer) with summaries borrowed from the host's own
+    /// buffers: the same result, byte for byte.
+    pub fn answer_borrowed(self, documents: &[DocumentSummaryRef<'_>]) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             list::write_result(out, frame, documents)

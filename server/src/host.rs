@@ -261,8 +261,8 @@ impl Host {
         };
         Now::Done(match outcome {
             Outcome::List(list) => store
-                .list(list.caller(), list.repository())
-                .map(|documents| list.answer(&documents)),
+                .list_summaries(list.caller(), list.repository())
+                .map(|summaries| list.answer_borrowed(&summaries.borrowed())),
             Outcome::Read(read) => store
                 .read(read.caller(), read.id())
                 .map(|document| read.answer(document.as_ref())),
@@ -283,8 +283,8 @@ impl Host {
         };
         Ok(match outcome {
             Outcome::List(list) => {
-                let documents = store.list(list.caller(), list.repository())?;
-                list.answer(&documents)
+                let summaries = store.list_summaries(list.caller(), list.repository())?;
+                list.answer_borrowed(&summaries.borrowed())
             }
             Outcome::Read(read) => {
                 let document = store.read(read.caller(), read.id())?;

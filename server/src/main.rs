@@ -292,8 +292,10 @@ async fn serve_hyper(
     shutdown: &Shutdown,
     started: tokio::time::Instant,
 ) {
-    let clock = HeadClock::since(started);
-    let (host, shutdown, clock) = (&*host, &*shutdown, &clock);
+    let clock = &HeadClock::since(started);
+    // Requests borrow the host, the shutdown and the clock from this frame:
+    // no reference count is touched per request (the host's is shared by
+    // every worker's CPU).
     let service = service_fn(move |request| {
         clock.head_complete();
         async move {

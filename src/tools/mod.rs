@@ -21,6 +21,18 @@ pub struct DocumentSummary {
     pub title: String,
 }
 
+/// A [`DocumentSummary`] borrowed from wherever the host holds its text
+/// (a store's row buffer), for
+/// [`ListDocuments::answer_borrowed`](crate::ListDocuments::answer_borrowed):
+/// the same result, without an owned `String` per field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentSummaryRef<'a> {
+    /// The document id.
+    pub id: &'a str,
+    /// Its title.
+    pub title: &'a str,
+}
+
 /// A document as `read_document` returns it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Document {
@@ -171,12 +183,39 @@ impl DocumentSummary {
 
 impl WriteJson for DocumentSummary {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &self.members());
+        write_summary(out, level, &self.id, &self.title);
     }
 
     fn len_hint(&self) -> usize {
         json::object_len_hint(&self.members())
     }
+}
+
+impl WriteJson for DocumentSummaryRef<'_> {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        write_summary(out, level, self.id, self.title);
+    }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&[("id", &self.id), ("title", &self.title)])
+    }
+}
+
+/// `{"id":…,"title":…}` at `level`: the bytes [`json::object`] writes for
+/// a summary's two members, without its call per member (a list writes
+/// every summary twice).
+fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
+    let (open, middle): (&[u8], &[u8]) = if level == Level::Plain {
+        (b"{\"id\":", b",\"title\":")
+    } else {
+        (b"{\\\"id\\\":", b",\\\"title\\\":")
+    };
+    out.reserve(open.len() + middle.len() + id.len() + title.len() + 9);
+    out.extend_from_slice(open);
+    id.write_json(out, level);
+    out.extend_from_slice(middle);
+    title.write_json(out, level);
+    out.push(b'}');
 }
 
 impl Document {

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use chopin_mcp::{Document, DocumentSummary};
+use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use super::{
@@ -59,24 +59,27 @@ CREATE TABLE IF NOT EXISTS grants (
 );
 ";
 
-/// `list`: the summaries of repository ?2 that `caller` (?1) may see. The
-/// grant depends on the repository alone, so it is checked once (not for each
-/// row, as a condition on `d.repository` would be). SQLite compares TEXT
-/// with BINARY collation: byte-wise.
+/// `list`: the summaries of repository ?2 that `caller` (?1) may see. SQLite
+/// compares TEXT with BINARY collation: byte-wise.
 ///
-/// The grant is two lookups of the `grants` key (`*`, then the repository),
-/// not one with `repository = '*' OR repository = ...`: SQLite runs that OR
-/// as an `IN` over an ephemeral table, created, filled and dropped by every
-/// statement (two zeroed pages; about 25,000 instructions of a read's
-/// 31,000 in SQLite, BENCHMARKS.md).
+/// The grant depends on the repository alone, so it is checked once, as
+/// the index seek's key: `repository = CASE WHEN granted THEN ?2 END` seeks
+/// `NULL` (no rows) without a grant. As a condition beside the seek, SQLite
+/// evaluates it (cached, but still five opcodes) for every row. And it is
+/// two lookups of the `grants` key (`*`, then the repository), not one with
+/// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
+/// over an ephemeral table, created, filled and dropped by every statement
+/// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
+/// SQLite, BENCHMARKS.md).
 const LIST: &str = "SELECT d.id, d.title FROM documents d
-    WHERE d.repository = ?2
-      AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
-        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2))
+    WHERE d.repository = CASE
+      WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)
+      THEN ?2 END
     ORDER BY d.title, d.id";
 
-/// `read`: document ?2 if `caller` (?1) may see it (the grant as in
-/// [`LIST`]). Constant text, so each connection prepares it once
+/// `read`: document ?2 if `caller` (?1) may see it (the grant's two lookups
+/// as in [`LIST`]). Constant text, so each connection prepares it once
 /// (`prepare_cached`).
 const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
     WHERE d.id = ?2
@@ -232,6 +235,27 @@ impl Sqlite {
         })
     }
 
+    /// [`Sqlite::list`] into one buffer: the summaries' text read from each
+    /// row as it comes (no `String` per field), for answering with
+    /// [`Summaries::borrowed`].
+    pub fn list_summaries(&self, caller: &str, repository: &str) -> Result<Summaries, StoreError> {
+        self.reading(|conn| {
+            let mut statement = conn.prepare_cached(LIST)?;
+            let mut rows = statement.query(params![caller, repository])?;
+            let mut summaries = Summaries {
+                text: String::with_capacity(4096),
+                ends: Vec::with_capacity(128),
+            };
+            while let Some(row) = rows.next()? {
+                summaries.text.push_str(text(row, 0)?);
+                let id_end = summaries.text.len();
+                summaries.text.push_str(text(row, 1)?);
+                summaries.ends.push((id_end, summaries.text.len()));
+            }
+            Ok(summaries)
+        })
+    }
+
     /// See [`super::Store::read`].
     pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         self.reading(|conn| {
@@ -382,6 +406,40 @@ fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Resu
         )?;
     }
     Ok(())
+}
+
+/// Column `index` of `row` as text, borrowed from SQLite's row buffer.
+fn text<'r>(row: &'r rusqlite::Row<'_>, index: usize) -> Result<&'r str, rusqlite::Error> {
+    row.get_ref(index)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// A list's summaries as one text buffer: each id then its title, and where
+/// each of them ends.
+#[derive(Debug, Default)]
+pub struct Summaries {
+    text: String,
+    /// Per summary, the end of its id and the end of its title in `text`.
+    ends: Vec<(usize, usize)>,
+}
+
+impl Summaries {
+    /// The summaries, in order, borrowed from the buffer.
+    pub fn borrowed(&self) -> Vec<DocumentSummaryRef<'_>> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&(id_end, title_end)| {
+                let summary = DocumentSummaryRef {
+                    id: &self.text[start..id_end],
+                    title: &self.text[id_end..title_end],
+                };
+                start = title_end;
+                summary
+            })
+            .collect()
+    }
 }
 
 fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
