@@ -12,14 +12,21 @@
 # read document and 99 more in the same repository (list_documents answers 100
 # summaries), so every read goes to the store. Then, for each round, scenario
 # and server in turn, runs `wrk -t1 -cN -dDURATION --latency` on 127.0.0.1 and
-# prints req/s, p50 and p99 per run, then the medians over the rounds and each
-# server's ratio to the floor's median in the same scenario.
+# prints per run: req/s, p50, p99, the server's CPU time per request (user +
+# system of the whole process, every thread, from /proc/PID/stat before and
+# after, over the requests wrk completed), wrk's own CPU time per request (a
+# floor whose wrk(us) is close to 1e6 / its req/s had wrk on a CPU of its own
+# and is wrk-bound), and each server's req/s and CPU per request against the
+# floor's in the same round. Then per scenario and server: the medians, and
+# the median and worst round of each ratio, and req/s against the rmcp peer's.
 #
 # Environment:
 #   ROUNDS (3), DURATION seconds per run (5), SERVERS ("floor server blocking rmcp"),
 #   SCENARIOS ("read:16 read:64 list:16 tools:16"), PEERS (../shared/peers),
 #   EXTRA ("name=/path/to/binary ..."): more servers started like chopin-mcp-server
-#   (for A/B runs of two builds), BASE_PORT (19400), NO_BUILD=1 (use what is built).
+#   (for A/B runs of two builds; ARGS_<name>="--flag ..." adds flags to server <name>,
+#   e.g. EXTRA="nopin=target/release/chopin-mcp-server" ARGS_nopin=--no-pin),
+#   BASE_PORT (19400), NO_BUILD=1 (use what is built).
 #
 # The floor answers every POST with the fixed read_document reply, so its row is
 # the floor of the read scenario only; the rmcp peer holds one document, so its
@@ -94,9 +101,11 @@ launch() { # name command...: start a server on the next port ($PORT in the comm
     pids+=($!)
     pid[$name]=$!
 }
-chopin() { # name binary
+chopin() { # name binary: ARGS_<name> (if set) adds flags, e.g. ARGS_nopin=--no-pin
+    local flags="ARGS_$1"
+    # shellcheck disable=SC2086
     launch "$1" "$2" --listen '127.0.0.1:$PORT' --db "$work/$1.db" --token allowed=octocat \
-        --grant 'octocat=*' --import "$import"
+        --grant 'octocat=*' --import "$import" ${!flags:-}
 }
 for name in $SERVERS; do
     case $name in
