@@ -8,8 +8,11 @@
 //! The endpoint decides everything; this file only moves bytes: it lends
 //! hyper's request head to the endpoint (the `http` feature), pushes body
 //! frames into it as they arrive (and stops reading at the 413), hands list,
-//! read and create effects to the store (`Host::carry_out`), and holds `GET`
-//! event streams open.
+//! read and create effects to the store (`Host::read_now` inline for SQLite
+//! reads, `Host::carry_out` otherwise), and holds `GET` event streams open.
+//! A connection whose first request opens an event stream is held by
+//! [`first_request`] itself, without hyper's buffers (BENCHMARKS.md, "Held
+//! event streams"); every other connection is hyper's.
 //!
 //! One single-threaded runtime per core, each kept on its core, serves
 //! connections handed out in turn (see [`serve`]; `benches/load.sh` and

@@ -75,3 +75,40 @@ fn list_summaries_match_list_for_every_grant() {
     assert_eq!(listed(&store, "one", "o/other"), []);
     assert_eq!(listed(&store, "none", "o/r"), []);
 }
+
+#[test]
+fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("summaries-utf8-{}.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let store = Sqlite::open(&path).unwrap();
+    store
+        .setup(&Setup {
+            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
+            import: vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
+            ..Setup::default()
+        })
+        .unwrap();
+    // Text that is not UTF-8 can only come from outside the server: split a
+    // two-byte character between the id and the title, and end another
+    // title in half a character.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    raw.execute_batch(
+        "UPDATE documents SET id = CAST(x'61c3' AS TEXT), title = CAST(x'a9' AS TEXT) WHERE id = 'a';",
+    )
+    .unwrap();
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+    raw.execute_batch("UPDATE documents SET id = 'a', title = CAST(x'66c3' AS TEXT) WHERE title = CAST(x'a9' AS TEXT);")
+        .unwrap();
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+    raw.execute_batch("UPDATE documents SET title = 'fine again' WHERE id = 'a';")
+        .unwrap();
+    assert_eq!(
+        store.list_summaries("all", "o/r").unwrap().borrowed().len(),
+        2
+    );
+}

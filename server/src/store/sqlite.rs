@@ -242,17 +242,25 @@ impl Sqlite {
         self.reading(|conn| {
             let mut statement = conn.prepare_cached(LIST)?;
             let mut rows = statement.query(params![caller, repository])?;
-            let mut summaries = Summaries {
-                text: String::with_capacity(4096),
-                ends: Vec::with_capacity(128),
-            };
+            let mut text = Vec::with_capacity(4096);
+            let mut ends = Vec::with_capacity(128);
             while let Some(row) = rows.next()? {
-                summaries.text.push_str(text(row, 0)?);
-                let id_end = summaries.text.len();
-                summaries.text.push_str(text(row, 1)?);
-                summaries.ends.push((id_end, summaries.text.len()));
+                text.extend_from_slice(text_bytes(row, 0)?);
+                let id_end = text.len();
+                text.extend_from_slice(text_bytes(row, 1)?);
+                ends.push((id_end, text.len()));
             }
-            Ok(summaries)
+            // UTF-8 checked once for the whole buffer, and each field's
+            // ends on a character boundary: every field is then UTF-8.
+            let invalid = || StoreError::Invalid("a stored summary is not UTF-8".to_owned());
+            let text = String::from_utf8(text).map_err(|_| invalid())?;
+            if !ends
+                .iter()
+                .all(|&(id_end, _)| text.is_char_boundary(id_end))
+            {
+                return Err(invalid());
+            }
+            Ok(Summaries { text, ends })
         })
     }
 
@@ -408,11 +416,17 @@ fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Resu
     Ok(())
 }
 
-/// Column `index` of `row` as text, borrowed from SQLite's row buffer.
-fn text<'r>(row: &'r rusqlite::Row<'_>, index: usize) -> Result<&'r str, rusqlite::Error> {
-    row.get_ref(index)?.as_str().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(index, rusqlite::types::Type::Text, Box::new(e))
-    })
+/// Column `index` of `row`, a TEXT value, as bytes borrowed from SQLite's
+/// row buffer (not yet checked to be UTF-8).
+fn text_bytes<'r>(row: &'r rusqlite::Row<'_>, index: usize) -> Result<&'r [u8], rusqlite::Error> {
+    match row.get_ref(index)? {
+        rusqlite::types::ValueRef::Text(bytes) => Ok(bytes),
+        other => Err(rusqlite::Error::InvalidColumnType(
+            index,
+            String::new(),
+            other.data_type(),
+        )),
+    }
 }
 
 /// A list's summaries as one text buffer: each id then its title, and where
