@@ -2,7 +2,7 @@
 # Loopback load comparison: the reference servers against their HTTP stack's
 # floor and the rmcp peer, in alternation, with wrk.
 #
-#   benches/load.sh                      # 3 rounds x (read c16, read c64, list c16, tools/list c16, jwt c16), 5 s each
+#   benches/load.sh                      # 3 rounds x (read c16, read c64, list c16, tools/list c16), 5 s each
 #   ROUNDS=5 DURATION=10 benches/load.sh
 #
 # Builds (release): hyper-floor and the rmcp peer, copied at run time from
@@ -12,34 +12,42 @@
 # read document and 99 more in the same repository (list_documents answers 100
 # summaries), so every read goes to the store. Then, for each round, scenario
 # and server in turn, runs `wrk -t1 -cN -dDURATION --latency` on 127.0.0.1 and
-# prints req/s, p50 and p99 per run, then the medians over the rounds and each
-# server's ratio to the floor's median in the same scenario.
+# prints per run: req/s, p50, p99, the server's CPU time per request (user +
+# system of the whole process, every thread, from /proc/PID/stat before and
+# after, over the requests wrk completed), wrk's own CPU time per request (a
+# floor whose wrk(us) is close to 1e6 / its req/s had wrk on a CPU of its own
+# and is wrk-bound), and each server's req/s and CPU per request against the
+# floor's in the same round. Then per scenario and server: the medians, and
+# the median and worst round of each ratio, and req/s against the rmcp peer's.
 #
 # Environment:
 #   ROUNDS (3), DURATION seconds per run (5), SERVERS ("floor server blocking rmcp"),
-#   SCENARIOS ("read:16 read:64 list:16 tools:16"), PEERS (../shared/peers),
+#   SCENARIOS ("read:16 read:64 list:16 tools:16"; jwt:16 also), PEERS (../shared/peers),
 #   EXTRA ("name=/path/to/binary ..."): more servers started like chopin-mcp-server
-#   (for A/B runs of two builds), BASE_PORT (19400), NO_BUILD=1 (use what is built).
+#   (for A/B runs of two builds; ARGS_<name>="--flag ..." adds flags to server <name>,
+#   e.g. EXTRA="nopin=target/release/chopin-mcp-server" ARGS_nopin=--no-pin),
+#   BASE_PORT (19400), NO_BUILD=1 (use what is built).
 #
 # The floor answers every POST with the fixed read_document reply, so its row is
 # the floor of the read scenario only; the rmcp peer holds one document, so its
 # list_documents answers one summary. Loopback only; bounded: every wrk run is
 # killed after DURATION + 15 s.
 #
-# The jwt scenario is the read scenario with an OAuth JWT access token instead
-# of the static token, against chopin-mcp-server only: with it in SCENARIOS the
-# test authorization server (server/tests/oauth/as.mjs, oidc-provider; needs
-# `npm ci` there) is started on loopback, chopin-mcp-server signs users in at it
-# (static tokens keep working beside), and a token for alice is minted. Its
-# cpu(us) against the read row of the same server is the cost of a JWT
-# request (after the first, a verified-token cache hit).
+# The jwt scenario (not in the default SCENARIOS: add jwt:16) is the read
+# scenario with an OAuth JWT access token instead of the static token, against
+# chopin-mcp-server only: the test authorization server
+# (server/tests/oauth/as.mjs, oidc-provider; needs `npm ci` there) is started
+# on loopback, chopin-mcp-server signs users in at it (static tokens keep
+# working beside), and a token for alice is minted. Its cpu(us) against the
+# read row of the same server is the cost of a JWT request (after the first, a
+# verified-token cache hit).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
 SERVERS=${SERVERS:-"floor server blocking rmcp"}
-SCENARIOS=${SCENARIOS:-"read:16 read:64 list:16 tools:16 jwt:16"}
+SCENARIOS=${SCENARIOS:-"read:16 read:64 list:16 tools:16"}
 PEERS=${PEERS:-$root/../shared/peers}
 EXTRA=${EXTRA:-}
 BASE_PORT=${BASE_PORT:-19400}
@@ -102,10 +110,11 @@ launch() { # name command...: start a server on the next port ($PORT in the comm
     pids+=($!)
     pid[$name]=$!
 }
-chopin() { # name binary [more flags]
-    local name=$1 binary=$2; shift 2
+chopin() { # name binary [more flags]: ARGS_<name> (if set) adds flags, e.g. ARGS_nopin=--no-pin
+    local name=$1 binary=$2 flags="ARGS_$1"; shift 2
+    # shellcheck disable=SC2086
     launch "$name" "$binary" --listen '127.0.0.1:$PORT' --db "$work/$name.db" --token allowed=octocat \
-        --grant 'octocat=*' --import "$import" "$@"
+        --grant 'octocat=*' --import "$import" "$@" ${!flags:-}
 }
 # --- the jwt scenario's authorization server ------------------------------------
 oauth_flags=()
@@ -173,23 +182,43 @@ results=$work/results
 for name in "${names[@]}"; do
     timeout 20 wrk -t1 -c16 -d1s -s "$(script read)" "http://127.0.0.1:${port[$name]}/mcp" >/dev/null
 done
-echo "load: $(uptime | sed 's/.*load average/load average/'), ${ROUNDS} rounds x ${DURATION}s, wrk -t1 --latency"
-# CPU time the server process used per request (user + system, from
-# /proc/PID/stat) is far less sensitive to other load than req/s.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-printf '%-5s %-6s %-4s %-10s %12s %10s %10s %10s %s\n' round scen conn server 'req/s' 'p50(us)' 'p99(us)' 'cpu(us)' errors
+cat <<EOF
+load: $(uptime | sed 's/.*load average/load average/'), ${ROUNDS} rounds x ${DURATION}s, wrk -t1 --latency, $(nproc) CPUs
+cpu(us)  CPU time (user + system, all threads, /proc/PID/stat) the server process used during
+         the run, divided by the requests wrk completed. Lower is better; it moves far less
+         than req/s when other work shares the cores.
+wrk(us)  the same for wrk. When the floor's wrk(us) is near 1e6 / its req/s, wrk had a CPU to
+         itself and ran out of it: the floor's req/s is then wrk's limit, not the floor's.
+xfloor   req/s / the floor's req/s, same round and scenario (higher is better).
+cpu/fl   cpu(us) / the floor's cpu(us), same round and scenario (lower is better).
+EOF
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# One wrk run: its output, then "WRKTICKS n", the CPU ticks wrk used (this
+# subshell's waited-for children's user + system time, stat fields 16 + 17).
+run_wrk() { # conns script port
+    (
+        me=$BASHPID
+        timeout $((DURATION + 15)) wrk -t1 -c"$1" -d"${DURATION}s" --latency -s "$2" \
+            "http://127.0.0.1:$3/mcp" 2>&1 || true
+        echo "WRKTICKS $(awk '{ print $16 + $17 }' "/proc/$me/stat")"
+    )
+}
+format='%-5s %-6s %-4s %-10s %11s %8s %8s %8s %8s %7s %7s %s\n'
+# shellcheck disable=SC2059
+printf "$format" round scen conn server 'req/s' 'p50(us)' 'p99(us)' 'cpu(us)' 'wrk(us)' xfloor cpu/fl errors
 for round in $(seq 1 "$ROUNDS"); do
     for scenario in $SCENARIOS; do
         what=${scenario%%:*}; conns=${scenario#*:}
+        floor_rps=; floor_cpu=
         for name in "${names[@]}"; do
             # JWTs are chopin-mcp-server's (the one signing users in).
             [[ $what == jwt && $name != server ]] && continue
             before=$(cpu_ticks "${pid[$name]}")
-            out=$(timeout $((DURATION + 15)) wrk -t1 -c"$conns" -d"${DURATION}s" --latency -s "$(script "$what")" \
-                "http://127.0.0.1:${port[$name]}/mcp" 2>&1) || true
+            out=$(run_wrk "$conns" "$(script "$what")" "${port[$name]}")
             ticks=$(( $(cpu_ticks "${pid[$name]}") - before ))
-            echo "$out" | awk -v ticks="$ticks" -v hz="$hz" -v round="$round" -v what="$what" -v conns="$conns" -v name="$name" '
+            line=$(echo "$out" | awk -v ticks="$ticks" -v hz="$hz" -v round="$round" -v what="$what" \
+                -v conns="$conns" -v name="$name" -v frps="$floor_rps" -v fcpu="$floor_cpu" '
                 function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
                 /Requests\/sec:/ { rps = $2 }
                 / requests in / { requests = $1 }
@@ -197,27 +226,50 @@ for round in $(seq 1 "$ROUNDS"); do
                 /^ +99%/ { p99 = us($2) }
                 /Non-2xx/ { errors += $NF }
                 /Socket errors/ { errors += 1 }
+                /^WRKTICKS/ { wticks = $2 }
                 END { cpu = requests > 0 ? ticks / hz * 1000000 / requests : 0
-                      printf "%-5s %-6s %-4s %-10s %12.2f %10.1f %10.1f %10.2f %d\n", round, what, conns, name, rps, p50, p99, cpu, errors + 0 }' \
-                | tee -a "$results"
+                      wcpu = requests > 0 ? wticks / hz * 1000000 / requests : 0
+                      xf = (frps > 0) ? sprintf("%.2f", rps / frps) : "-"
+                      cf = (fcpu > 0) ? sprintf("%.2f", cpu / fcpu) : "-"
+                      printf "%-5s %-6s %-4s %-10s %11.2f %8.1f %8.1f %8.2f %8.2f %7s %7s %d\n",
+                          round, what, conns, name, rps, p50, p99, cpu, wcpu, xf, cf, errors + 0 }')
+            echo "$line" | tee -a "$results"
+            if [[ $name == floor ]]; then
+                floor_rps=$(echo "$line" | awk '{ print $5 }')
+                floor_cpu=$(echo "$line" | awk '{ print $8 }')
+            fi
         done
     done
 done
 
 # --- summarize ---------------------------------------------------------------
+# $results columns: 1 round, 2 scenario, 3 conns, 4 server, 5 req/s, 6 p50,
+# 7 p99, 8 cpu(us), 9 wrk(us), 10 xfloor, 11 cpu/fl, 12 errors.
 echo
-echo "medians over $ROUNDS rounds; ratio = req/s / floor's median req/s in the same scenario"
-printf '%-6s %-4s %-10s %12s %10s %10s %8s %10s %10s\n' scen conn server 'req/s' 'p50(us)' 'p99(us)' ratio 'p99/floor' 'cpu(us)'
+echo "medians over $ROUNDS rounds (each column's on its own); worst: the worst round's ratio"
+summary='%-6s %-4s %-10s %11s %8s %8s %8s %8s %7s %7s %7s %7s %7s\n'
+# shellcheck disable=SC2059
+printf "$summary" scen conn server 'req/s' 'p50(us)' 'p99(us)' 'cpu(us)' 'wrk(us)' xfloor worst cpu/fl worst xrmcp
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+lowest() { sort -g | head -1 | grep . || echo -; }
+highest() { sort -g | tail -1 | grep . || echo -; }
 for scenario in $SCENARIOS; do
     what=${scenario%%:*}; conns=${scenario#*:}
-    median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-    col() { awk -v w="$what" -v c="$conns" -v n="$1" -v k="$2" '$2 == w && $3 == c && $4 == n { print $k }' "$results" | median; }
-    floor_rps=$(col floor 5 2>/dev/null || true); floor_p99=$(col floor 7 2>/dev/null || true)
+    col() { awk -v w="$what" -v c="$conns" -v n="$1" -v k="$2" '$2 == w && $3 == c && $4 == n && $k != "-" { print $k }' "$results"; }
+    rmcp_rps=$(col rmcp 5 | median)
     for name in "${names[@]}"; do
         [[ $what == jwt && $name != server ]] && continue
-        rps=$(col "$name" 5); p50=$(col "$name" 6); p99=$(col "$name" 7); cpu=$(col "$name" 8)
-        awk -v u="$cpu" -v s="$what" -v c="$conns" -v n="$name" -v r="$rps" -v a="$p50" -v b="$p99" -v fr="$floor_rps" -v fp="$floor_p99" \
-            'BEGIN { ratio = (fr > 0) ? sprintf("%.2f", r / fr) : "-"; pr = (fp > 0) ? sprintf("%.2f", b / fp) : "-";
-                     printf "%-6s %-4s %-10s %12.2f %10.1f %10.1f %8s %10s %10.2f\n", s, c, n, r, a, b, ratio, pr, u }'
+        awk -v f="$summary" -v s="$what" -v c="$conns" -v n="$name" -v rr="$rmcp_rps" \
+            -v r="$(col "$name" 5 | median)" -v a="$(col "$name" 6 | median)" -v b="$(col "$name" 7 | median)" \
+            -v u="$(col "$name" 8 | median)" -v w="$(col "$name" 9 | median)" \
+            -v xf="$(col "$name" 10 | median)" -v xfw="$(col "$name" 10 | lowest)" \
+            -v cf="$(col "$name" 11 | median)" -v cfw="$(col "$name" 11 | highest)" '
+            function two(v) { return (v == "-") ? v : sprintf("%.2f", v) }
+            BEGIN { xr = (rr != "-" && rr > 0) ? sprintf("%.2f", r / rr) : "-"
+                    printf f, s, c, n, sprintf("%.2f", r), sprintf("%.1f", a), sprintf("%.1f", b),
+                        two(u), two(w), two(xf), two(xfw), two(cf), two(cfw), xr }'
     done
 done
+echo "xfloor and cpu/fl: the median and the worst of the per-round ratios above (worst: lowest"
+echo "xfloor, highest cpu/fl); xrmcp: req/s median / the rmcp peer's req/s median (its list"
+echo "answers one summary, not 100)."

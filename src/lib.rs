@@ -41,5 +41,5 @@ pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};
 pub use response::Response;
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
-pub use tools::{Document, DocumentSummary};
+pub use tools::{Document, DocumentSummary, DocumentSummaryRef};
 pub use version::{Era, ProtocolVersion};

@@ -155,3 +155,25 @@ fn every_public_name_stays() {
         negotiate::media_ranges::<std::iter::Empty<&[u8]>>,
     );
 }
+
+#[test]
+fn a_list_can_be_answered_with_borrowed_summaries() {
+    // `ListDocuments::answer_borrowed(&[DocumentSummaryRef<'_>])`: a host
+    // answers from its own buffers (a store's rows) without a `String` per
+    // field; `tests/list_answer_borrowed.rs` shows the bytes are the same.
+    fn answers<C>(list: ListDocuments<C>, text: &str) -> Outcome<C> {
+        let summaries = [chopin_mcp::DocumentSummaryRef {
+            id: &text[..1],
+            title: &text[1..],
+        }];
+        list.answer_borrowed(&summaries)
+    }
+    let _ = answers::<String>;
+    send_sync::<chopin_mcp::DocumentSummaryRef<'static>>();
+    let summary = chopin_mcp::DocumentSummaryRef {
+        id: "a",
+        title: "b",
+    };
+    let copy = summary;
+    assert_eq!(summary, copy);
+}

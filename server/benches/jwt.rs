@@ -200,7 +200,7 @@ fn benches(c: &mut Criterion) {
     verified.insert(
         digest,
         Entry {
-            caller: verdict.caller,
+            caller: verdict.caller.into(),
             grant: verdict.grant,
             exp: verdict.exp,
             key: verdict.key,
@@ -224,7 +224,7 @@ fn benches(c: &mut Criterion) {
             let digest: [u8; 32] = Sha256::digest(black_box(&jwt_token)).into();
             assert!(!table.contains_key(&digest));
             let (caller, grant, _) = verified.get(&digest, oauth::now()).unwrap();
-            assert!(!callers.contains(&caller) && grant == Granted::ALL);
+            assert!(!callers.contains(&*caller) && grant == Granted::ALL);
             caller
         })
     });

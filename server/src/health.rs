@@ -7,7 +7,8 @@
 //! Another method on either path → 405 with `allow: GET`. The bodies say the
 //! state and nothing else.
 
-use crate::metrics::{self, StoreOperation};
+use crate::labels::StoreOperation;
+use crate::metrics;
 use crate::store::Store;
 
 /// Which health endpoint a path is, if any.

@@ -3,6 +3,7 @@
 //! banner, and carrying out the list, read and create effects.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::Read;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,11 +15,12 @@ use chopin_mcp::{
     Outcome, SystemIds,
 };
 
+pub use crate::labels::CreateResult;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
     ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Setup, Sqlite,
-    Started, Store, StoreError,
+    Started, Store, StoreError, token_digest,
 };
 
 /// The caller of the token generated on a first run.
@@ -61,12 +63,16 @@ connection returns, without asking the reader to do anything.
 - Show a quiet banner while the reader works offline.
 ";
 
+/// Who a request is from: the caller name its token maps to, shared (a
+/// request holds it for its effects and its log line without a copy).
+pub type Caller = Arc<str>;
+
 /// Everything a server needs to answer requests.
 pub struct Host {
     pub endpoint: Endpoint,
     pub store: Store,
     /// Token digest (SHA-256) to caller.
-    tokens: HashMap<[u8; 32], String>,
+    tokens: HashMap<[u8; 32], Caller, BuildHasherDefault<DigestHasher>>,
     /// Tokens from the authorization server, with `--oauth-issuer`.
     pub oauth: Option<Arc<OAuth>>,
     /// Printed at start: how this run came to be.
@@ -93,7 +99,7 @@ impl Host {
         if let Some(settings) = &options.oauth {
             // Every caller a static token names: an OAuth caller of the same
             // name is refused (AUTH.md §2).
-            let callers: HashSet<String> = host.tokens.values().cloned().collect();
+            let callers: HashSet<String> = host.tokens.values().map(|c| c.to_string()).collect();
             let scopes = host.endpoint.scopes().clone();
             let oauth = OAuth::start(settings, scopes, callers)
                 .await
@@ -176,7 +182,7 @@ impl Host {
                 path.display()
             ));
         }
-        let tokens: HashMap<[u8; 32], String> = if options.tokens.is_empty() {
+        let tokens: Vec<(String, String)> = if options.tokens.is_empty() {
             if generated.is_none() {
                 let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
                 notes.push(format!(
@@ -186,19 +192,23 @@ impl Host {
                     callers.join(", ")
                 ));
             }
-            started
-                .tokens
-                .into_iter()
-                .filter_map(|(digest, caller)| Some((from_hex(&digest)?, caller)))
-                .collect()
+            started.tokens
         } else {
             notes.push(format!("tokens from --token: {}", options.tokens.len()));
             options
                 .tokens
                 .iter()
-                .map(|(token, caller)| (Sha256::digest(token).into(), caller.clone()))
+                .map(|(token, caller)| (token_digest(token), caller.clone()))
                 .collect()
         };
+        // Digests are stored as lower-case hex; one that is not is never
+        // matched (no token hashes to it), so it is left out.
+        let tokens = tokens
+            .into_iter()
+            .filter_map(|(digest, caller): (String, String)| {
+                Some((from_hex(&digest)?, Caller::from(caller)))
+            })
+            .collect();
         let mut config = Config::new().server_title(TITLE);
         if !options.read_only {
             config = config.enable_creation();
@@ -244,9 +254,11 @@ impl Host {
         })
     }
 
-    /// The caller a static bearer token stands for, looked up by its digest.
-    pub fn caller(&self, token: Option<&str>) -> Option<String> {
-        let digest: [u8; 32] = Sha256::digest(token?).into();
+    /// The caller a static bearer token stands for, looked up by its
+    /// SHA-256 digest (as the store keeps them; no hex text is made per
+    /// request).
+    pub fn caller(&self, token: Option<&str>) -> Option<Caller> {
+        let digest: [u8; 32] = Sha256::digest(token?.as_bytes()).into();
         self.tokens.get(&digest).cloned()
     }
 
@@ -257,7 +269,7 @@ impl Host {
         let Some(token) = token else {
             return Verdict::Refused("no_token");
         };
-        let digest: [u8; 32] = Sha256::digest(token).into();
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some(caller) = self.tokens.get(&digest) {
             return Verdict::Static(caller.clone());
         }
@@ -302,9 +314,9 @@ impl Host {
     /// 500, never a partial document.
     pub async fn carry_out(
         &self,
-        outcome: Outcome<String>,
+        outcome: Outcome<Caller>,
         created: &mut Option<CreateResult>,
-    ) -> Result<Outcome<String>, StoreError> {
+    ) -> Result<Outcome<Caller>, StoreError> {
         Ok(match outcome {
             Outcome::List(list) => {
                 let documents = self.store.list(list.caller(), list.repository()).await?;
@@ -325,12 +337,34 @@ impl Host {
         })
     }
 
+    /// A list or read on SQLite carried out now, on the calling thread (one
+    /// indexed SELECT on a reader connection, as [`Host::carry_out`] would
+    /// run it); anything else (a create, any PostgreSQL operation) is handed
+    /// back to be awaited with [`Host::carry_out`]. The async server uses
+    /// it to keep the read path free of the store's futures, whose states
+    /// (PostgreSQL's pools and queries) would otherwise be part of every
+    /// connection's own.
+    pub fn read_now(&self, outcome: Outcome<Caller>) -> Now {
+        let Store::Sqlite(store) = &self.store else {
+            return Now::Await(outcome);
+        };
+        Now::Done(match outcome {
+            Outcome::List(list) => store
+                .list_summaries(list.caller(), list.repository())
+                .map(|summaries| list.answer_borrowed(&summaries.borrowed())),
+            Outcome::Read(read) => store
+                .read(read.caller(), read.id())
+                .map(|document| read.answer(document.as_ref())),
+            other => return Now::Await(other),
+        })
+    }
+
     /// [`Host::carry_out`] on the calling thread, for `chopin-mcp-blocking`
     /// (whose store is SQLite: see [`Host::prepare_blocking`]).
     pub fn carry_out_blocking(
         &self,
-        outcome: Outcome<String>,
-    ) -> Result<Outcome<String>, StoreError> {
+        outcome: Outcome<Caller>,
+    ) -> Result<Outcome<Caller>, StoreError> {
         let Store::Sqlite(store) = &self.store else {
             return Err(StoreError::Invalid(
                 "the blocking server has no PostgreSQL store".to_owned(),
@@ -338,8 +372,8 @@ impl Host {
         };
         Ok(match outcome {
             Outcome::List(list) => {
-                let documents = store.list(list.caller(), list.repository())?;
-                list.answer(&documents)
+                let summaries = store.list_summaries(list.caller(), list.repository())?;
+                list.answer_borrowed(&summaries.borrowed())
             }
             Outcome::Read(read) => {
                 let document = store.read(read.caller(), read.id())?;
@@ -355,43 +389,12 @@ impl Host {
     }
 }
 
-/// What became of a create, for logs and metrics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CreateResult {
-    /// Stored as a new document.
-    Created,
-    /// The idempotency key was seen with the same draft: the stored document.
-    Replayed,
-    /// The idempotency key was seen with another draft.
-    Conflict,
-    /// The plan has dialect issues: nothing reached the store.
-    Issues,
-    /// The caller may not create in the repository.
-    Forbidden,
-    /// Stored, but the stored document cannot be shown.
-    Unavailable,
-}
-
-impl CreateResult {
-    pub const ALL: [CreateResult; 6] = [
-        CreateResult::Created,
-        CreateResult::Replayed,
-        CreateResult::Conflict,
-        CreateResult::Issues,
-        CreateResult::Forbidden,
-        CreateResult::Unavailable,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CreateResult::Created => "created",
-            CreateResult::Replayed => "replayed",
-            CreateResult::Conflict => "conflict",
-            CreateResult::Issues => "issues",
-            CreateResult::Forbidden => "forbidden",
-            CreateResult::Unavailable => "unavailable",
-        }
-    }
+/// What [`Host::read_now`] did.
+pub enum Now {
+    /// Carried out: the endpoint's next outcome, or the store's error.
+    Done(Result<Outcome<Caller>, StoreError>),
+    /// Not a SQLite list or read: for [`Host::carry_out`].
+    Await(Outcome<Caller>),
 }
 
 /// What the start-up transaction writes, and the token it may store.
@@ -424,7 +427,7 @@ fn setup(options: &Options) -> Result<(Setup, Option<String>), String> {
 }
 
 /// The create's draft for the store, and a fresh document id.
-fn draft(create: &CreateDocument<String>) -> (Draft, String) {
+fn draft(create: &CreateDocument<Caller>) -> (Draft, String) {
     let input = create.document();
     let draft = Draft {
         idempotency_key: input.idempotency_key.clone(),
@@ -441,9 +444,9 @@ fn draft(create: &CreateDocument<String>) -> (Draft, String) {
 /// Answers a create with what the store did, and names the result for logs
 /// and metrics.
 fn answer(
-    create: CreateDocument<String>,
+    create: CreateDocument<Caller>,
     stored: CreateOutcome,
-) -> (CreateResult, Outcome<String>) {
+) -> (CreateResult, Outcome<Caller>) {
     match stored {
         CreateOutcome::New(created) => match document(created) {
             Some(document) => (
@@ -499,24 +502,48 @@ fn document(created: Created) -> Option<CreatedDocument> {
     })
 }
 
-/// A lower-case hex SHA-256 digest as bytes.
-fn from_hex(hex: &str) -> Option<[u8; 32]> {
-    let hex = hex.as_bytes();
-    if hex.len() != 64 {
-        return None;
-    }
-    let nibble = |b: u8| char::from(b).to_digit(16).map(|d| d as u8);
-    let mut digest = [0u8; 32];
-    for (i, byte) in digest.iter_mut().enumerate() {
-        *byte = nibble(hex[2 * i])? << 4 | nibble(hex[2 * i + 1])?;
-    }
-    Some(digest)
-}
-
 fn read_import(path: &std::path::Path) -> Result<Vec<Imported>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A digest from its 64 lower-case hex digits.
+fn from_hex(hex: &str) -> Option<[u8; 32]> {
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let hex = hex.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let mut digest = [0u8; 32];
+    for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
+        *byte = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    Some(digest)
+}
+
+/// Hashes a SHA-256 digest by its first eight bytes: they are already
+/// uniform, and no client can choose them (that would take a preimage), so
+/// SipHash over all 32 would buy nothing. Only for the token table's
+/// `[u8; 32]` keys: each write contributes its first eight bytes.
+#[derive(Default)]
+pub struct DigestHasher(u64);
+
+impl Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
+    }
 }
 
 /// 32 bytes from the OS's randomness, as hex. Exits when there is none:

@@ -8,15 +8,18 @@
 //! Both parse the same command line ([`options`]), open the same store
 //! ([`store`]: SQLite, or PostgreSQL for `chopin-mcp-server`) and carry out
 //! the endpoint's effects the same way ([`host`]). Operating them: request
-//! logs ([`telemetry`]), Prometheus metrics ([`metrics`]), health endpoints
+//! logs ([`telemetry`]), Prometheus metrics ([`metrics`]), both labelled from
+//! [`labels`] and joined per request by [`record`], health endpoints
 //! ([`health`]) and graceful shutdown ([`shutdown`]).
 
 pub mod affinity;
 pub mod health;
 pub mod host;
+pub mod labels;
 pub mod metrics;
 pub mod oauth;
 pub mod options;
+pub mod record;
 pub mod shutdown;
 pub mod sqlite;
 pub mod store;

@@ -8,15 +8,18 @@
 //! The endpoint decides everything; this file only moves bytes: it lends
 //! hyper's request head to the endpoint (the `http` feature), pushes body
 //! frames into it as they arrive (and stops reading at the 413), hands list,
-//! read and create effects to the store (`Host::carry_out`), and holds `GET`
-//! event streams open.
+//! read and create effects to the store (`Host::read_now` inline for SQLite
+//! reads, `Host::carry_out` otherwise), and holds `GET` event streams open.
+//! A connection whose first request opens an event stream is held by
+//! [`first_request`] itself, without hyper's buffers (BENCHMARKS.md, "Held
+//! event streams"); every other connection is hyper's.
 //!
 //! One single-threaded runtime per core, each kept on its core, serves
 //! connections handed out in turn (see [`serve`]; `benches/load.sh` and
 //! BENCHMARKS.md measure why).
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
-//! (`telemetry::Record` per request), `/healthz` and `/readyz`, a metrics
+//! (`record::Record` per request), `/healthz` and `/readyz`, a metrics
 //! listener, and graceful shutdown on SIGTERM/SIGINT (`shutdown::Shutdown`).
 
 use std::convert::Infallible;
@@ -39,10 +42,11 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
-use chopin_mcp_server::host::{DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
+use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, Now, RETRY_AFTER};
+use chopin_mcp_server::labels::StoreOperation;
 use chopin_mcp_server::oauth::{self, Verdict};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
-use chopin_mcp_server::{health, metrics, options, telemetry};
+use chopin_mcp_server::{health, metrics, options, record, telemetry};
 
 /// How long a client may take to send a request head before the connection
 /// is closed: a slow or stalled client holds a task, never a thread.
@@ -146,6 +150,9 @@ fn serve(options: options::Options) -> Result<(), String> {
 /// the worker's own.
 fn runtime(mask: Option<Mask>) -> std::io::Result<tokio::runtime::Runtime> {
     let mut builder = tokio::runtime::Builder::new_current_thread();
+    // ops: a worker with nothing to do hands its request lines to the log
+    // writer (they wait in the thread otherwise: see `telemetry`).
+    builder.on_thread_park(telemetry::flush_thread);
     if let Some(mask) = mask {
         builder.on_thread_start(move || mask.restore());
     }
@@ -268,31 +275,56 @@ async fn connection(host: Arc<Host>, stream: TcpStream, shutdown: Arc<Shutdown>,
     let _tracked = tracked; // ops: open until this returns
     // Replies are small and written whole: don't let Nagle hold them back.
     let _ = stream.set_nodelay(true);
-    let clock = Arc::new(HeadClock::started());
-    let service = {
-        let (clock, shutdown) = (Arc::clone(&clock), Arc::clone(&shutdown));
-        service_fn(move |request| {
-            clock.head_complete();
-            let (host, clock, shutdown) =
-                (Arc::clone(&host), Arc::clone(&clock), Arc::clone(&shutdown));
-            async move {
-                let reply = handle(host, shutdown, request).await;
-                // An event stream holds the connection until the client
-                // leaves: no next head to wait for.
-                if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events(..))) {
-                    clock.waiting_for_head();
-                }
-                reply
-            }
-        })
+    let started = tokio::time::Instant::now();
+    let mut stream = stream;
+    // A connection that opens with an event stream is held here, with no
+    // hyper state at all; every other one is hyper's (boxed: its state is
+    // then allocated only for connections that use it).
+    let read = match first_request(&host, &mut stream, &shutdown, started).await {
+        First::Held | First::Gone => return,
+        First::Hyper(read) => read,
     };
+    let io = Prefixed {
+        read: read.map(|read| (read, 0)),
+        stream,
+    };
+    Box::pin(serve_hyper(&host, io, &shutdown, started)).await;
+}
+
+/// Serves a connection with hyper: `started` is when its first head began
+/// to be awaited.
+async fn serve_hyper(
+    host: &Host,
+    io: Prefixed,
+    shutdown: &Shutdown,
+    started: tokio::time::Instant,
+) {
+    let clock = &HeadClock::since(started);
+    // Requests borrow the host, the shutdown and the clock from this frame:
+    // no reference count is touched per request (the host's is shared by
+    // every worker's CPU).
+    let service = service_fn(move |request| {
+        clock.head_complete();
+        async move {
+            let reply = handle(host, shutdown, request).await;
+            // An event stream holds the connection until the client
+            // leaves: no next head to wait for.
+            if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events(..))) {
+                clock.waiting_for_head();
+            }
+            reply
+        }
+    });
     let served = http1::Builder::new()
         // The same head limits as the crate's own HTTP/1.1 adapter (431
         // beyond them). Bodies are streamed, so the buffer bound costs
-        // nothing there.
+        // nothing there. The header count is checked in `handle`, not with
+        // hyper's `max_headers`: set, it makes hyper fill two header arrays
+        // element by element for every request (about 2,000 instructions,
+        // an eighth of what hyper does per request); unset, hyper's own
+        // bound is 100 (431 beyond, as here).
         .max_buf_size(chopin_mcp::http1::MAX_HEAD_BYTES)
-        .max_headers(chopin_mcp::http1::MAX_HEADERS)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(TokioIo::new(io), service);
     tokio::pin!(served);
     // ops: once the shutdown starts, finish the request in flight and close.
     let stop = shutdown.triggered();
@@ -324,7 +356,7 @@ async fn connection(host: Arc<Host>, stream: TcpStream, shutdown: Arc<Shutdown>,
     // Errors here are the client's doing (reset, bad bytes) and concern that
     // connection only; a head hyper refused (431, 400) is logged and counted.
     if let Err(e) = &result {
-        telemetry::refused_head(e); // ops
+        record::refused_head(e); // ops
     }
 }
 
@@ -338,16 +370,21 @@ struct HeadClock {
 }
 
 impl HeadClock {
-    fn started() -> HeadClock {
+    /// A clock waiting for a head since `started`.
+    fn since(started: tokio::time::Instant) -> HeadClock {
         let clock = HeadClock {
             since: AtomicU64::new(0),
         };
-        clock.waiting_for_head();
+        clock.waiting_since(started);
         clock
     }
 
     fn waiting_for_head(&self) {
-        let since = tokio::time::Instant::now().saturating_duration_since(epoch());
+        self.waiting_since(tokio::time::Instant::now());
+    }
+
+    fn waiting_since(&self, started: tokio::time::Instant) {
+        let since = started.saturating_duration_since(epoch());
         let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX - 1);
         self.since.store(nanos + 1, Ordering::Relaxed);
     }
@@ -371,17 +408,246 @@ fn epoch() -> tokio::time::Instant {
     *EPOCH.get_or_init(tokio::time::Instant::now)
 }
 
+/// What a connection's first request turned out to be.
+enum First {
+    /// An event stream, held on this connection until it ended.
+    Held,
+    /// The client left, was too slow with its head, or the shutdown began.
+    Gone,
+    /// Anything else: hyper serves it, reading first what was read here.
+    Hyper(Option<Vec<u8>>),
+}
+
+/// Serves the connection's first request if it is a `GET /mcp` the endpoint
+/// answers with an event stream, and then holds that stream: keep-alive
+/// comments every [`KEEP_ALIVE_EVERY`] until the client leaves or the
+/// shutdown begins. What a held stream keeps is this task's small state
+/// (the socket, a timer, the shutdown signal); through hyper it would also
+/// keep hyper's read and write buffers (8 KiB each) and the connection's
+/// request state (BENCHMARKS.md, "Held event streams").
+///
+/// Anything else is left to hyper, unread (a request that does not start
+/// with `GET `) or with the head read here handed over to read again (so
+/// hyper answers it, refusals and health probes included, exactly as on
+/// any other connection). The head is the endpoint's to judge, once: a GET
+/// it does not answer with a stream is judged again by hyper's path, which
+/// is the one that answers and logs it.
+async fn first_request(
+    host: &Host,
+    stream: &mut TcpStream,
+    shutdown: &Shutdown,
+    started: tokio::time::Instant,
+) -> First {
+    use tokio::io::AsyncReadExt;
+    let deadline = started + HEAD_TIMEOUT;
+    let stop = shutdown.triggered();
+    tokio::pin!(stop);
+    let mut start = [0u8; 4];
+    let peeked = tokio::select! {
+        peeked = stream.peek(&mut start) => peeked,
+        () = tokio::time::sleep_until(deadline) => return First::Gone,
+        () = &mut stop => return First::Gone,
+    };
+    match peeked {
+        Ok(0) | Err(_) => return First::Gone,
+        Ok(4) if &start == b"GET " => {}
+        Ok(_) => return First::Hyper(None),
+    }
+    let mut read = Vec::with_capacity(1024);
+    let mut scanner = chopin_mcp::http1::HeadScanner::new();
+    loop {
+        match scanner.scan(&read) {
+            Ok(true) => break,
+            Ok(false) if read.len() < chopin_mcp::http1::MAX_HEAD_BYTES => {}
+            // Over the limits or malformed: hyper answers it (431, 400).
+            _ => return First::Hyper(Some(read)),
+        }
+        tokio::select! {
+            done = stream.read_buf(&mut read) => match done {
+                Ok(0) | Err(_) => return First::Gone,
+                Ok(_) => {}
+            },
+            () = tokio::time::sleep_until(deadline) => return First::Gone,
+            () = &mut stop => return First::Gone,
+        }
+    }
+    let Some((response, record)) = event_stream(host, &read) else {
+        return First::Hyper(Some(read));
+    };
+    drop(read);
+    let mut head = Vec::with_capacity(512);
+    chopin_mcp::http1::write_response(&response, false, &mut head);
+    head.extend_from_slice(chopin_mcp::sse::keep_alive());
+    drop(response);
+    record.finish(record::Ending {
+        status: 200,
+        body: b"",
+    });
+    if write_all(stream, &head, &mut stop).await {
+        drop(head);
+        hold(stream, &mut stop).await;
+    }
+    First::Held
+}
+
+/// The endpoint's event stream for a complete head in `read`, and the
+/// request's record to finish; `None` when the head is anything else.
+fn event_stream(host: &Host, read: &[u8]) -> Option<(chopin_mcp::Response, record::Record)> {
+    let head = chopin_mcp::http1::parse_head(read).ok()??;
+    let parts = head.parts();
+    let path = parts.target().split('?').next().unwrap_or_default();
+    let bodiless = head.framing() == chopin_mcp::http1::Framing::Length(0);
+    if parts.method() != "GET" || path != "/mcp" || !bodiless || head.len() != read.len() {
+        return None;
+    }
+    if head.headers().len() > chopin_mcp::http1::MAX_HEADERS {
+        return None;
+    }
+    let mut record = record::Record::begin("GET", "/mcp", parts.header("mcp-protocol-version"));
+    let mut outcome: Outcome<Caller> = host.endpoint.begin(&parts);
+    loop {
+        outcome = match outcome {
+            Outcome::Respond(response) if response.is_event_stream() => {
+                return Some((response, record));
+            }
+            // A static token: its stream is held here. Anything else (no
+            // token, an OAuth token, whose stream ends at its expiry) is
+            // judged on hyper's path.
+            Outcome::Authenticate(auth) => match host.caller(auth.bearer_token()) {
+                Some(caller) => {
+                    record.caller(Some(&caller)); // ops
+                    record.auth(Some("static"), false);
+                    auth.answer(Some(caller))
+                }
+                None => return None,
+            },
+            // A refusal, a body to read or an effect: hyper's.
+            _ => return None,
+        };
+    }
+}
+
+/// Writes `bytes` whole; false if the client went away or the shutdown
+/// began first.
+async fn write_all(
+    stream: &mut TcpStream,
+    bytes: &[u8],
+    stop: &mut Pin<&mut impl std::future::Future<Output = ()>>,
+) -> bool {
+    use tokio::io::AsyncWriteExt;
+    tokio::select! {
+        written = stream.write_all(bytes) => written.is_ok(),
+        () = stop.as_mut() => false,
+    }
+}
+
+/// Holds an event stream whose head is written: a keep-alive comment every
+/// [`KEEP_ALIVE_EVERY`], until the client closes or the shutdown begins
+/// (then the connection closes, which ends the stream: its length is the
+/// connection's).
+async fn hold(stream: &mut TcpStream, stop: &mut Pin<&mut impl std::future::Future<Output = ()>>) {
+    let tick = tokio::time::sleep(KEEP_ALIVE_EVERY);
+    tokio::pin!(tick);
+    loop {
+        tokio::select! {
+            () = &mut tick => {
+                if !write_all(stream, chopin_mcp::sse::keep_alive(), stop).await {
+                    return;
+                }
+                tick.as_mut().reset(tokio::time::Instant::now() + KEEP_ALIVE_EVERY);
+            }
+            ready = stream.readable() => {
+                if ready.is_err() {
+                    return;
+                }
+                // Nothing is expected from the client: what it sends is
+                // dropped; its end of the connection closing ends ours.
+                let mut sink = [0u8; 256];
+                match stream.try_read(&mut sink) {
+                    Ok(0) => return,
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                    Err(_) => return,
+                }
+            }
+            () = stop.as_mut() => return,
+        }
+    }
+}
+
+/// A connection's socket for hyper, with the bytes already read from it
+/// (by [`first_request`]) read first.
+struct Prefixed {
+    /// The bytes read ahead, and how many hyper has taken.
+    read: Option<(Vec<u8>, usize)>,
+    stream: TcpStream,
+}
+
+impl tokio::io::AsyncRead for Prefixed {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        if let Some((read, taken)) = &mut this.read {
+            let n = (read.len() - *taken).min(buf.remaining());
+            buf.put_slice(&read[*taken..*taken + n]);
+            *taken += n;
+            if *taken == read.len() {
+                this.read = None;
+            }
+            return Poll::Ready(Ok(()));
+        }
+        Pin::new(&mut this.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Prefixed {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
 type Reply = hyper::Response<Body>;
 
 async fn handle(
-    host: Arc<Host>,
-    shutdown: Arc<Shutdown>,
+    host: &Host,
+    shutdown: &Shutdown,
     request: hyper::Request<Incoming>,
 ) -> Result<Reply, Infallible> {
+    if request.headers().len() > chopin_mcp::http1::MAX_HEADERS {
+        return Ok(too_many_headers(&request));
+    }
     // ops: health endpoints, outside /mcp and its authentication.
     if let Some(probe) = health::Probe::of(request.uri().path()) {
         let method = request.method().as_str();
-        let answer = health::respond(probe, method, &host.store, &shutdown).await;
+        // Boxed, as the store's futures below are.
+        let answer = Box::pin(health::respond(probe, method, &host.store, shutdown)).await;
         let mut reply = plain(answer.status, answer.body);
         if answer.allow_get {
             let allow = HeaderValue::from_static(health::ALLOW);
@@ -390,7 +656,7 @@ async fn handle(
         return Ok(reply);
     }
     // ops: one record per request: a log line and metrics when it ends.
-    let mut record = telemetry::Record::begin(
+    let mut record = record::Record::begin(
         request.method().as_str(),
         request.uri().path(),
         request
@@ -398,12 +664,12 @@ async fn handle(
             .get("mcp-protocol-version")
             .map(HeaderValue::as_bytes),
     );
-    let reply = exchange(&host, &shutdown, request, &mut record).await;
+    let reply = exchange(host, shutdown, request, &mut record).await;
     let body = match reply.body() {
         Body::Full(Some(bytes)) => &bytes[..],
         _ => &[],
     };
-    record.finish(telemetry::Ending {
+    record.finish(record::Ending {
         status: reply.status().as_u16(),
         body,
     });
@@ -414,7 +680,7 @@ async fn exchange(
     host: &Host,
     shutdown: &Shutdown,
     request: hyper::Request<Incoming>,
-    record: &mut telemetry::Record,
+    record: &mut record::Record,
 ) -> Reply {
     let (head, mut body) = request.into_parts();
     // Protected Resource Metadata (with --oauth-issuer), before routing.
@@ -428,7 +694,7 @@ async fn exchange(
     // opened with it ends then (AUTH.md §2).
     let mut expires = None;
     // The `http` feature: the endpoint borrows hyper's head, no copies.
-    let mut outcome: Outcome<String> = host.endpoint.begin(&RequestParts::from(&head));
+    let mut outcome: Outcome<Caller> = host.endpoint.begin(&RequestParts::from(&head));
     loop {
         outcome = match outcome {
             Outcome::Respond(response) => return reply(response, shutdown, expires),
@@ -484,17 +750,31 @@ async fn exchange(
             // pool for SQLite (it waits for fsync), awaited on PostgreSQL.
             effect => {
                 record.effect(&effect); // ops
-                let operation = metrics::operation_of(&effect); // ops
+                let operation = StoreOperation::of(&effect); // ops
                 // ops: carry_out says what became of a create.
                 let mut created = None;
-                let done = host.carry_out(effect, &mut created);
-                match metrics::time_store_async(operation, done).await {
+                let now = metrics::time_store_when(
+                    operation,
+                    || host.read_now(effect),
+                    |now| matches!(now, Now::Done(_)),
+                );
+                let done = match now {
+                    Now::Done(done) => done,
+                    // Boxed: a PostgreSQL operation's state is large, and
+                    // would otherwise be part of every connection's (held
+                    // event streams included) for its whole life.
+                    Now::Await(effect) => {
+                        let done = Box::pin(host.carry_out(effect, &mut created));
+                        metrics::time_store_async(operation, done).await
+                    }
+                };
+                match done {
                     Ok(next) => {
                         record.created(created); // ops
                         next
                     }
                     Err(e) => {
-                        telemetry::store_error(&e); // ops
+                        record::store_error(&e); // ops
                         if e.is_busy() {
                             // Not answered as created: the client may
                             // retry (a create with its idempotency key is
@@ -541,6 +821,21 @@ fn reply(response: chopin_mcp::Response, shutdown: &Shutdown, expires: Option<u6
             Body::Full(Some(body))
         }
     })
+}
+
+/// 431 for a head with more headers than the crate's adapter takes (the
+/// same answer as for one over hyper's own limits: logged, then closed).
+fn too_many_headers(request: &hyper::Request<Incoming>) -> Reply {
+    let record = record::Record::begin(request.method().as_str(), request.uri().path(), None);
+    let mut reply = plain(431, "request header fields too large");
+    record.finish(record::Ending {
+        status: 431,
+        body: b"request header fields too large",
+    });
+    reply
+        .headers_mut()
+        .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
+    reply
 }
 
 fn plain(status: u16, text: &'static str) -> Reply {

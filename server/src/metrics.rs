@@ -9,6 +9,10 @@
 //! operations and never takes a lock.
 //!
 //! Without `--metrics-listen` nothing is installed and nothing is counted.
+//!
+//! The label sets come from [`labels`](crate::labels); this module knows
+//! nothing of the logs ([`record`](crate::record) counts each request here
+//! and logs it there).
 // The host owns the clock.
 #![allow(clippy::disallowed_methods)]
 
@@ -28,9 +32,8 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
-use crate::host::CreateResult;
+use crate::labels::{CreateResult, Rejection, RpcMethod, StoreOperation, Tool};
 use crate::shutdown::Shutdown;
-use crate::telemetry::{RpcMethod, Tool};
 
 /// The statuses counted by their code; any other is `other`.
 const STATUSES: [u16; 13] = [
@@ -46,89 +49,6 @@ const BUCKETS: [f64; 17] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
     1.0, 2.5, 5.0, 10.0,
 ];
-
-/// Why a request was turned away, as counted in `rejections_total`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rejection {
-    /// 401: no token, or one the server does not know.
-    Unauthorized,
-    /// 401 for a bearer token the server refused (AUTH.md §2).
-    InvalidToken,
-    /// 403: a token without a scope the request needs.
-    InsufficientScope,
-    /// 503: the token could not be judged (the authorization server).
-    AuthUnavailable,
-    /// 403: an origin or host not allowed.
-    Forbidden,
-    /// 406: an `accept` the endpoint cannot answer.
-    NotAcceptable,
-    /// 413: a body over the budget.
-    TooLarge,
-    /// 415: not `application/json`.
-    UnsupportedMediaType,
-    /// 431: a head over the limits.
-    HeadersTooLarge,
-    /// 400 with JSON-RPC -32700: the body is not JSON.
-    ParseError,
-}
-
-impl Rejection {
-    pub const ALL: [Rejection; 10] = [
-        Rejection::Unauthorized,
-        Rejection::InvalidToken,
-        Rejection::InsufficientScope,
-        Rejection::AuthUnavailable,
-        Rejection::Forbidden,
-        Rejection::NotAcceptable,
-        Rejection::TooLarge,
-        Rejection::UnsupportedMediaType,
-        Rejection::HeadersTooLarge,
-        Rejection::ParseError,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rejection::Unauthorized => "unauthorized",
-            Rejection::InvalidToken => "invalid_token",
-            Rejection::InsufficientScope => "insufficient_scope",
-            Rejection::AuthUnavailable => "auth_unavailable",
-            Rejection::Forbidden => "forbidden",
-            Rejection::NotAcceptable => "not_acceptable",
-            Rejection::TooLarge => "too_large",
-            Rejection::UnsupportedMediaType => "unsupported_media_type",
-            Rejection::HeadersTooLarge => "header_fields_too_large",
-            Rejection::ParseError => "parse_error",
-        }
-    }
-}
-
-/// A store operation whose latency is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StoreOperation {
-    List,
-    Read,
-    Create,
-    /// The readiness query of `/readyz`.
-    Ready,
-}
-
-impl StoreOperation {
-    const ALL: [StoreOperation; 4] = [
-        StoreOperation::List,
-        StoreOperation::Read,
-        StoreOperation::Create,
-        StoreOperation::Ready,
-    ];
-
-    fn as_str(self) -> &'static str {
-        match self {
-            StoreOperation::List => "list",
-            StoreOperation::Read => "read",
-            StoreOperation::Create => "create",
-            StoreOperation::Ready => "ready",
-        }
-    }
-}
 
 const METHODS: usize = RpcMethod::ALL.len();
 const TOOLS: usize = Tool::ALL.len();
@@ -232,11 +152,7 @@ impl Metrics {
 
     /// Counts an answered request and its latency.
     pub fn request(&self, method: RpcMethod, tool: Tool, status: u16, elapsed: Duration) {
-        let m = RpcMethod::ALL
-            .iter()
-            .position(|&x| x == method)
-            .unwrap_or(0);
-        let t = Tool::ALL.iter().position(|&x| x == tool).unwrap_or(0);
+        let (m, t) = (method.index(), tool.index());
         let s = STATUSES
             .iter()
             .position(|&x| x == status)
@@ -255,22 +171,19 @@ impl Metrics {
     }
 
     pub fn rejected(&self, rejection: Rejection) {
-        let i = Rejection::ALL.iter().position(|&r| r == rejection);
-        if let Some(counter) = i.and_then(|i| self.rejections.get(i)) {
+        if let Some(counter) = self.rejections.get(rejection.index()) {
             counter.inc();
         }
     }
 
     pub fn created(&self, result: CreateResult) {
-        let i = CreateResult::ALL.iter().position(|&r| r == result);
-        if let Some(counter) = i.and_then(|i| self.creates.get(i)) {
+        if let Some(counter) = self.creates.get(result.index()) {
             counter.inc();
         }
     }
 
     fn store_latency(&self, operation: StoreOperation, elapsed: Duration) {
-        let i = StoreOperation::ALL.iter().position(|&o| o == operation);
-        if let Some(histogram) = i.and_then(|i| self.store.get(i)) {
+        if let Some(histogram) = self.store.get(operation.index()) {
             histogram.observe(elapsed.as_secs_f64());
         }
     }
@@ -285,15 +198,6 @@ impl Metrics {
     }
 }
 
-/// The store operation an effect stands for.
-pub fn operation_of<C>(outcome: &chopin_mcp::Outcome<C>) -> StoreOperation {
-    match outcome {
-        chopin_mcp::Outcome::List(_) => StoreOperation::List,
-        chopin_mcp::Outcome::Create(_) => StoreOperation::Create,
-        _ => StoreOperation::Read,
-    }
-}
-
 /// Runs a store operation, timing it when metrics are on.
 pub fn time_store<T>(operation: StoreOperation, job: impl FnOnce() -> T) -> T {
     match get() {
@@ -302,6 +206,26 @@ pub fn time_store<T>(operation: StoreOperation, job: impl FnOnce() -> T) -> T {
             let started = Instant::now();
             let result = job();
             metrics.store_latency(operation, started.elapsed());
+            result
+        }
+    }
+}
+
+/// [`time_store`] for a job that may hand its operation on instead of
+/// carrying it out: its time is counted only when `carried_out` says so.
+pub fn time_store_when<T>(
+    operation: StoreOperation,
+    job: impl FnOnce() -> T,
+    carried_out: impl FnOnce(&T) -> bool,
+) -> T {
+    match get() {
+        None => job(),
+        Some(metrics) => {
+            let started = Instant::now();
+            let result = job();
+            if carried_out(&result) {
+                metrics.store_latency(operation, started.elapsed());
+            }
             result
         }
     }

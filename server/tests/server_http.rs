@@ -222,6 +222,25 @@ fn an_oversized_head_gets_431() {
 }
 
 #[test]
+fn a_head_with_more_than_64_headers_gets_431() {
+    // `host` and `connection` plus padding headers: 64 in all is served,
+    // 65 is refused.
+    let head = |count: usize| {
+        let padding: String = (0..count - 2).map(|i| format!("x-h{i}: v\r\n")).collect();
+        format!("GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n{padding}\r\n")
+    };
+    for name in SERVERS {
+        let server = Server::seeded(name);
+        let served = server.raw(head(64).as_bytes());
+        assert_eq!(status(&served), 200, "{name}: {served}");
+        let refused = server.raw(head(65).as_bytes());
+        assert_eq!(status(&refused), 431, "{name}: {refused}");
+        let far_over = server.raw(head(150).as_bytes());
+        assert_eq!(status(&far_over), 431, "{name}: {far_over}");
+    }
+}
+
+#[test]
 fn a_get_holds_several_event_streams_open() {
     for name in SERVERS {
         let server = Server::seeded(name);

@@ -289,3 +289,56 @@ fn rust_log_filters_the_request_lines() {
     assert_eq!(server.logs(), "");
     assert_eq!(quiet.logs(), "");
 }
+
+#[test]
+fn an_event_stream_gets_one_line_when_it_opens_and_a_refused_one_gets_one_too() {
+    use std::io::{Read, Write};
+    let server = seeded(&[], &[]);
+    // The first request of each connection: a stream (held without hyper)
+    // and a GET the endpoint refuses (handed to hyper, which answers it).
+    let get = |token: &str| {
+        format!(
+            "GET /mcp HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {token}\r\n\
+             accept: text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n\r\n",
+            server.addr
+        )
+    };
+    let mut stream = server.connect();
+    stream.write_all(get(SECRET).as_bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 1024];
+    while !String::from_utf8_lossy(&seen).contains(": keep-alive\n\n") {
+        let n = stream.read(&mut chunk).unwrap();
+        assert!(n > 0, "closed: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+    assert!(String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200 OK\r\n"));
+    let refused = get("wrong").replace("\r\n\r\n", "\r\nconnection: close\r\n\r\n");
+    let refused = server.raw(refused.as_bytes());
+    assert_eq!(status(&refused), 401, "{refused}");
+    let lines = request_lines(&server, 2);
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    let (opened, unauthorized) = (&lines[0], &lines[1]);
+    for field in [
+        "http_method=GET",
+        "path=/mcp",
+        "status=200",
+        "protocol_version=2025-06-18",
+        "rpc_method=none",
+        "tool=none",
+        "caller=octocat",
+        "request_bytes=0",
+        "response_bytes=0",
+    ] {
+        assert!(opened.contains(field), "{field} missing: {opened}");
+    }
+    assert!(unauthorized.contains("status=401"), "{unauthorized}");
+    assert!(
+        unauthorized.contains("reason=unauthorized"),
+        "{unauthorized}"
+    );
+    assert!(
+        !lines.iter().any(|line| line.contains(SECRET)),
+        "{lines:#?}"
+    );
+}

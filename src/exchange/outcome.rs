@@ -10,7 +10,7 @@ use super::endpoint::Authenticate;
 use crate::cors;
 use crate::response::Response;
 use crate::tools::create::{CreateAnswer, NewDocument};
-use crate::tools::{Document, DocumentSummary, create, list, read};
+use crate::tools::{Document, DocumentSummary, DocumentSummaryRef, create, list, read};
 
 /// The next thing the host must do for an exchange.
 ///
@@ -102,6 +102,16 @@ impl<C> ListDocuments<C> {
 
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
+        let origin = self.dispatch.exchange.origin.clone();
+        let outcome = self.dispatch.resume(&self.id, |out, frame| {
+            list::write_result(out, frame, documents)
+        });
+        outcome.granted(origin)
+    }
+
+    /// [`answer`](Self::answer) with summaries borrowed from the host's own
+    /// buffers: the same result, byte for byte.
+    pub fn answer_borrowed(self, documents: &[DocumentSummaryRef<'_>]) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             list::write_result(out, frame, documents)

@@ -2,7 +2,9 @@
 
 use std::borrow::Cow;
 
-use super::{DocumentSummary, Frame};
+#[cfg(doc)]
+use super::DocumentSummary;
+use super::Frame;
 use crate::json::{self, Level, Raw, WriteJson};
 
 pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#;
@@ -43,9 +45,9 @@ pub fn is_repository(text: &str) -> bool {
 }
 
 /// `{"documents":[…]}`.
-struct Listing<'a>(&'a [DocumentSummary]);
+struct Listing<'a, T>(&'a [T]);
 
-impl WriteJson for Listing<'_> {
+impl<T: WriteJson> WriteJson for Listing<'_, T> {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         json::object(out, level, &[("documents", &self.0)]);
     }
@@ -55,8 +57,9 @@ impl WriteJson for Listing<'_> {
     }
 }
 
-/// Appends the result for the host's answer.
-pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, documents: &[DocumentSummary]) {
+/// Appends the result for the host's answer: owned summaries
+/// ([`DocumentSummary`]) or borrowed ones.
+pub(crate) fn write_result<T: WriteJson>(out: &mut Vec<u8>, frame: Frame<'_>, documents: &[T]) {
     super::write_text_result(out, frame, &Listing(documents), false);
 }
 

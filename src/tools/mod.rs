@@ -21,6 +21,18 @@ pub struct DocumentSummary {
     pub title: String,
 }
 
+/// A [`DocumentSummary`] borrowed from wherever the host holds its text
+/// (a store's row buffer), for
+/// [`ListDocuments::answer_borrowed`](crate::ListDocuments::answer_borrowed):
+/// the same result, without an owned `String` per field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DocumentSummaryRef<'a> {
+    /// The document id.
+    pub id: &'a str,
+    /// Its title.
+    pub title: &'a str,
+}
+
 /// A document as `read_document` returns it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Document {
@@ -177,12 +189,82 @@ impl DocumentSummary {
 
 impl WriteJson for DocumentSummary {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &self.members());
+        write_summary(out, level, &self.id, &self.title);
     }
 
     fn len_hint(&self) -> usize {
         json::object_len_hint(&self.members())
     }
+}
+
+impl WriteJson for DocumentSummaryRef<'_> {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        write_summary(out, level, self.id, self.title);
+    }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&[("id", &self.id), ("title", &self.title)])
+    }
+}
+
+/// `{"id":…,"title":…}` at `level`: the bytes [`json::object`] writes for
+/// a summary's two members, without its call per member (a list writes
+/// every summary twice). Ids and titles with nothing to escape (most) are
+/// copied between fixed pieces: five copies a summary.
+fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
+    let plain_level = level == Level::Plain;
+    out.reserve(id.len() + title.len() + 32);
+    if plain(id.as_bytes()) && plain(title.as_bytes()) {
+        let (open, middle, close): (&[u8], &[u8], &[u8]) = if plain_level {
+            (b"{\"id\":\"", b"\",\"title\":\"", b"\"}")
+        } else {
+            (b"{\\\"id\\\":\\\"", b"\\\",\\\"title\\\":\\\"", b"\\\"}")
+        };
+        out.extend_from_slice(open);
+        out.extend_from_slice(id.as_bytes());
+        out.extend_from_slice(middle);
+        out.extend_from_slice(title.as_bytes());
+        out.extend_from_slice(close);
+        return;
+    }
+    let (open, middle): (&[u8], &[u8]) = if plain_level {
+        (b"{\"id\":", b",\"title\":")
+    } else {
+        (b"{\\\"id\\\":", b",\\\"title\\\":")
+    };
+    out.extend_from_slice(open);
+    id.write_json(out, level);
+    out.extend_from_slice(middle);
+    title.write_json(out, level);
+    out.push(b'}');
+}
+
+/// Whether no byte of `bytes` needs escaping in a JSON string (a control
+/// character, `"` or `\`), eight bytes at a time: the last word overlaps
+/// the one before when the length is not a multiple of eight, and a short
+/// text is padded with spaces.
+fn plain(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let clean = |word: u64| {
+        let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
+        below_space
+            | has_zero(word ^ (ONES * u64::from(b'"')))
+            | has_zero(word ^ (ONES * u64::from(b'\\')))
+            == 0
+    };
+    let word = |chunk: &[u8]| {
+        let mut padded = [b' '; 8];
+        padded[..chunk.len()].copy_from_slice(chunk);
+        u64::from_le_bytes(padded)
+    };
+    if bytes.len() <= 8 {
+        return clean(word(bytes));
+    }
+    let mut chunks = bytes.chunks_exact(8);
+    let whole = chunks.all(|chunk| clean(word(chunk)));
+    whole && clean(word(&bytes[bytes.len() - 8..]))
 }
 
 impl Document {
@@ -249,6 +331,22 @@ mod tests {
                 list["tools"].as_array().unwrap().len(),
                 2 + usize::from(creation)
             );
+        }
+    }
+
+    #[test]
+    fn plain_finds_every_byte_to_escape_at_every_position() {
+        let naive = |bytes: &[u8]| !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
+        for len in 0..40 {
+            let text = vec![b'a'; len];
+            assert!(super::plain(&text), "{len}");
+            for at in 0..len {
+                for special in [0u8, 0x1f, b'"', b'\\', b' ', 0x7f, 0xc3, 0xff] {
+                    let mut text = text.clone();
+                    text[at] = special;
+                    assert_eq!(super::plain(&text), naive(&text), "{len} {at} {special}");
+                }
+            }
         }
     }
 }

@@ -26,7 +26,7 @@ use chopin_mcp::http1::{self, BodyDecoder, Framing};
 use chopin_mcp::{Outcome, sse};
 
 use chopin_mcp_server::health;
-use chopin_mcp_server::host::{DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
+use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
 use chopin_mcp_server::options;
 
 /// Open connections (threads) at most; more get a 503.
@@ -208,7 +208,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         return write(stream, &plain_with(answer.status, answer.body, keep, allow));
     }
     let path = target == "/mcp";
-    let outcome: Outcome<String> = if path {
+    let outcome: Outcome<Caller> = if path {
         host.endpoint.begin(&head.parts())
     } else {
         let no_body = framing == Framing::Length(0);

@@ -50,10 +50,10 @@ pub const TARGET: &str = "chopin_mcp_server::auth";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     /// A static token: every scope.
-    Static(String),
+    Static(Arc<str>),
     /// A token from the authorization server.
     OAuth {
-        caller: String,
+        caller: Arc<str>,
         grant: Granted,
         kind: Kind,
         /// When it expires (seconds since the epoch), if known.
@@ -170,7 +170,7 @@ impl OAuth {
         };
         match introspection.check(token, digest, &self.rules, now).await {
             introspect::Answer::Active { caller, grant, exp } => {
-                self.accept(caller, grant, Kind::Introspection, exp)
+                self.accept(caller.into(), grant, Kind::Introspection, exp)
             }
             introspect::Answer::Refused(reason) => refused(reason),
             introspect::Answer::Unavailable(reason) => Verdict::Unavailable(reason),
@@ -189,10 +189,11 @@ impl OAuth {
         }
         match result {
             Ok(verified) => {
+                let caller: Arc<str> = verified.caller.into();
                 self.verified.insert(
                     *digest,
                     verified::Entry {
-                        caller: verified.caller.clone(),
+                        caller: caller.clone(),
                         grant: verified.grant,
                         exp: verified.exp,
                         key: verified.key,
@@ -204,20 +205,15 @@ impl OAuth {
                 if !keys.current().holds(&verified.key) {
                     self.verified.keep_keys_of(&keys.current());
                 }
-                self.accept(
-                    verified.caller,
-                    verified.grant,
-                    Kind::Jwt,
-                    Some(verified.exp),
-                )
+                self.accept(caller, verified.grant, Kind::Jwt, Some(verified.exp))
             }
             Err(failure) => refused(failure.label()),
         }
     }
 
     /// Accepts a caller unless a static token names it too.
-    fn accept(&self, caller: String, grant: Granted, kind: Kind, exp: Option<u64>) -> Verdict {
-        if self.static_callers.contains(&caller) {
+    fn accept(&self, caller: Arc<str>, grant: Granted, kind: Kind, exp: Option<u64>) -> Verdict {
+        if self.static_callers.contains(&*caller) {
             tracing::warn!(
                 target: TARGET,
                 refusal = "static_caller_collision",

@@ -9,7 +9,7 @@
 //! entries: when full, expired entries go first, then arbitrary ones.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use super::jwks::KeySet;
 use chopin_mcp::Granted;
@@ -19,7 +19,7 @@ pub const CAPACITY: usize = 16_384;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    pub caller: String,
+    pub caller: Arc<str>,
     pub grant: Granted,
     /// Whole seconds since the epoch; the entry is gone from then on.
     pub exp: u64,
@@ -33,7 +33,7 @@ pub struct Verified {
 
 impl Verified {
     /// The entry of a token digest, unless it has expired by `now`.
-    pub fn get(&self, digest: &[u8; 32], now: u64) -> Option<(String, Granted, u64)> {
+    pub fn get(&self, digest: &[u8; 32], now: u64) -> Option<(Arc<str>, Granted, u64)> {
         let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
         let entry = entries.get(digest)?;
         (now < entry.exp).then(|| (entry.caller.clone(), entry.grant, entry.exp))
@@ -78,7 +78,7 @@ mod tests {
 
     fn entry(exp: u64, key: u8) -> Entry {
         Entry {
-            caller: "alice".to_owned(),
+            caller: "alice".into(),
             grant: Granted::ALL,
             exp,
             key: [key; 32],

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
-use chopin_mcp::{Document, DocumentSummary};
+use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 use super::Database;
@@ -62,20 +62,32 @@ CREATE TABLE IF NOT EXISTS grants (
 );
 ";
 
-/// `list`: the summaries of repository ?2 that `caller` (?1) may see. The
-/// grant depends on the repository alone, so it is checked once (not for each
-/// row, as a condition on `d.repository` would be). SQLite compares TEXT
-/// with BINARY collation: byte-wise.
+/// `list`: the summaries of repository ?2 that `caller` (?1) may see. SQLite
+/// compares TEXT with BINARY collation: byte-wise.
+///
+/// The grant depends on the repository alone, so it is checked once, as
+/// the index seek's key: `repository = CASE WHEN granted THEN ?2 END` seeks
+/// `NULL` (no rows) without a grant. As a condition beside the seek, SQLite
+/// evaluates it (cached, but still five opcodes) for every row. And it is
+/// two lookups of the `grants` key (`*`, then the repository), not one with
+/// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
+/// over an ephemeral table, created, filled and dropped by every statement
+/// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
+/// SQLite, BENCHMARKS.md).
 const LIST: &str = "SELECT d.id, d.title FROM documents d
-    WHERE d.repository = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
-      AND (g.repository = '*' OR g.repository = ?2))
+    WHERE d.repository = CASE
+      WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)
+      THEN ?2 END
     ORDER BY d.title, d.id";
 
-/// `read`: document ?2 if `caller` (?1) may see it. Constant text, so each
-/// connection prepares it once (`prepare_cached`).
+/// `read`: document ?2 if `caller` (?1) may see it (the grant's two lookups
+/// as in [`LIST`]). Constant text, so each connection prepares it once
+/// (`prepare_cached`).
 const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
-    WHERE d.id = ?2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
-      AND (g.repository = '*' OR g.repository = d.repository))";
+    WHERE d.id = ?2
+      AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = d.repository))";
 
 /// How long a connection waits for another's lock when there is to be no
 /// limit: SQLite takes milliseconds as a C int (about 24 days).
@@ -269,6 +281,35 @@ impl Sqlite {
         })
     }
 
+    /// [`Sqlite::list`] into one buffer: the summaries' text read from each
+    /// row as it comes (no `String` per field), for answering with
+    /// [`Summaries::borrowed`].
+    pub fn list_summaries(&self, caller: &str, repository: &str) -> Result<Summaries, StoreError> {
+        self.reading(|conn| {
+            let mut statement = conn.prepare_cached(LIST)?;
+            let mut rows = statement.query(params![caller, repository])?;
+            let mut text = Vec::with_capacity(4096);
+            let mut ends = Vec::with_capacity(128);
+            while let Some(row) = rows.next()? {
+                text.extend_from_slice(text_bytes(row, 0)?);
+                let id_end = text.len();
+                text.extend_from_slice(text_bytes(row, 1)?);
+                ends.push((id_end, text.len()));
+            }
+            // UTF-8 checked once for the whole buffer, and each field's
+            // ends on a character boundary: every field is then UTF-8.
+            let invalid = || StoreError::Invalid("a stored summary is not UTF-8".to_owned());
+            let text = String::from_utf8(text).map_err(|_| invalid())?;
+            if !ends
+                .iter()
+                .all(|&(id_end, _)| text.is_char_boundary(id_end))
+            {
+                return Err(invalid());
+            }
+            Ok(Summaries { text, ends })
+        })
+    }
+
     /// See [`super::Store::read`].
     pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         self.reading(|conn| {
@@ -420,6 +461,46 @@ fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Resu
         )?;
     }
     Ok(())
+}
+
+/// Column `index` of `row`, a TEXT value, as bytes borrowed from SQLite's
+/// row buffer (not yet checked to be UTF-8).
+fn text_bytes<'r>(row: &'r rusqlite::Row<'_>, index: usize) -> Result<&'r [u8], rusqlite::Error> {
+    match row.get_ref(index)? {
+        rusqlite::types::ValueRef::Text(bytes) => Ok(bytes),
+        other => Err(rusqlite::Error::InvalidColumnType(
+            index,
+            String::new(),
+            other.data_type(),
+        )),
+    }
+}
+
+/// A list's summaries as one text buffer: each id then its title, and where
+/// each of them ends.
+#[derive(Debug, Default)]
+pub struct Summaries {
+    text: String,
+    /// Per summary, the end of its id and the end of its title in `text`.
+    ends: Vec<(usize, usize)>,
+}
+
+impl Summaries {
+    /// The summaries, in order, borrowed from the buffer.
+    pub fn borrowed(&self) -> Vec<DocumentSummaryRef<'_>> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&(id_end, title_end)| {
+                let summary = DocumentSummaryRef {
+                    id: &self.text[start..id_end],
+                    title: &self.text[id_end..title_end],
+                };
+                start = title_end;
+                summary
+            })
+            .collect()
+    }
 }
 
 fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {

@@ -1,0 +1,257 @@
+//! One record per request, from its head to its response: when it ends, its
+//! log line ([`telemetry`]) and its metrics ([`metrics`]), both described by
+//! the labels of [`labels`].
+//!
+//! When logging is off (`RUST_LOG=off`) nothing is formatted and the caller is
+//! not kept; when metrics are off nothing is counted. A request costs one
+//! `Instant::now()` pair (and the clock read of its line's timestamp), plus
+//! one around its store operation when metrics are on (the store latency
+//! histogram).
+// The host owns the clock.
+#![allow(clippy::disallowed_methods)]
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use chopin_mcp::Outcome;
+
+use crate::labels::{self, CreateResult, RpcMethod, SNIFF_BYTES, Tool};
+use crate::metrics;
+use crate::telemetry::{self, RequestLine};
+
+/// One request, from head to response.
+pub struct Record {
+    started: Instant,
+    http_method: &'static str,
+    path: &'static str,
+    version: (&'static str, &'static str),
+    /// Whether the request line will be written: decided once, up front.
+    logging: bool,
+    caller: Option<Arc<str>>,
+    /// How the token was accepted: `static`, `jwt`, `introspection`.
+    auth: Option<&'static str>,
+    /// A bearer token was presented and refused (401 `invalid_token`).
+    token_refused: bool,
+    request_bytes: u64,
+    /// The body's start, for [`labels::sniff`].
+    sniffed: Sniffed,
+    /// The tool of the last effect, if any (authoritative).
+    effect_tool: Option<Tool>,
+    create: Option<CreateResult>,
+    finished: bool,
+}
+
+/// The start of a request body: its first [`SNIFF_BYTES`] at most.
+enum Sniffed {
+    Nothing,
+    /// The first chunk (only its first `SNIFF_BYTES` are looked at).
+    Chunk(Bytes),
+    /// Chunks joined, up to `SNIFF_BYTES`.
+    Joined(Vec<u8>),
+}
+
+/// `joined` with as much of `data` as fits in [`SNIFF_BYTES`].
+fn fill(mut joined: Vec<u8>, data: &[u8]) -> Vec<u8> {
+    let take = SNIFF_BYTES.saturating_sub(joined.len()).min(data.len());
+    joined.extend_from_slice(&data[..take]);
+    joined
+}
+
+/// How a request ended.
+pub struct Ending<'a> {
+    pub status: u16,
+    /// The response body (empty for an event stream).
+    pub body: &'a [u8],
+}
+
+impl Record {
+    /// Starts the record of a request: `version_header` is the
+    /// `mcp-protocol-version` value.
+    pub fn begin(http_method: &str, path: &str, version_header: Option<&[u8]>) -> Record {
+        if let Some(metrics) = metrics::get() {
+            metrics.in_flight.inc();
+        }
+        Record {
+            started: Instant::now(),
+            http_method: labels::http_method_label(http_method),
+            path: labels::path_label(path),
+            version: labels::protocol(version_header),
+            logging: telemetry::requests_enabled(),
+            caller: None,
+            auth: None,
+            token_refused: false,
+            request_bytes: 0,
+            sniffed: Sniffed::Nothing,
+            effect_tool: None,
+            create: None,
+            finished: false,
+        }
+    }
+
+    /// Notes the caller the token stands for (kept only for the log).
+    pub fn caller(&mut self, caller: Option<&Arc<str>>) {
+        if self.logging {
+            self.caller = caller.cloned();
+        }
+    }
+
+    /// Notes how the token was judged: accepted as `auth` (`static`,
+    /// `jwt`, `introspection`), or refused.
+    pub fn auth(&mut self, auth: Option<&'static str>, token_refused: bool) {
+        self.auth = auth;
+        self.token_refused = token_refused;
+    }
+
+    /// Notes a chunk of the request body.
+    pub fn body(&mut self, data: &Bytes) {
+        self.request_bytes += data.len() as u64;
+        self.sniffed = match std::mem::replace(&mut self.sniffed, Sniffed::Nothing) {
+            // Usually the only chunk: kept as it is (shared, not copied).
+            Sniffed::Nothing => Sniffed::Chunk(data.clone()),
+            Sniffed::Chunk(first) if first.len() >= SNIFF_BYTES => Sniffed::Chunk(first),
+            Sniffed::Chunk(first) => {
+                let mut joined = Vec::with_capacity(SNIFF_BYTES);
+                joined.extend_from_slice(&first);
+                Sniffed::Joined(fill(joined, data))
+            }
+            Sniffed::Joined(joined) => Sniffed::Joined(fill(joined, data)),
+        };
+    }
+
+    /// Notes an effect about to be carried out.
+    pub fn effect<C>(&mut self, outcome: &Outcome<C>) {
+        self.effect_tool = match outcome {
+            Outcome::List(_) => Some(Tool::ListDocuments),
+            Outcome::Read(_) => Some(Tool::ReadDocument),
+            Outcome::Create(_) => Some(Tool::CreateDocument),
+            _ => return,
+        };
+    }
+
+    /// Notes what the store did with a create.
+    pub fn created(&mut self, result: Option<CreateResult>) {
+        if result.is_some() {
+            self.create = result;
+        }
+    }
+
+    /// The method and tool: the effects when there were any (then only
+    /// whether the body is a batch is looked at), else the scan of the
+    /// body's start.
+    fn classify(&self) -> (RpcMethod, Tool) {
+        let start = match &self.sniffed {
+            Sniffed::Nothing => &[][..],
+            Sniffed::Chunk(chunk) => &chunk[..chunk.len().min(SNIFF_BYTES)],
+            Sniffed::Joined(joined) => &joined[..],
+        };
+        match self.effect_tool {
+            Some(tool) if labels::is_batch(start) => (RpcMethod::Batch, tool),
+            Some(tool) => (RpcMethod::ToolsCall, tool),
+            None => labels::sniff(start),
+        }
+    }
+
+    /// Ends the record: counts the request and writes its log line.
+    pub fn finish(mut self, ending: Ending<'_>) {
+        self.finished = true;
+        let elapsed = self.started.elapsed();
+        let metrics = metrics::get();
+        if !self.logging && metrics.is_none() {
+            return;
+        }
+        let (method, tool) = self.classify();
+        let reason = match labels::refusal(ending.status, ending.body) {
+            Some(_) if ending.status == 401 && self.token_refused => Some(labels::Refusal {
+                text: "invalid_token",
+                rejection: Some(labels::Rejection::InvalidToken),
+            }),
+            reason => reason,
+        };
+        let issues = self.create.is_none()
+            && tool == Tool::CreateDocument
+            && method == RpcMethod::ToolsCall
+            && ending.status == 200
+            && labels::ends_in_error_result(ending.body);
+        let create = if issues {
+            Some(CreateResult::Issues)
+        } else {
+            self.create
+        };
+        if let Some(metrics) = metrics {
+            metrics.in_flight.dec();
+            metrics.request(method, tool, ending.status, elapsed);
+            if let Some(rejection) = reason.and_then(|r| r.rejection) {
+                metrics.rejected(rejection);
+            }
+            if let Some(create) = create {
+                metrics.created(create);
+            }
+        }
+        if self.logging {
+            // The fields in the order the line has always had them.
+            let mut line = RequestLine::start();
+            line.label("http_method", self.http_method);
+            line.label("path", self.path);
+            line.number("status", u64::from(ending.status));
+            line.label("protocol_version", self.version.0);
+            line.label("era", self.version.1);
+            line.label("rpc_method", method.as_str());
+            line.label("tool", tool.as_str());
+            if let Some(caller) = &self.caller {
+                line.text("caller", caller);
+            }
+            if let Some(auth) = self.auth {
+                line.label("auth", auth);
+            }
+            if let Some(create) = create {
+                line.label("create", create.as_str());
+            }
+            line.number(
+                "duration_us",
+                u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
+            );
+            line.number("request_bytes", self.request_bytes);
+            line.number("response_bytes", ending.body.len() as u64);
+            if let Some(reason) = reason {
+                line.label("reason", reason.text);
+            }
+            line.write();
+        }
+    }
+}
+
+impl Drop for Record {
+    /// A request whose client went away before the response: only the
+    /// in-flight gauge needs putting right.
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        if let Some(metrics) = metrics::get() {
+            metrics.in_flight.dec();
+        }
+    }
+}
+
+/// A request the server turned away before hyper called it: a head over
+/// the limits (431) or one that does not parse (400).
+pub fn refused_head(error: &hyper::Error) {
+    let status = if error.is_parse_too_large() {
+        431
+    } else if error.is_parse() {
+        400
+    } else {
+        return;
+    };
+    Record::begin("other", "other", None).finish(Ending { status, body: b"" });
+}
+
+/// A store failure: logged, and counted (the request itself is logged as a
+/// 500).
+pub fn store_error(error: &dyn std::fmt::Display) {
+    telemetry::store_error(error);
+    if let Some(metrics) = metrics::get() {
+        metrics.store_errors.inc();
+    }
+}
