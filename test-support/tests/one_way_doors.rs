@@ -13,10 +13,6 @@ fn allowed(circle: &[String]) -> bool {
     circle.iter().all(|file| file.starts_with("src/exchange/"))
 }
 
-/// Circles known and not yet opened, each exactly as found: the list only
-/// shrinks (a known circle that is gone fails too, so it is taken off).
-const KNOWN: &[&[&str]] = &[&["server/src/metrics.rs", "server/src/telemetry.rs"]];
-
 #[test]
 fn the_only_circle_is_the_exchange_state_machine() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -30,16 +26,9 @@ fn the_only_circle_is_the_exchange_state_machine() {
     );
     let edges = doors::edges(&files);
     let circles = doors::circles(&edges);
-    let known = |circle: &Vec<String>| KNOWN.iter().any(|k| k.iter().eq(circle.iter()));
-    for k in KNOWN {
-        assert!(
-            circles.iter().any(|c| k.iter().eq(c.iter())),
-            "{k:?} is no longer a circle: take it off KNOWN"
-        );
-    }
     let unexpected: Vec<String> = circles
         .iter()
-        .filter(|circle| !allowed(circle) && !known(circle))
+        .filter(|circle| !allowed(circle))
         .map(|circle| doors::describe(circle, &edges))
         .collect();
     assert!(
@@ -48,7 +37,7 @@ fn the_only_circle_is_the_exchange_state_machine() {
         unexpected.join("\n")
     );
     // The exchange's circle is one, and legacy and modern framing stay peers.
-    assert!(circles.len() <= 1 + KNOWN.len(), "{circles:?}");
+    assert!(circles.len() <= 1, "{circles:?}");
     for pair in [
         ("src/exchange/legacy.rs", "src/exchange/modern.rs"),
         ("src/exchange/modern.rs", "src/exchange/legacy.rs"),
