@@ -327,14 +327,16 @@ fn an_event_stream_gets_one_line_when_it_opens_and_a_refused_one_gets_one_too() 
         "rpc_method=none",
         "tool=none",
         "caller=octocat",
+        "auth=static",
         "request_bytes=0",
         "response_bytes=0",
     ] {
         assert!(opened.contains(field), "{field} missing: {opened}");
     }
     assert!(unauthorized.contains("status=401"), "{unauthorized}");
+    // A bearer token presented and refused is `invalid_token` (AUTH.md §2).
     assert!(
-        unauthorized.contains("reason=unauthorized"),
+        unauthorized.contains("reason=invalid_token"),
         "{unauthorized}"
     );
     assert!(
