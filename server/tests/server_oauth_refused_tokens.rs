@@ -22,13 +22,6 @@ fn read_body() -> String {
     )
 }
 
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
 #[test]
 fn every_bad_token_is_invalid_token_with_its_reason_logged() {
     if !oauth::installed() {
@@ -64,7 +57,7 @@ fn every_bad_token_is_invalid_token_with_its_reason_logged() {
         ),
         (
             "expired",
-            json!({"claims": with("exp", json!(now() - 120))}),
+            json!({"claims": with("exp", json!(oauth::now() - 120))}),
             "expired",
         ),
         (
@@ -94,12 +87,12 @@ fn every_bad_token_is_invalid_token_with_its_reason_logged() {
         ),
         (
             "not yet valid",
-            json!({"claims": with("nbf", json!(now() + 600))}),
+            json!({"claims": with("nbf", json!(oauth::now() + 600))}),
             "not_yet_valid",
         ),
         (
             "issued in the future",
-            json!({"claims": with("iat", json!(now() + 600))}),
+            json!({"claims": with("iat", json!(oauth::now() + 600))}),
             "issued_in_future",
         ),
         (

@@ -13,13 +13,6 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use support::status;
 
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
 #[test]
 fn an_event_stream_ends_when_its_token_expires() {
     if !oauth::installed() {
@@ -28,7 +21,7 @@ fn an_event_stream_ends_when_its_token_expires() {
     let auth = oauth::AuthServer::start();
     let (server, resource) = oauth::serve(&auth, &[]);
     let mut claims = auth.claims(&resource, "alice", "chopin:read");
-    claims["exp"] = json!(now() + 3);
+    claims["exp"] = json!(oauth::now() + 3);
     let token = auth.mint(json!({ "claims": claims }));
     let mut stream = server.connect();
     let request = format!(

@@ -249,11 +249,14 @@ fn write_issue(out: &mut impl Write, input: &Input, issue: &Issue) -> io::Result
     }
 }
 
-fn run_check(
-    format: Format,
+/// Runs `each` on every plan in turn, after reading it: the worst status
+/// wins. A file that cannot be read is reported and skipped; standard output
+/// failing stops the run.
+fn each_plan<O: Write, E: Write>(
     files: &[Input],
-    stdout: &mut impl Write,
-    stderr: &mut impl Write,
+    stdout: &mut O,
+    stderr: &mut E,
+    mut each: impl FnMut(&Input, String, &mut O, &mut E) -> io::Result<Status>,
 ) -> Status {
     let mut status = Status::Clean;
     for input in files {
@@ -264,26 +267,40 @@ fn run_check(
                 continue;
             }
         };
-        // Issues do not depend on the minted ids' values, only on their
-        // number: deterministic ids keep `check` free of the clock.
-        let report = check(&plan, &SequentialIds::new(0));
-        if !report.issues.is_empty() {
-            status = status.max(Status::Issues);
-        }
-        let written = match format {
-            Format::Text => report
-                .issues
-                .iter()
-                .try_for_each(|issue| write_issue(stdout, input, issue)),
-            Format::Json => stdout
-                .write_all(&issues_json(&report.issues))
-                .and_then(|()| stdout.write_all(b"\n")),
-        };
-        if let Err(e) = written {
-            return output_failed(stderr, &e);
+        match each(input, plan, stdout, stderr) {
+            Ok(found) => status = status.max(found),
+            Err(e) => return output_failed(stderr, &e),
         }
     }
     status.max(flush(stdout, stderr))
+}
+
+fn run_check(
+    format: Format,
+    files: &[Input],
+    stdout: &mut impl Write,
+    stderr: &mut impl Write,
+) -> Status {
+    each_plan(files, stdout, stderr, |input, plan, stdout, _| {
+        // Issues do not depend on the minted ids' values, only on their
+        // number: deterministic ids keep `check` free of the clock.
+        let report = check(&plan, &SequentialIds::new(0));
+        match format {
+            Format::Text => report
+                .issues
+                .iter()
+                .try_for_each(|issue| write_issue(stdout, input, issue))?,
+            Format::Json => {
+                stdout.write_all(&issues_json(&report.issues))?;
+                stdout.write_all(b"\n")?;
+            }
+        }
+        Ok(if report.issues.is_empty() {
+            Status::Clean
+        } else {
+            Status::Issues
+        })
+    })
 }
 
 fn run_fmt(
@@ -292,41 +309,24 @@ fn run_fmt(
     stdout: &mut impl Write,
     stderr: &mut impl Write,
 ) -> Status {
-    let mut status = Status::Clean;
-    for input in files {
-        let plan = match input.read() {
-            Ok(plan) => plan,
-            Err(message) => {
-                status = status.max(fail(stderr, &message));
-                continue;
-            }
-        };
+    each_plan(files, stdout, stderr, |input, plan, stdout, stderr| {
         let report = check(&plan, &SystemIds);
         if !report.issues.is_empty() {
-            status = status.max(Status::Issues);
             for issue in &report.issues {
-                if let Err(e) = write_issue(stderr, input, issue) {
-                    return output_failed(stderr, &e);
-                }
+                write_issue(stderr, input, issue)?;
             }
-            continue;
+            return Ok(Status::Issues);
         }
         match mode {
-            FmtMode::Print => {
-                if let Err(e) = stdout.write_all(report.canonical.as_bytes()) {
-                    return output_failed(stderr, &e);
-                }
-            }
+            FmtMode::Print => stdout.write_all(report.canonical.as_bytes())?,
             FmtMode::Check if report.canonical != plan => {
-                status = status.max(Status::Issues);
-                let line = format!(
-                    "{input}: not canonical ({} id{} to mint; run chopin-plan fmt --write)\n",
+                writeln!(
+                    stdout,
+                    "{input}: not canonical ({} id{} to mint; run chopin-plan fmt --write)",
                     report.minted,
                     if report.minted == 1 { "" } else { "s" }
-                );
-                if let Err(e) = stdout.write_all(line.as_bytes()) {
-                    return output_failed(stderr, &e);
-                }
+                )?;
+                return Ok(Status::Issues);
             }
             FmtMode::Check => {}
             FmtMode::Write if report.canonical == plan => {}
@@ -335,12 +335,12 @@ fn run_fmt(
                     unreachable!("refused when parsed")
                 };
                 if let Err(e) = replace(path, report.canonical.as_bytes()) {
-                    status = status.max(fail(stderr, &format!("{input}: cannot write: {e}")));
+                    return Ok(fail(stderr, &format!("{input}: cannot write: {e}")));
                 }
             }
         }
-    }
-    status.max(flush(stdout, stderr))
+        Ok(Status::Clean)
+    })
 }
 
 /// Writes `contents` beside `path` and renames it over `path`, so that a

@@ -209,7 +209,8 @@ impl Tls {
             .map_err(|e| format!("TLS: {e}"))?;
         let check = self.check();
         let verifier: Arc<dyn ServerCertVerifier> = match check {
-            Check::Nothing => Arc::new(Unverified {
+            Check::Nothing => Arc::new(WithoutName {
+                roots: None,
                 provider: Arc::clone(&provider),
             }),
             Check::Chain | Check::ChainAndName => {
@@ -219,8 +220,8 @@ impl Tls {
                         .build()
                         .map_err(|e| format!("TLS: {e}"))?
                 } else {
-                    Arc::new(ChainOnly {
-                        roots,
+                    Arc::new(WithoutName {
+                        roots: Some(roots),
                         provider: Arc::clone(&provider),
                     })
                 }
@@ -283,70 +284,20 @@ fn provider() -> Arc<CryptoProvider> {
         .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()))
 }
 
-/// `prefer`/`require` without `sslrootcert`: encryption without
-/// authentication of the server, as in libpq. The handshake's signatures are
-/// still checked against the presented certificate.
+/// The verifiers libpq's weaker modes need; `verify-full` is rustls's own
+/// `WebPkiServerVerifier`. Either way the handshake's signatures are checked
+/// against the presented certificate.
 #[derive(Debug)]
-struct Unverified {
+struct WithoutName {
+    /// `None`: `prefer`/`require` without `sslrootcert`, encryption without
+    /// authentication of the server, as in libpq. `Some`: `verify-ca` (and
+    /// `require`/`prefer` with `sslrootcert`), the chain up to one of these
+    /// roots, whatever names the certificate holds.
+    roots: Option<Arc<RootCertStore>>,
     provider: Arc<CryptoProvider>,
 }
 
-impl ServerCertVerifier for Unverified {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
-/// `verify-ca` (and `require`/`prefer` with `sslrootcert`): the chain up to
-/// one of the roots, whatever names the certificate holds.
-#[derive(Debug)]
-struct ChainOnly {
-    roots: Arc<RootCertStore>,
-    provider: Arc<CryptoProvider>,
-}
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for WithoutName {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -355,14 +306,16 @@ impl ServerCertVerifier for ChainOnly {
         _ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let cert = ParsedCertificate::try_from(end_entity)?;
-        verify_server_cert_signed_by_trust_anchor(
-            &cert,
-            &self.roots,
-            intermediates,
-            now,
-            self.provider.signature_verification_algorithms.all,
-        )?;
+        if let Some(roots) = &self.roots {
+            let cert = ParsedCertificate::try_from(end_entity)?;
+            verify_server_cert_signed_by_trust_anchor(
+                &cert,
+                roots,
+                intermediates,
+                now,
+                self.provider.signature_verification_algorithms.all,
+            )?;
+        }
         Ok(ServerCertVerified::assertion())
     }
 

@@ -27,6 +27,14 @@ pub fn dir() -> PathBuf {
 
 /// Whether the AS (and the TS SDK for the client side) are installed: when
 /// not, the test says it skipped, except under `CI`, where it fails.
+/// Seconds since the epoch, as tokens count time.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
 pub fn installed() -> bool {
     let needed = [
         (
