@@ -54,6 +54,17 @@ const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often an open event stream gets a keep-alive comment.
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 
+/// How long until a new stream's second keep-alive comment (the first goes
+/// with its head): a fraction of [`KEEP_ALIVE_EVERY`] that steps on with each
+/// stream opened, so that streams opened together (clients reconnecting
+/// after a restart, or a load test) write their comments spread over the
+/// period rather than all in the same instant, every period after.
+fn keep_alive_phase() -> Duration {
+    static OPENED: AtomicU64 = AtomicU64::new(0);
+    let step = OPENED.fetch_add(1, Ordering::Relaxed) % 1024;
+    KEEP_ALIVE_EVERY * (step as u32 + 1) / 1024
+}
+
 fn main() -> ExitCode {
     let options = match options::from_command_line() {
         Ok(options) => options,
@@ -309,7 +320,7 @@ async fn serve_hyper(
             let reply = handle(host, shutdown, request).await;
             // An event stream holds the connection until the client
             // leaves: no next head to wait for.
-            if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events(..))) {
+            if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events { .. })) {
                 clock.waiting_for_head();
             }
             reply
@@ -546,7 +557,7 @@ async fn write_all(
 /// (then the connection closes, which ends the stream: its length is the
 /// connection's).
 async fn hold(stream: &mut TcpStream, stop: &mut Pin<&mut impl std::future::Future<Output = ()>>) {
-    let tick = tokio::time::sleep(KEEP_ALIVE_EVERY);
+    let tick = tokio::time::sleep(keep_alive_phase());
     tokio::pin!(tick);
     loop {
         tokio::select! {
@@ -816,7 +827,12 @@ fn reply(response: chopin_mcp::Response, shutdown: &Shutdown, expires: Option<u6
                     })
                 }
             };
-            Body::Events(tokio::time::interval(KEEP_ALIVE_EVERY), stop)
+            let next = tokio::time::Instant::now() + keep_alive_phase();
+            Body::Events {
+                head_sent: false,
+                ticks: tokio::time::interval_at(next, KEEP_ALIVE_EVERY),
+                stop,
+            }
         } else {
             Body::Full(Some(body))
         }
@@ -860,10 +876,13 @@ fn plain(status: u16, text: &'static str) -> Reply {
 /// client went away, or it ends because the server shuts down.
 enum Body {
     Full(Option<Bytes>),
-    Events(
-        tokio::time::Interval,
-        Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
-    ),
+    Events {
+        /// Whether the first comment, written with the head, went out.
+        head_sent: bool,
+        /// The later comments ([`keep_alive_phase`], then every period).
+        ticks: tokio::time::Interval,
+        stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    },
 }
 
 impl http_body::Body for Body {
@@ -876,16 +895,25 @@ impl http_body::Body for Body {
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         match self.get_mut() {
             Body::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Body::Events(interval, stop) => {
+            Body::Events {
+                head_sent,
+                ticks,
+                stop,
+            } => {
                 // ops: the shutdown ends the stream.
                 if stop.as_mut().poll(cx).is_ready() {
                     return Poll::Ready(None);
                 }
-                interval.poll_tick(cx).map(|_| {
+                let comment = || {
                     Some(Ok(Frame::data(Bytes::from_static(
                         chopin_mcp::sse::keep_alive(),
                     ))))
-                })
+                };
+                if !*head_sent {
+                    *head_sent = true;
+                    return Poll::Ready(comment());
+                }
+                ticks.poll_tick(cx).map(|_| comment())
             }
         }
     }
@@ -898,7 +926,7 @@ impl http_body::Body for Body {
         match self {
             Body::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
             Body::Full(None) => SizeHint::with_exact(0),
-            Body::Events(..) => SizeHint::default(),
+            Body::Events { .. } => SizeHint::default(),
         }
     }
 }
