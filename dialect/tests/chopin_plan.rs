@@ -29,12 +29,28 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()
 }
 
-/// A scratch folder of this test's own.
-fn scratch(name: &str) -> PathBuf {
+/// A scratch folder of this test's own, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("chopin-plan-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 fn write(dir: &Path, name: &str, contents: &str) -> String {
@@ -212,7 +228,7 @@ fn fmt_check_fails_on_a_plan_that_is_not_canonical_and_write_fixes_it() {
     assert_eq!(fs::read_to_string(&clean).unwrap(), CLEAN);
     assert_eq!(run(&["fmt", "--check", &path], b"").status.code(), Some(0));
     assert_eq!(
-        fs::read_dir(&dir).unwrap().count(),
+        fs::read_dir(&*dir).unwrap().count(),
         2,
         "no temporary file left"
     );
