@@ -215,16 +215,22 @@ fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
     let plain_level = level == Level::Plain;
     out.reserve(id.len() + title.len() + 32);
     if plain(id.as_bytes()) && plain(title.as_bytes()) {
-        let (open, middle, close): (&[u8], &[u8], &[u8]) = if plain_level {
-            (b"{\"id\":\"", b"\",\"title\":\"", b"\"}")
+        // Each level's pieces spelled out where they are copied: constants
+        // of known length, which the compiler copies inline rather than
+        // through a call to `memcpy` (three of the five copies).
+        if plain_level {
+            out.extend_from_slice(b"{\"id\":\"");
+            out.extend_from_slice(id.as_bytes());
+            out.extend_from_slice(b"\",\"title\":\"");
+            out.extend_from_slice(title.as_bytes());
+            out.extend_from_slice(b"\"}");
         } else {
-            (b"{\\\"id\\\":\\\"", b"\\\",\\\"title\\\":\\\"", b"\\\"}")
-        };
-        out.extend_from_slice(open);
-        out.extend_from_slice(id.as_bytes());
-        out.extend_from_slice(middle);
-        out.extend_from_slice(title.as_bytes());
-        out.extend_from_slice(close);
+            out.extend_from_slice(b"{\\\"id\\\":\\\"");
+            out.extend_from_slice(id.as_bytes());
+            out.extend_from_slice(b"\\\",\\\"title\\\":\\\"");
+            out.extend_from_slice(title.as_bytes());
+            out.extend_from_slice(b"\\\"}");
+        }
         return;
     }
     let (open, middle): (&[u8], &[u8]) = if plain_level {
@@ -246,25 +252,26 @@ fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
 fn plain(bytes: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let clean = |word: u64| {
+    // A high bit for each byte that may need escaping (a borrow may flag a
+    // clean byte too: then the careful path writes it, the same bytes).
+    let flags = |word: &[u8; 8]| {
+        let word = u64::from_le_bytes(*word);
         let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-        below_space
+        (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
             | has_zero(word ^ (ONES * u64::from(b'"')))
             | has_zero(word ^ (ONES * u64::from(b'\\')))
-            == 0
     };
-    let word = |chunk: &[u8]| {
+    let Some(last) = bytes.last_chunk::<8>() else {
         let mut padded = [b' '; 8];
-        padded[..chunk.len()].copy_from_slice(chunk);
-        u64::from_le_bytes(padded)
+        padded[..bytes.len()].copy_from_slice(bytes);
+        return flags(&padded) == 0;
     };
-    if bytes.len() <= 8 {
-        return clean(word(bytes));
-    }
-    let mut chunks = bytes.chunks_exact(8);
-    let whole = chunks.all(|chunk| clean(word(chunk)));
-    whole && clean(word(&bytes[bytes.len() - 8..]))
+    // The words or'ed together and tested once, not a branch a word.
+    let seen = bytes
+        .chunks_exact(8)
+        .filter_map(<[u8]>::first_chunk::<8>)
+        .fold(flags(last), |seen, word| seen | flags(word));
+    seen == 0
 }
 
 impl Document {
