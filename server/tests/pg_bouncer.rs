@@ -141,34 +141,7 @@ fn replicas_racing_one_key_through_pgbouncer_make_one_document() {
         .map(|_| Server::start_capturing(SERVER, &support::db_args(&url, &[]), &WARN))
         .collect();
     let addrs: Vec<SocketAddr> = replicas.iter().map(|r| r.addr).collect();
-    for round in 0..3 {
-        let racers = 12;
-        let barrier = Arc::new(Barrier::new(racers));
-        let threads: Vec<_> = (0..racers)
-            .map(|n| {
-                let addr = addrs[n % addrs.len()];
-                let barrier = Arc::clone(&barrier);
-                let body = create_body(&format!("race-{round}"), &format!("Race {round}"));
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    post(addr, &body)
-                })
-            })
-            .collect();
-        let answers: Vec<serde_json::Value> = threads
-            .into_iter()
-            .map(|t| {
-                let response = t.join().unwrap();
-                content(&response).unwrap_or_else(|| panic!("round {round}: {response}"))
-            })
-            .collect();
-        for answer in &answers {
-            assert_eq!(answer, &answers[0], "round {round}");
-        }
-    }
-    for addr in &addrs {
-        assert_eq!(list_ids(*addr).len(), 3);
-    }
+    calls::race_one_key(&addrs);
     for replica in &replicas {
         assert_clean(&replica.logs());
     }

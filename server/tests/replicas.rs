@@ -12,12 +12,15 @@ mod support;
 #[path = "support/pg.rs"]
 mod pg;
 
-use std::io::Write;
-use std::net::{SocketAddr, TcpStream};
+#[path = "support/calls.rs"]
+mod calls;
+
+use std::net::SocketAddr;
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
-use support::{Server, TOKEN, read_all, status};
+use calls::{content, create_body, list_ids, post, read_body};
+use support::{Server, status};
 
 const SERVER: &str = "chopin-mcp-server";
 
@@ -25,69 +28,8 @@ fn replica(url: &str) -> Server {
     Server::on_db(SERVER, url, &[])
 }
 
-fn create_body(key: &str, title: &str) -> String {
-    let plan = format!("# {title}\n\nOne plan, many replicas.\n");
-    let arguments = support::draft(key, title, &plan);
-    tool_call("create_document", &arguments)
-}
-
-fn tool_call(tool: &str, arguments: &serde_json::Value) -> String {
-    serde_json::json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}})
-    .to_string()
-}
-
-/// POSTs `body` to the server at `addr`; the raw response, empty when the
-/// connection failed or broke before an answer.
-fn post(addr: SocketAddr, body: &str) -> String {
-    let Ok(mut stream) = TcpStream::connect(addr) else {
-        return String::new();
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(20)));
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\nauthorization: Bearer {TOKEN}\r\n\
-         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    if stream.write_all(request.as_bytes()).is_err() {
-        return String::new();
-    }
-    read_all(&mut stream)
-}
-
-/// The `structuredContent` of a 200 tool answer.
-fn content(response: &str) -> Option<serde_json::Value> {
-    if status(response) != 200 {
-        return None;
-    }
-    let body: serde_json::Value = serde_json::from_str(response.split("\r\n\r\n").nth(1)?).ok()?;
-    let content = body["result"]["structuredContent"].clone();
-    (!content.is_null()).then_some(content)
-}
-
 fn read(addr: SocketAddr, id: &str) -> Option<serde_json::Value> {
-    content(&post(
-        addr,
-        &tool_call("read_document", &serde_json::json!({"id": id})),
-    ))
-}
-
-fn list_ids(addr: SocketAddr) -> Vec<String> {
-    let listed = content(&post(
-        addr,
-        &tool_call(
-            "list_documents",
-            &serde_json::json!({"repository": "githubnext/chopin"}),
-        ),
-    ))
-    .expect("a list");
-    listed["documents"]
-        .as_array()
-        .expect("documents")
-        .iter()
-        .map(|d| d["id"].as_str().expect("an id").to_owned())
-        .collect()
+    content(&post(addr, &read_body(id)))
 }
 
 #[test]
@@ -115,34 +57,7 @@ fn creates_racing_one_key_through_different_replicas_make_one_document() {
     let url = cluster.database();
     let replicas: Vec<Server> = (0..3).map(|_| replica(&url)).collect();
     let addrs: Vec<SocketAddr> = replicas.iter().map(|r| r.addr).collect();
-    for round in 0..3 {
-        let racers = 12;
-        let barrier = Arc::new(Barrier::new(racers));
-        let threads: Vec<_> = (0..racers)
-            .map(|n| {
-                let addr = addrs[n % addrs.len()];
-                let barrier = Arc::clone(&barrier);
-                let body = create_body(&format!("race-{round}"), &format!("Race {round}"));
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    post(addr, &body)
-                })
-            })
-            .collect();
-        let answers: Vec<serde_json::Value> = threads
-            .into_iter()
-            .map(|t| {
-                let response = t.join().unwrap();
-                content(&response).unwrap_or_else(|| panic!("round {round}: {response}"))
-            })
-            .collect();
-        for answer in &answers {
-            assert_eq!(answer, &answers[0], "round {round}");
-        }
-    }
-    for addr in &addrs {
-        assert_eq!(list_ids(*addr).len(), 3);
-    }
+    calls::race_one_key(&addrs);
 }
 
 #[test]
@@ -323,10 +238,7 @@ fn a_database_that_goes_away_gives_500s_not_a_crash() {
     let id = created["id"].as_str().unwrap().to_owned();
     assert!(read(server.addr, &id).is_some());
     cluster.stop();
-    for body in [
-        tool_call("read_document", &serde_json::json!({"id": id})),
-        create_body("gone-2", "After"),
-    ] {
+    for body in [read_body(&id), create_body("gone-2", "After")] {
         let started = Instant::now();
         let response = post(server.addr, &body);
         assert_eq!(status(&response), 500, "{response}");

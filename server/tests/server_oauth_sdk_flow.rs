@@ -10,9 +10,6 @@ mod oauth;
 #[path = "interop/harness.rs"]
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
 use support::{DOC_ID, TOKEN};
 
 #[test]
@@ -22,19 +19,7 @@ fn the_typescript_sdk_signs_in_and_reads_and_creates() {
     }
     let auth = oauth::AuthServer::start();
     let (server, resource) = oauth::serve(&auth, &[]);
-    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
-    let output = Command::new("node")
-        .args(["oauth.mjs", "flow", &resource, DOC_ID, "githubnext/chopin"])
-        .current_dir(&interop)
-        .output()
-        .expect("run node");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "the SDK's OAuth flow failed\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = oauth::sdk_client("flow", &resource, DOC_ID, "githubnext/chopin");
     // The document exists, readable by alice's grants (here through the
     // static token of octocat, who may read everything).
     let created = stdout

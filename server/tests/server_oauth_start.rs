@@ -21,6 +21,13 @@ use scripted_as::scripted;
 
 use support::run;
 
+/// The start against `issuer` fails with exit status 1: its stderr.
+fn refused(issuer: &str) -> String {
+    let (code, stderr) = start(issuer);
+    assert_eq!(code, Some(1), "{stderr}");
+    stderr
+}
+
 fn start(issuer: &str) -> (Option<i32>, String) {
     run(
         "chopin-mcp-server",
@@ -50,8 +57,7 @@ fn rfc_8414_metadata_is_tried_before_openid_configuration() {
         }
         _ => Some((404, String::new(), "{}".into())),
     });
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(stderr.contains("must be equal byte for byte"), "{stderr}");
     assert_eq!(
         *asked.lock().unwrap(),
@@ -108,8 +114,7 @@ fn a_redirect_is_not_followed() {
             String::new(),
         ))
     });
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(stderr.contains("redirects are not followed"), "{stderr}");
     assert!(!asked.lock().unwrap().iter().any(|p| p == "/elsewhere"));
 }
@@ -117,13 +122,11 @@ fn a_redirect_is_not_followed() {
 #[test]
 fn invalid_or_oversized_metadata_stops_the_start() {
     let (issuer, _) = scripted(|_, _| Some((200, String::new(), "<html>".into())));
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(stderr.contains("is not a JSON object"), "{stderr}");
 
     let (issuer, _) = scripted(|_, _| Some((200, String::new(), " ".repeat(2 << 20))));
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(stderr.contains("more than 1048576 bytes"), "{stderr}");
 }
 
@@ -136,8 +139,7 @@ fn a_jwks_uri_on_plain_http_elsewhere_is_refused() {
             format!(r#"{{"issuer":"{base}","jwks_uri":"http://as.example/jwks"}}"#),
         ))
     });
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(
         stderr.contains("jwks_uri") && stderr.contains("must be https"),
         "{stderr}"
@@ -150,8 +152,7 @@ fn an_unreachable_or_silent_authorization_server_stops_the_start_in_time() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}", listener.local_addr().unwrap())
     };
-    let (code, stderr) = start(&closed);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&closed);
     assert!(
         stderr.contains("cannot read the authorization server's metadata"),
         "{stderr}"
@@ -159,8 +160,7 @@ fn an_unreachable_or_silent_authorization_server_stops_the_start_in_time() {
 
     let (issuer, _) = scripted(|_, _| None);
     let began = Instant::now();
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(stderr.contains("timed out"), "{stderr}");
     // The call timeout is 5 s; the start gives up well before the AS does.
     assert!(
@@ -176,8 +176,7 @@ fn a_broken_jwks_stops_the_start() {
         "/jwks" => Some((500, String::new(), "{}".into())),
         _ => Some((200, String::new(), metadata(base))),
     });
-    let (code, stderr) = start(&issuer);
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused(&issuer);
     assert!(
         stderr.contains("cannot read the JWKS") && stderr.contains("answered 500"),
         "{stderr}"
@@ -227,8 +226,7 @@ fn oauth_flag_mistakes_are_usage_errors() {
 
 #[test]
 fn plain_http_issuers_are_for_loopback_only() {
-    let (code, stderr) = start("http://as.example");
-    assert_eq!(code, Some(1), "{stderr}");
+    let stderr = refused("http://as.example");
     assert!(
         stderr.contains("https") && stderr.contains("loopback"),
         "{stderr}"

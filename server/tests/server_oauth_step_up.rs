@@ -9,9 +9,6 @@ mod oauth;
 #[path = "interop/harness.rs"]
 mod support;
 
-use std::path::Path;
-use std::process::Command;
-
 use support::DOC_ID;
 
 #[test]
@@ -21,25 +18,7 @@ fn the_typescript_sdk_steps_up_from_read_to_create() {
     }
     let auth = oauth::AuthServer::start();
     let (server, resource) = oauth::serve(&auth, &[]);
-    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
-    let output = Command::new("node")
-        .args([
-            "oauth.mjs",
-            "step-up",
-            &resource,
-            DOC_ID,
-            "githubnext/chopin",
-        ])
-        .current_dir(&interop)
-        .output()
-        .expect("run node");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    println!("{stdout}");
-    assert!(
-        output.status.success(),
-        "the SDK's step-up failed\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    oauth::sdk_client("step-up", &resource, DOC_ID, "githubnext/chopin");
     std::thread::sleep(std::time::Duration::from_millis(200));
     let logs = server.logs();
     assert!(

@@ -1,10 +1,11 @@
 //! Tool calls to a running server by address, from any thread, for the
-//! PostgreSQL tests (TLS, pooler, pools, timeouts). Each call is one
-//! connection (`connection: close`).
+//! PostgreSQL tests (replicas, TLS, pooler, pools, timeouts). Each call is
+//! one connection (`connection: close`).
 #![allow(dead_code)]
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
+use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use super::support::{TOKEN, read_all, status};
@@ -102,4 +103,38 @@ pub fn list_ids(addr: SocketAddr) -> Vec<String> {
         .iter()
         .map(|d| d["id"].as_str().expect("an id").to_owned())
         .collect()
+}
+
+/// Three rounds of 12 clients creating with one key at once, spread over
+/// the servers at `addrs`: in each round every client gets the same
+/// document, and afterwards every server lists the three.
+pub fn race_one_key(addrs: &[SocketAddr]) {
+    for round in 0..3 {
+        let racers = 12;
+        let barrier = Arc::new(Barrier::new(racers));
+        let threads: Vec<_> = (0..racers)
+            .map(|n| {
+                let addr = addrs[n % addrs.len()];
+                let barrier = Arc::clone(&barrier);
+                let body = create_body(&format!("race-{round}"), &format!("Race {round}"));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    post(addr, &body)
+                })
+            })
+            .collect();
+        let answers: Vec<serde_json::Value> = threads
+            .into_iter()
+            .map(|t| {
+                let response = t.join().unwrap();
+                content(&response).unwrap_or_else(|| panic!("round {round}: {response}"))
+            })
+            .collect();
+        for answer in &answers {
+            assert_eq!(answer, &answers[0], "round {round}");
+        }
+    }
+    for addr in addrs {
+        assert_eq!(list_ids(*addr).len(), 3);
+    }
 }

@@ -60,6 +60,26 @@ pub fn installed() -> bool {
     true
 }
 
+/// Runs the TypeScript SDK client's `interop/oauth.mjs MODE` against the
+/// server at `resource` (reading `doc_id`, listing `repository`) and
+/// returns what it printed; fails the test when it fails.
+pub fn sdk_client(mode: &str, resource: &str, doc_id: &str, repository: &str) -> String {
+    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
+    let output = Command::new("node")
+        .args(["oauth.mjs", mode, resource, doc_id, repository])
+        .current_dir(&interop)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    println!("{stdout}");
+    assert!(
+        output.status.success(),
+        "the SDK's {mode} failed\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
 /// A free loopback port (bound and released: the server about to start
 /// needs it in `--resource` before it listens).
 pub fn free_port() -> u16 {
