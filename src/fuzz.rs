@@ -11,7 +11,7 @@ use crate::http1::{self, BodyDecoder};
 use crate::json::Raw;
 use crate::negotiate::{media_ranges, quality};
 use crate::{
-    Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Header,
+    Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Granted, Header,
     NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
 };
 use crate::{oracle, scan};
@@ -50,19 +50,28 @@ const SECRET: &str = "SECRET-DOCUMENT-CONTENT";
 /// The one origin the fuzz endpoints allow exactly.
 const ALLOWED_ORIGIN: &[u8] = b"https://allowed.example";
 
+/// The resource an OAuth fuzz endpoint protects.
+const RESOURCE: &str = "https://mcp.example/mcp";
+
 fn endpoint(budget: usize) -> Endpoint {
-    endpoint_with(budget, false)
+    endpoint_with(budget, false, false)
 }
 
 /// With `loopback`, the endpoint also calls `allow_loopback_hosts` (loopback
-/// `Host` names only, loopback origins admitted).
-fn endpoint_with(budget: usize, loopback: bool) -> Endpoint {
+/// `Host` names only, loopback origins admitted); with `oauth`, it is an
+/// OAuth resource server for [`RESOURCE`] (Protected Resource Metadata,
+/// challenges naming the read scope), else it names a metadata URL only.
+fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
     let mut config = Config::new()
         .body_budget(budget)
         .allow_origin("https://allowed.example")
-        .resource_metadata("https://auth.example/.well-known/oauth-protected-resource")
         .enable_creation()
         .id_source(SequentialIds::new(1));
+    config = if oauth {
+        config.oauth(RESOURCE, "https://auth.example")
+    } else {
+        config.resource_metadata("https://auth.example/.well-known/oauth-protected-resource")
+    };
     if loopback {
         config = config.allow_loopback_hosts();
     }
@@ -89,14 +98,20 @@ struct Transcript {
 }
 
 /// Drives an exchange to its response, answering effects from `answers`.
+/// An authentication gets no caller or a caller with every scope; with
+/// `scoped`, also a caller with the read or create scope or neither, or
+/// the verdict that the host cannot judge the token.
 fn drive(
     mut outcome: Outcome<u8>,
     answers: &mut Cursor<'_>,
     chunks: &[&[u8]],
     budget: usize,
+    scoped: bool,
 ) -> Transcript {
     let mut effects = Vec::new();
     let mut document_given = false;
+    let mut granted = Granted::ALL;
+    let mut unavailable = false;
     let document = document();
     let summaries = [DocumentSummary {
         id: "doc".into(),
@@ -107,8 +122,20 @@ fn drive(
             Outcome::Respond(response) => break response,
             Outcome::Authenticate(auth) => {
                 effects.push("authenticate");
-                let caller = (answers.byte() % 8 != 0).then_some(7);
-                auth.answer(caller)
+                let choice = answers.byte();
+                match choice % 8 {
+                    0 => auth.answer(None),
+                    _ if !scoped => auth.answer(Some(7)),
+                    1 => {
+                        unavailable = true;
+                        auth.unavailable()
+                    }
+                    2..=5 => {
+                        granted = Granted::new(choice & 16 != 0, choice & 32 != 0);
+                        auth.answer_scoped(7, granted)
+                    }
+                    _ => auth.answer(Some(7)),
+                }
             }
             Outcome::Body(intake) => {
                 effects.push("body");
@@ -147,6 +174,7 @@ fn drive(
         };
     };
     check_response(&response, &effects, document_given);
+    check_grant(&response, &effects, granted, unavailable);
     Transcript {
         effects,
         document_given,
@@ -192,11 +220,34 @@ fn created_document(document: &NewDocument) -> CreatedDocument {
     }
 }
 
+/// What the caller's grant allows: no list or read without the read scope,
+/// no create without the create scope (AUTH.md §1.2: refused before any
+/// effect); a host that cannot judge the credentials gets its 503 and
+/// nothing else happens.
+fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavailable: bool) {
+    if unavailable {
+        assert_eq!(response.status(), 503);
+        assert_eq!(response.header("retry-after"), Some(&b"5"[..]));
+        assert_eq!(
+            effects,
+            ["authenticate"],
+            "effects after an unavailable verdict"
+        );
+    }
+    for effect in effects {
+        match *effect {
+            "list" | "read" => assert!(granted.read(), "{effect} without the read scope"),
+            "create" => assert!(granted.create(), "create without the create scope"),
+            _ => {}
+        }
+    }
+}
+
 /// Invariants every response keeps.
 fn check_response(response: &Response, effects: &[&str], document_given: bool) {
     let status = response.status();
     assert!(
-        [200, 202, 204, 400, 401, 403, 404, 405, 406, 413, 415].contains(&status),
+        [200, 202, 204, 400, 401, 403, 404, 405, 406, 413, 415, 503].contains(&status),
         "unexpected status {status}"
     );
     assert_eq!(
@@ -276,13 +327,26 @@ const NAMES: [&str; 17] = [
 ];
 
 /// `handle`: an arbitrary head, body split into arbitrary chunks, and
-/// arbitrary effect answers; the held and incremental forms must agree, and
-/// CORS headers appear only as the origin rules allow.
+/// arbitrary effect answers (grants with or without each scope, a host that
+/// cannot judge the token), on an endpoint with or without OAuth; the held
+/// and incremental forms must agree, CORS headers appear only as the origin
+/// rules allow, and the metadata paths answer as [`check_metadata`] says.
 pub fn handle(data: &[u8]) {
     let mut input = Cursor { data };
     let control = input.byte();
     let budget = [16, 64, 1024, 65_536][usize::from(control % 4)];
     let loopback = control & 4 != 0;
+    let oauth = control & 8 != 0;
+    let target = [
+        "/mcp",
+        "/mcp",
+        "/mcp?x",
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource/mcp?x#y",
+        "/.well-known/oauth-protected-resource/other",
+        "/.well-known/oauth-protected-resource/mcp/",
+    ][usize::from(control >> 4) % 8];
     let method = [
         "GET", "POST", "PUT", "post", "OPTIONS", "OPTIONS", "options", "DELETE",
     ][usize::from(input.byte() % 8)];
@@ -296,8 +360,16 @@ pub fn handle(data: &[u8]) {
     let answers = input.slice();
     let body = input.rest();
     let headers: Vec<Header<'_>> = owned.iter().map(|(n, v)| Header::new(n, v)).collect();
-    let parts = RequestParts::new(method, "/mcp", &headers);
-    let endpoint = endpoint_with(budget, loopback);
+    let parts = RequestParts::new(method, target, &headers);
+    let endpoint = endpoint_with(budget, loopback, oauth);
+    if let Some(response) = endpoint.metadata(&parts) {
+        check_metadata(&parts, &response, oauth);
+        return;
+    }
+    assert!(
+        !(oauth && is_metadata_path(target)),
+        "a metadata path of an OAuth endpoint went unanswered"
+    );
     let chunks = split(body, sizes);
 
     let held: Outcome<u8> = endpoint.handle(
@@ -307,18 +379,59 @@ pub fn handle(data: &[u8]) {
             .map(|c| Bytes::copy_from_slice(c))
             .collect::<crate::BodyChunks>(),
     );
-    let held = drive(held, &mut Cursor { data: answers }, &[], budget);
+    let held = drive(held, &mut Cursor { data: answers }, &[], budget, oauth);
     let pushed = drive(
         endpoint.begin(&parts),
         &mut Cursor { data: answers },
         &chunks,
         budget,
+        oauth,
     );
     let pushed_effects: Vec<_> = pushed.effects.iter().filter(|e| **e != "body").collect();
     assert_eq!(held.effects.iter().collect::<Vec<_>>(), pushed_effects);
     assert_eq!((held.status, &held.body), (pushed.status, &pushed.body));
     assert_eq!(held.headers, pushed.headers);
     check_cors(&parts, &held, loopback);
+}
+
+/// Protected Resource Metadata (AUTH.md §1.3): answered only by an OAuth
+/// endpoint, at its two paths; a `GET` or `HEAD` from an allowed `Host`
+/// gets the document naming [`RESOURCE`], readable from any origin; a
+/// preflight gets 204; other methods 405; a `Host` not allowed 403.
+fn check_metadata(parts: &RequestParts<'_>, response: &Response, oauth: bool) {
+    assert!(oauth, "metadata from an endpoint without OAuth");
+    assert!(
+        is_metadata_path(parts.target()),
+        "metadata at {}",
+        parts.target()
+    );
+    let any = Some(&b"*"[..]);
+    match response.status() {
+        200 => {
+            assert!(matches!(parts.method(), "GET" | "HEAD"));
+            assert_eq!(response.header("access-control-allow-origin"), any);
+            let document: serde_json::Value =
+                serde_json::from_slice(response.body()).expect("the metadata is JSON");
+            assert_eq!(document["resource"], RESOURCE);
+        }
+        204 => {
+            assert_eq!(parts.method(), "OPTIONS");
+            assert_eq!(response.header("access-control-allow-origin"), any);
+        }
+        403 | 405 => assert_eq!(response.header("access-control-allow-origin"), None),
+        status => panic!("metadata answered {status}"),
+    }
+}
+
+/// Whether `target`'s path is one of the two where [`RESOURCE`]'s metadata
+/// lives (RFC 9728 §3.1: the well-known prefix, alone or before the
+/// resource's path).
+fn is_metadata_path(target: &str) -> bool {
+    let path = target.split(['?', '#']).next().unwrap_or_default();
+    matches!(
+        path,
+        "/.well-known/oauth-protected-resource" | "/.well-known/oauth-protected-resource/mcp"
+    )
 }
 
 /// CORS invariants: a grant only for a request with exactly one `Origin`,
@@ -515,7 +628,7 @@ pub fn jsonrpc(data: &[u8]) {
     ];
     let parts = RequestParts::new("POST", "/mcp", &headers);
     let outcome = endpoint(65_536).handle(&parts, Bytes::copy_from_slice(body));
-    let transcript = drive(outcome, &mut Cursor { data: answers }, &[], 65_536);
+    let transcript = drive(outcome, &mut Cursor { data: answers }, &[], 65_536, false);
     assert!(transcript.status != 401 || transcript.effects == ["authenticate"]);
 }
 
@@ -663,6 +776,7 @@ pub fn create(data: &[u8]) {
         &mut Cursor { data: &answers },
         &[],
         786_432,
+        false,
     );
     let invalid = control & (2 | 16 | 32) != 0;
     assert!(
