@@ -92,8 +92,8 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
         })
         .unwrap();
     // Text that is not UTF-8 can only come from outside the server: split a
-    // two-byte character between the id and the title, and end another
-    // title in half a character.
+    // two-byte character between the id and the title, end another title in
+    // half a character, and split one between a title and the next id.
     let raw = rusqlite::Connection::open(&path).unwrap();
     raw.execute_batch(
         "UPDATE documents SET id = CAST(x'61c3' AS TEXT), title = CAST(x'a9' AS TEXT) WHERE id = 'a';",
@@ -105,8 +105,20 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
         .unwrap();
     assert!(store.list("all", "o/r").is_err());
     assert!(store.list_summaries("all", "o/r").is_err());
-    raw.execute_batch("UPDATE documents SET title = 'fine again' WHERE id = 'a';")
-        .unwrap();
+    // A character split between one summary's title and the next one's id
+    // (the list is ordered by title: "a…" before "zz").
+    raw.execute_batch(
+        "UPDATE documents SET title = CAST(x'61c3' AS TEXT) WHERE id = 'a';
+         UPDATE documents SET id = CAST(x'a9' AS TEXT), title = 'zz' WHERE id = 'b';",
+    )
+    .unwrap();
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+    raw.execute_batch(
+        "UPDATE documents SET id = 'b', title = 'also fine' WHERE id = CAST(x'a9' AS TEXT);
+         UPDATE documents SET title = 'fine again' WHERE id = 'a';",
+    )
+    .unwrap();
     assert_eq!(
         store.list_summaries("all", "o/r").unwrap().borrowed().len(),
         2

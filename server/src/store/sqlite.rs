@@ -297,13 +297,14 @@ impl Sqlite {
                 ends.push((id_end, text.len()));
             }
             // UTF-8 checked once for the whole buffer, and each field's
-            // ends on a character boundary: every field is then UTF-8.
+            // end checked to be a character boundary: every field is then
+            // UTF-8 (a character split between a title and the next id is
+            // caught at the title's end).
             let invalid = || StoreError::Invalid("a stored summary is not UTF-8".to_owned());
             let text = String::from_utf8(text).map_err(|_| invalid())?;
-            if !ends
-                .iter()
-                .all(|&(id_end, _)| text.is_char_boundary(id_end))
-            {
+            if !ends.iter().all(|&(id_end, title_end)| {
+                text.is_char_boundary(id_end) && text.is_char_boundary(title_end)
+            }) {
                 return Err(invalid());
             }
             Ok(Summaries { text, ends })
