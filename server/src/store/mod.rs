@@ -284,16 +284,22 @@ impl From<tokio_postgres::Error> for StoreError {
 /// The SHA-256 of a bearer token, as lower-case hex: what the store keeps
 /// and looks tokens up by.
 pub fn token_digest(token: &str) -> String {
-    // Every request's token goes through here: hex by table, one allocation
-    // (not a `format!` per byte).
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(token.as_bytes());
     let mut hex = String::with_capacity(2 * digest.len());
-    for b in digest {
-        hex.push(char::from(HEX[usize::from(b >> 4)]));
-        hex.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
+    push_hex(&mut hex, &digest);
     hex
+}
+
+/// Appends `bytes` as lower-case hex: by table, no allocation of its own
+/// (not a `format!` per byte); every request's token and every PostgreSQL
+/// query's parameters go through here.
+pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(2 * bytes.len());
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
 }
 
 /// The store of a server: one engine or the other.

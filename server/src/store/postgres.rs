@@ -26,6 +26,7 @@
 //! hold NUL, as it may on SQLite. Repositories and callers are `text
 //! COLLATE "C"`.
 
+use std::fmt::Write as _;
 use std::future::Future;
 use std::str::FromStr;
 use std::time::Duration;
@@ -45,7 +46,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 use super::tls::{self, SslMode, Tls};
 use super::{
     CreateOutcome, Draft, Imported, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created,
-    revision_of, stored_revision, token_digest,
+    push_hex, revision_of, stored_revision, token_digest,
 };
 
 /// The connect timeout when the URL gives none. A request's connection is
@@ -344,14 +345,13 @@ impl Deadline {
         Ok(left)
     }
 
-    /// `SET LOCAL statement_timeout` to what is left (at least 1 ms: 0
-    /// would mean none), or `None` without a statement timeout.
-    fn set_local(&self) -> Result<Option<String>, StoreError> {
+    /// The `statement_timeout` to set: what is left, in milliseconds (at
+    /// least 1: 0 would mean none), or `None` without a statement timeout.
+    fn timeout_millis(&self) -> Result<Option<u128>, StoreError> {
         if !self.set_local {
             return Ok(None);
         }
-        let millis = self.left()?.as_millis().clamp(1, i32::MAX as u128);
-        Ok(Some(format!("SET LOCAL statement_timeout = {millis}")))
+        Ok(Some(self.left()?.as_millis().clamp(1, i32::MAX as u128)))
     }
 
     /// When the client stops waiting for PostgreSQL's answer.
@@ -360,41 +360,56 @@ impl Deadline {
     }
 }
 
+/// What bounds a statement: `SET LOCAL` ends with the transaction, also
+/// behind a pooler in transaction mode.
+const SET_TIMEOUT: &str = "SET LOCAL statement_timeout = ";
+
 /// A parameter of a simple query, as SQL (see [`literal`]).
 enum Literal<'a> {
     Text(&'a str),
     Bytes(&'a [u8]),
 }
 
-/// `sql` with `$1`, `$2`, … replaced by `params` as SQL expressions made of
-/// hex digits and fixed text only (`decode('…', 'hex')`), so that no value
-/// can end its literal, whatever `standard_conforming_strings`.
-fn literal(sql: &str, params: &[Literal<'_>]) -> String {
-    let mut out = sql.to_owned();
-    // From the last, so that `$1` never matches the start of `$10`.
-    for (n, param) in params.iter().enumerate().rev() {
-        let expression = match param {
-            Literal::Bytes(bytes) => format!("decode('{}', 'hex')", hex(bytes)),
-            Literal::Text(text) => {
-                format!(
-                    "convert_from(decode('{}', 'hex'), 'UTF8')",
-                    hex(text.as_bytes())
-                )
-            }
-        };
-        out = out.replace(&format!("${}", n + 1), &expression);
+impl Literal<'_> {
+    /// How many bytes [`literal`] writes for it, at most.
+    fn written_len(&self) -> usize {
+        match self {
+            Literal::Text(text) => 2 * text.len() + 40,
+            Literal::Bytes(bytes) => 2 * bytes.len() + 20,
+        }
     }
-    out
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(2 * bytes.len());
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+/// Appends `sql` with `$1`, `$2`, … replaced by `params` as SQL expressions
+/// made of hex digits and fixed text only (`decode('…', 'hex')`), so that
+/// no value can end its literal, whatever `standard_conforming_strings`. A
+/// `$` not followed by a parameter's number is copied as it is.
+fn literal(out: &mut String, sql: &str, params: &[Literal<'_>]) {
+    let mut rest = sql;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let param = after[..digits]
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| params.get(n.checked_sub(1)?));
+        match param {
+            Some(Literal::Bytes(bytes)) => {
+                out.push_str("decode('");
+                push_hex(out, bytes);
+                out.push_str("', 'hex')");
+            }
+            Some(Literal::Text(text)) => {
+                out.push_str("convert_from(decode('");
+                push_hex(out, text.as_bytes());
+                out.push_str("', 'hex'), 'UTF8')");
+            }
+            None => out.push_str(&rest[at..at + 1 + digits]),
+        }
+        rest = &after[digits..];
     }
-    out
+    out.push_str(rest);
 }
 
 /// A column of a simple query's row that `encode(…, 'hex')` made, as the
@@ -428,11 +443,16 @@ async fn bounded(
     client: &Client,
     deadline: &Deadline,
     sql: &str,
+    params: &[Literal<'_>],
 ) -> Result<Vec<SimpleQueryRow>, StoreError> {
-    let text = match deadline.set_local()? {
-        Some(set) => format!("{set}; {sql}"),
-        None => sql.to_owned(),
-    };
+    // The whole message in one buffer: the setting, then the query with
+    // its parameters written in place.
+    let params_len: usize = params.iter().map(Literal::written_len).sum();
+    let mut text = String::with_capacity(SET_TIMEOUT.len() + 16 + sql.len() + params_len);
+    if let Some(millis) = deadline.timeout_millis()? {
+        let _ = write!(text, "{SET_TIMEOUT}{millis}; ");
+    }
+    literal(&mut text, sql, params);
     let messages = client.simple_query(&text).await?;
     Ok(messages
         .into_iter()
@@ -454,8 +474,8 @@ async fn in_transaction<T>(
     deadline: &Deadline,
     statement: impl Future<Output = Result<T, tokio_postgres::Error>>,
 ) -> Result<T, StoreError> {
-    let begin = match deadline.set_local()? {
-        Some(set) => format!("BEGIN; {set}"),
+    let begin = match deadline.timeout_millis()? {
+        Some(millis) => format!("BEGIN; {SET_TIMEOUT}{millis}"),
         None => "BEGIN".to_owned(),
     };
     let (begun, answer, committed) = tokio::join!(
@@ -658,8 +678,8 @@ impl Postgres {
     ) -> Result<Vec<DocumentSummary>, StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
-        let sql = literal(LIST, &[Literal::Text(caller), Literal::Text(repository)]);
-        let work = bounded(&client, &deadline, &sql);
+        let params = [Literal::Text(caller), Literal::Text(repository)];
+        let work = bounded(&client, &deadline, LIST, &params);
         let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
         let rows = self.settle(client, rows)?;
         rows.iter()
@@ -676,11 +696,8 @@ impl Postgres {
     pub async fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
-        let sql = literal(
-            READ,
-            &[Literal::Text(caller), Literal::Bytes(id.as_bytes())],
-        );
-        let work = bounded(&client, &deadline, &sql);
+        let params = [Literal::Text(caller), Literal::Bytes(id.as_bytes())];
+        let work = bounded(&client, &deadline, READ, &params);
         let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
         let rows = self.settle(client, rows)?;
         let Some(row) = rows.first() else {
@@ -703,7 +720,7 @@ impl Postgres {
     pub async fn ready(&self) -> Result<(), StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
-        let work = bounded(&client, &deadline, "SELECT count(*) FROM tokens");
+        let work = bounded(&client, &deadline, "SELECT count(*) FROM tokens", &[]);
         let answered = tokio::time::timeout_at(deadline.backstop(), work).await;
         self.settle(client, answered).map(drop)
     }
@@ -848,4 +865,24 @@ fn text(row: &Row, column: usize) -> Result<String, StoreError> {
     let bytes: Vec<u8> = row.try_get(column)?;
     String::from_utf8(bytes)
         .map_err(|_| StoreError::Invalid(format!("stored column {column} is not UTF-8")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Literal, literal};
+
+    #[test]
+    fn parameters_are_written_as_hex_in_place_and_other_dollars_stay() {
+        let mut out = String::from("SET x; ");
+        literal(
+            &mut out,
+            "SELECT f($1, $2) WHERE a = '$' AND b = $3 AND c = $0",
+            &[Literal::Text("o'k"), Literal::Bytes(b"\x00\xff")],
+        );
+        assert_eq!(
+            out,
+            "SET x; SELECT f(convert_from(decode('6f276b', 'hex'), 'UTF8'), \
+             decode('00ff', 'hex')) WHERE a = '$' AND b = $3 AND c = $0"
+        );
+    }
 }
