@@ -512,12 +512,13 @@ impl Postgres {
                  for creates (--db-pool-size: at most {} connections); {}",
                 tls.describe(),
                 2 * size,
-                match limits.statement_timeout.as_secs() {
-                    0 => format!(
+                if limits.statement_timeout.is_zero() {
+                    format!(
                         "no statement timeout (a request gives up after {} s)",
                         limits.request_deadline().as_secs()
-                    ),
-                    seconds => format!("statement timeout {seconds} s"),
+                    )
+                } else {
+                    format!("statement timeout {} s", limits.statement_timeout.as_secs())
                 }
             ),
         };

@@ -207,25 +207,21 @@ impl Tls {
         let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS: {e}"))?;
-        let check = self.check();
-        let verifier: Arc<dyn ServerCertVerifier> = match check {
+        let verifier: Arc<dyn ServerCertVerifier> = match self.check() {
             Check::Nothing => Arc::new(WithoutName {
                 roots: None,
                 provider: Arc::clone(&provider),
             }),
-            Check::Chain | Check::ChainAndName => {
-                let roots = Arc::new(self.roots()?);
-                if check == Check::ChainAndName {
-                    WebPkiServerVerifier::builder_with_provider(roots, Arc::clone(&provider))
-                        .build()
-                        .map_err(|e| format!("TLS: {e}"))?
-                } else {
-                    Arc::new(WithoutName {
-                        roots: Some(roots),
-                        provider: Arc::clone(&provider),
-                    })
-                }
-            }
+            Check::Chain => Arc::new(WithoutName {
+                roots: Some(Arc::new(self.roots()?)),
+                provider: Arc::clone(&provider),
+            }),
+            Check::ChainAndName => WebPkiServerVerifier::builder_with_provider(
+                Arc::new(self.roots()?),
+                Arc::clone(&provider),
+            )
+            .build()
+            .map_err(|e| format!("TLS: {e}"))?,
         };
         let mut config = builder
             .dangerous()
