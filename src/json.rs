@@ -447,8 +447,15 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
 }
 
 /// Whether any of the eight bytes of `word` is a control character, `"` or
-/// `\\` (the classic has-zero-byte bit trick, applied three times).
+/// `\\`.
 fn word_needs_escape(word: u64) -> bool {
+    escape_flags(word) != 0
+}
+
+/// A high bit for each byte of `word` that is a control character, `"` or
+/// `\\` (the classic has-zero-byte bit trick, applied three times; a borrow
+/// may flag a clean byte beside one of them, never a word without one).
+fn escape_flags(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
@@ -456,7 +463,24 @@ fn word_needs_escape(word: u64) -> bool {
     below_space
         | has_zero(word ^ (ONES * u64::from(b'"')))
         | has_zero(word ^ (ONES * u64::from(b'\\')))
-        != 0
+}
+
+/// Whether no byte of `bytes` needs escaping in a JSON string, eight bytes
+/// at a time: the words' flags or'ed together and tested once (no branch a
+/// word); the last word overlaps the one before when the length is not a
+/// multiple of eight, and a short text is padded with spaces.
+pub(crate) fn is_plain(bytes: &[u8]) -> bool {
+    let flags = |word: &[u8; 8]| escape_flags(u64::from_le_bytes(*word));
+    let Some(last) = bytes.last_chunk::<8>() else {
+        let mut padded = [b' '; 8];
+        padded[..bytes.len()].copy_from_slice(bytes);
+        return flags(&padded) == 0;
+    };
+    let seen = bytes
+        .chunks_exact(8)
+        .filter_map(<[u8]>::first_chunk::<8>)
+        .fold(flags(last), |seen, word| seen | flags(word));
+    seen == 0
 }
 
 fn needs_escape(byte: u8) -> bool {
@@ -573,5 +597,21 @@ mod tests {
         assert_eq!(string(lone), None);
         let number: &RawValue = serde_json::from_str("1").unwrap();
         assert_eq!(string(number), None);
+    }
+
+    #[test]
+    fn is_plain_finds_every_byte_to_escape_at_every_position() {
+        let naive = |bytes: &[u8]| !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
+        for len in 0..40 {
+            let text = vec![b'a'; len];
+            assert!(super::is_plain(&text), "{len}");
+            for at in 0..len {
+                for special in [0u8, 0x1f, b'"', b'\\', b' ', 0x7f, 0xc3, 0xff] {
+                    let mut text = text.clone();
+                    text[at] = special;
+                    assert_eq!(super::is_plain(&text), naive(&text), "{len} {at} {special}");
+                }
+            }
+        }
     }
 }

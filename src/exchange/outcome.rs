@@ -8,6 +8,7 @@ use super::body::BodyIntake;
 use super::dispatch::Dispatch;
 use super::endpoint::Authenticate;
 use crate::cors;
+use crate::json::WriteJson;
 use crate::response::Response;
 use crate::tools::create::{CreateAnswer, NewDocument};
 use crate::tools::{Document, DocumentSummary, DocumentSummaryRef, create, list, read};
@@ -102,16 +103,16 @@ impl<C> ListDocuments<C> {
 
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
-        let origin = self.dispatch.exchange.origin.clone();
-        let outcome = self.dispatch.resume(&self.id, |out, frame| {
-            list::write_result(out, frame, documents)
-        });
-        outcome.granted(origin)
+        self.answer_with(documents)
     }
 
     /// [`answer`](Self::answer) with summaries borrowed from the host's own
     /// buffers: the same result, byte for byte.
     pub fn answer_borrowed(self, documents: &[DocumentSummaryRef<'_>]) -> Outcome<C> {
+        self.answer_with(documents)
+    }
+
+    fn answer_with<T: WriteJson>(self, documents: &[T]) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             list::write_result(out, frame, documents)

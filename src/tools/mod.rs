@@ -182,18 +182,22 @@ pub(crate) fn write_error_text(out: &mut Vec<u8>, frame: Frame<'_>, message: &st
 }
 
 impl DocumentSummary {
-    fn members(&self) -> [(&str, &dyn WriteJson); 2] {
-        [("id", &self.id), ("title", &self.title)]
+    /// The same summary, borrowed: both are written by one implementation.
+    fn as_ref(&self) -> DocumentSummaryRef<'_> {
+        DocumentSummaryRef {
+            id: &self.id,
+            title: &self.title,
+        }
     }
 }
 
 impl WriteJson for DocumentSummary {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        write_summary(out, level, &self.id, &self.title);
+        self.as_ref().write_json(out, level);
     }
 
     fn len_hint(&self) -> usize {
-        json::object_len_hint(&self.members())
+        self.as_ref().len_hint()
     }
 }
 
@@ -208,13 +212,14 @@ impl WriteJson for DocumentSummaryRef<'_> {
 }
 
 /// `{"id":…,"title":…}` at `level`: the bytes [`json::object`] writes for
-/// a summary's two members, without its call per member (a list writes
-/// every summary twice). Ids and titles with nothing to escape (most) are
-/// copied between fixed pieces: five copies a summary.
+/// a summary's two members. Ids and titles with nothing to escape (most)
+/// are copied between fixed pieces, five copies a summary, without
+/// `json::object`'s call per member (a list writes every summary twice);
+/// the others go through it.
 fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
     let plain_level = level == Level::Plain;
     out.reserve(id.len() + title.len() + 32);
-    if plain(id.as_bytes()) && plain(title.as_bytes()) {
+    if json::is_plain(id.as_bytes()) && json::is_plain(title.as_bytes()) {
         // Each level's pieces spelled out where they are copied: constants
         // of known length, which the compiler copies inline rather than
         // through a call to `memcpy` (three of the five copies).
@@ -233,45 +238,7 @@ fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
         }
         return;
     }
-    let (open, middle): (&[u8], &[u8]) = if plain_level {
-        (b"{\"id\":", b",\"title\":")
-    } else {
-        (b"{\\\"id\\\":", b",\\\"title\\\":")
-    };
-    out.extend_from_slice(open);
-    id.write_json(out, level);
-    out.extend_from_slice(middle);
-    title.write_json(out, level);
-    out.push(b'}');
-}
-
-/// Whether no byte of `bytes` needs escaping in a JSON string (a control
-/// character, `"` or `\`), eight bytes at a time: the last word overlaps
-/// the one before when the length is not a multiple of eight, and a short
-/// text is padded with spaces.
-fn plain(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // A high bit for each byte that may need escaping (a borrow may flag a
-    // clean byte too: then the careful path writes it, the same bytes).
-    let flags = |word: &[u8; 8]| {
-        let word = u64::from_le_bytes(*word);
-        let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-        (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
-            | has_zero(word ^ (ONES * u64::from(b'"')))
-            | has_zero(word ^ (ONES * u64::from(b'\\')))
-    };
-    let Some(last) = bytes.last_chunk::<8>() else {
-        let mut padded = [b' '; 8];
-        padded[..bytes.len()].copy_from_slice(bytes);
-        return flags(&padded) == 0;
-    };
-    // The words or'ed together and tested once, not a branch a word.
-    let seen = bytes
-        .chunks_exact(8)
-        .filter_map(<[u8]>::first_chunk::<8>)
-        .fold(flags(last), |seen, word| seen | flags(word));
-    seen == 0
+    json::object(out, level, &[("id", &id), ("title", &title)]);
 }
 
 impl Document {
@@ -338,22 +305,6 @@ mod tests {
                 list["tools"].as_array().unwrap().len(),
                 2 + usize::from(creation)
             );
-        }
-    }
-
-    #[test]
-    fn plain_finds_every_byte_to_escape_at_every_position() {
-        let naive = |bytes: &[u8]| !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
-        for len in 0..40 {
-            let text = vec![b'a'; len];
-            assert!(super::plain(&text), "{len}");
-            for at in 0..len {
-                for special in [0u8, 0x1f, b'"', b'\\', b' ', 0x7f, 0xc3, 0xff] {
-                    let mut text = text.clone();
-                    text[at] = special;
-                    assert_eq!(super::plain(&text), naive(&text), "{len} {at} {special}");
-                }
-            }
         }
     }
 }
