@@ -10,13 +10,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{DOC_ID, status};
-
-fn read_body() -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
-    )
-}
+use support::status;
 
 #[test]
 fn known_keys_keep_validating_after_the_authorization_server_stops() {
@@ -26,7 +20,10 @@ fn known_keys_keep_validating_after_the_authorization_server_stops() {
     let mut auth = oauth::AuthServer::start();
     let (server, resource) = oauth::serve(&auth, &[]);
     let used = auth.client_token(oauth::READER_BOT, "chopin:read", &resource);
-    assert_eq!(status(&server.post(&read_body(), Some(&used))), 200);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&used))),
+        200
+    );
     // Issued before the AS stops, presented only after: not in any cache
     // but the keys'.
     let fresh = auth.client_token(oauth::READER_BOT, "chopin:read", &resource);
@@ -36,10 +33,16 @@ fn known_keys_keep_validating_after_the_authorization_server_stops() {
     auth.stop();
     // Past the refetch window, so the unknown kid does try a refetch.
     std::thread::sleep(Duration::from_secs(6));
-    assert_eq!(status(&server.post(&read_body(), Some(&fresh))), 200);
-    assert_eq!(status(&server.post(&read_body(), Some(&used))), 200);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&fresh))),
+        200
+    );
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&used))),
+        200
+    );
     let began = Instant::now();
-    let reply = server.post(&read_body(), Some(&unknown));
+    let reply = server.post(&support::read_body(), Some(&unknown));
     assert_eq!(status(&reply), 401, "{reply}");
     // A refetch waits at most 2 s (here the AS refuses connections at once).
     assert!(
@@ -47,7 +50,10 @@ fn known_keys_keep_validating_after_the_authorization_server_stops() {
         "{:?}",
         began.elapsed()
     );
-    assert_eq!(status(&server.post(&read_body(), Some(&fresh))), 200);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&fresh))),
+        200
+    );
     std::thread::sleep(Duration::from_millis(300));
     let logs = server.logs();
     assert!(logs.contains("the cached keys stay in use"), "{logs}");

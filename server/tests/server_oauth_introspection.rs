@@ -13,13 +13,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{DOC_ID, status};
-
-fn read_body() -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
-    )
-}
+use support::status;
 
 /// A server introspecting with the given secret file; client-credentials
 /// tokens name the client in `client_id`, the caller claim here.
@@ -52,16 +46,19 @@ fn an_opaque_token_is_accepted_until_revoked() {
     let (server, resource) = introspecting(&auth, &oauth::secret_file());
     let token = auth.client_token(oauth::OPAQUE_BOT, "chopin:read", &resource);
     assert!(!token.contains('.'), "an opaque token: {token}");
-    assert_eq!(status(&server.post(&read_body(), Some(&token))), 200);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&token))),
+        200
+    );
     // Garbage is inactive: 401 invalid_token.
-    let garbage = server.post(&read_body(), Some("not-a-token-the-as-issued"));
+    let garbage = server.post(&support::read_body(), Some("not-a-token-the-as-issued"));
     assert_eq!(status(&garbage), 401, "{garbage}");
     assert!(garbage.contains(r#"error="invalid_token""#), "{garbage}");
     // Revoked at the AS: refused within the 5 s the answer may be cached.
     auth.revoke(oauth::OPAQUE_BOT, &token);
     let revoked = Instant::now();
     loop {
-        let reply = server.post(&read_body(), Some(&token));
+        let reply = server.post(&support::read_body(), Some(&token));
         if status(&reply) == 401 {
             break;
         }
@@ -76,7 +73,7 @@ fn an_opaque_token_is_accepted_until_revoked() {
     println!("refused {:?} after revocation", revoked.elapsed());
     // A JWT is validated, not introspected, beside opaque tokens.
     let jwt = auth.client_token(oauth::READER_BOT, "chopin:read", &resource);
-    assert_eq!(status(&server.post(&read_body(), Some(&jwt))), 200);
+    assert_eq!(status(&server.post(&support::read_body(), Some(&jwt))), 200);
     std::thread::sleep(Duration::from_millis(300));
     let logs = server.logs();
     assert!(
@@ -110,7 +107,7 @@ fn an_authorization_server_that_cannot_answer_makes_it_503() {
     std::fs::write(&wrong, "not-the-secret\n").unwrap();
     let (refused, resource) = introspecting(&auth, &wrong);
     let token = auth.client_token(oauth::OPAQUE_BOT, "chopin:read", &resource);
-    let reply = refused.post(&read_body(), Some(&token));
+    let reply = refused.post(&support::read_body(), Some(&token));
     assert_eq!(status(&reply), 503, "{reply}");
     assert!(
         reply.to_ascii_lowercase().contains("retry-after: 5"),
@@ -138,7 +135,7 @@ fn an_authorization_server_that_cannot_answer_makes_it_503() {
     let unseen = auth.client_token(oauth::OPAQUE_BOT, "chopin:read", &resource);
     auth.stop();
     let began = Instant::now();
-    let reply = server.post(&read_body(), Some(&unseen));
+    let reply = server.post(&support::read_body(), Some(&unseen));
     assert_eq!(status(&reply), 503, "{reply}");
     assert!(
         began.elapsed() < Duration::from_secs(7),
@@ -146,5 +143,8 @@ fn an_authorization_server_that_cannot_answer_makes_it_503() {
         began.elapsed()
     );
     // Not cached: still 503, not 401.
-    assert_eq!(status(&server.post(&read_body(), Some(&unseen))), 503);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&unseen))),
+        503
+    );
 }

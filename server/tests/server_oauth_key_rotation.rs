@@ -11,20 +11,14 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use support::{DOC_ID, status};
-
-fn read_body() -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
-    )
-}
+use support::status;
 
 /// Presents `token` until the answer is `wanted` (within `limit`); how long
 /// that took.
 fn until(server: &support::Server, token: &str, wanted: u16, limit: Duration) -> Duration {
     let began = Instant::now();
     loop {
-        let reply = server.post(&read_body(), Some(token));
+        let reply = server.post(&support::read_body(), Some(token));
         if status(&reply) == wanted {
             return began.elapsed();
         }
@@ -45,7 +39,7 @@ fn a_rotated_key_is_picked_up_and_a_retired_one_refused() {
     let auth = oauth::AuthServer::start();
     let (server, resource) = oauth::serve(&auth, &[]);
     let old = auth.client_token(oauth::READER_BOT, "chopin:read", &resource);
-    assert_eq!(status(&server.post(&read_body(), Some(&old))), 200);
+    assert_eq!(status(&server.post(&support::read_body(), Some(&old))), 200);
 
     // A new signing key: the AS's next token names a kid the server has not
     // seen. It is accepted once the refetch window (5 s) allows a refetch.
@@ -56,7 +50,7 @@ fn a_rotated_key_is_picked_up_and_a_retired_one_refused() {
     let took = until(&server, &new, 200, Duration::from_secs(15));
     println!("the new key was accepted after {took:?}");
     // The old key is still published: its token still works.
-    assert_eq!(status(&server.post(&read_body(), Some(&old))), 200);
+    assert_eq!(status(&server.post(&support::read_body(), Some(&old))), 200);
 
     // The old keys are retired, and a further rotation makes the server
     // refetch: the set it then holds has no old key, so the old token,
@@ -67,7 +61,7 @@ fn a_rotated_key_is_picked_up_and_a_retired_one_refused() {
     until(&server, &newest, 200, Duration::from_secs(15));
     assert_eq!(auth.kids().len(), 2);
     until(&server, &old, 401, Duration::from_secs(15));
-    assert_eq!(status(&server.post(&read_body(), Some(&new))), 200);
+    assert_eq!(status(&server.post(&support::read_body(), Some(&new))), 200);
     std::thread::sleep(Duration::from_millis(200));
     let logs = server.logs();
     assert!(logs.contains("refusal=\"unknown_kid\""), "{logs}");

@@ -14,13 +14,7 @@ mod oauth;
 mod support;
 
 use serde_json::{Value, json};
-use support::{DOC_ID, status};
-
-fn read_body() -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
-    )
-}
+use support::status;
 
 #[test]
 fn every_bad_token_is_invalid_token_with_its_reason_logged() {
@@ -37,7 +31,10 @@ fn every_bad_token_is_invalid_token_with_its_reason_logged() {
     };
     // The control: a well-minted token is accepted.
     let accepted = auth.mint(json!({"claims": good}));
-    assert_eq!(status(&server.post(&read_body(), Some(&accepted))), 200);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&accepted))),
+        200
+    );
 
     let cases: Vec<(&str, Value, &str)> = vec![
         (
@@ -125,7 +122,7 @@ fn every_bad_token_is_invalid_token_with_its_reason_logged() {
     let mut tokens = vec![accepted];
     for (name, spec, _) in &cases {
         let token = auth.mint(spec.clone());
-        let reply = server.post(&read_body(), Some(&token));
+        let reply = server.post(&support::read_body(), Some(&token));
         assert_eq!(status(&reply), 401, "{name}: {reply}");
         assert!(
             reply
@@ -143,12 +140,15 @@ fn every_bad_token_is_invalid_token_with_its_reason_logged() {
     }
     // The real AS's own tokens for the wrong resource are refused too.
     let elsewhere = auth.client_token(oauth::READER_BOT, "chopin:read", "http://127.0.0.1:1/mcp");
-    assert_eq!(status(&server.post(&read_body(), Some(&elsewhere))), 401);
+    assert_eq!(
+        status(&server.post(&support::read_body(), Some(&elsewhere))),
+        401
+    );
     tokens.push(elsewhere);
 
     // Without the read scope: a valid token, short of a scope (403).
     let scopeless = auth.mint(json!({"claims": with("scope", json!("openid profile"))}));
-    let reply = server.post(&read_body(), Some(&scopeless));
+    let reply = server.post(&support::read_body(), Some(&scopeless));
     assert_eq!(status(&reply), 403, "{reply}");
     assert!(
         reply.contains(r#"error="insufficient_scope", scope="chopin:read""#),

@@ -41,7 +41,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use support::{DOC_ID, Server, TOKEN, import_file, temp_path};
+use support::{Server, TOKEN, import_file, temp_path};
 
 const CLIENTS: usize = 8;
 const PHASE: Duration = Duration::from_secs(3);
@@ -99,12 +99,6 @@ impl Client {
     }
 }
 
-fn read_body() -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
-    )
-}
-
 /// A create with a fresh key and a plan of about 4 KiB.
 fn create_body(key: &str) -> String {
     let mut plan = format!("# Plan {key}\n\n");
@@ -150,7 +144,7 @@ fn hammer(
 /// Reads from one client for a phase; sorted latencies.
 fn read_latencies(addr: SocketAddr) -> Vec<Duration> {
     let mut client = Client::new(addr);
-    let body = read_body();
+    let body = support::read_body();
     let mut latencies = Vec::new();
     let until = Instant::now() + PHASE;
     while Instant::now() < until {
@@ -202,7 +196,7 @@ fn measure_with(engine: &str, binary: &str, round: usize, db: &str, extra: &[&st
     // Warm up both paths.
     let mut warm = Client::new(addr);
     for n in 0..200 {
-        assert_eq!(warm.post(&read_body()), 200);
+        assert_eq!(warm.post(&support::read_body()), 200);
         if n % 20 == 0 {
             assert_eq!(warm.post(&create_body(&format!("warm-{n}"))), 200);
         }
@@ -210,7 +204,7 @@ fn measure_with(engine: &str, binary: &str, round: usize, db: &str, extra: &[&st
     let quiet = read_latencies(addr);
 
     let stop = Arc::new(AtomicBool::new(false));
-    let readers = hammer(addr, CLIENTS, &stop, |_, _| read_body());
+    let readers = hammer(addr, CLIENTS, &stop, |_, _| support::read_body());
     std::thread::sleep(PHASE);
     stop.store(true, Ordering::Relaxed);
     let reads: usize = readers.into_iter().map(|t| t.join().unwrap()).sum();

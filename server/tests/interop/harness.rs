@@ -16,6 +16,13 @@ pub const SERVERS: [&str; 2] = ["chopin-mcp-server", "chopin-mcp-blocking"];
 /// The token and caller every test server accepts.
 pub const TOKEN: &str = "allowed";
 pub const DOC_ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
+
+/// A `read_document` call for [`DOC_ID`] (id 1).
+pub fn read_body() -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
+    )
+}
 pub const DOC_TITLE: &str = "Release readiness";
 
 /// The path of a server binary by name, or a path itself (another build,
