@@ -370,22 +370,15 @@ impl Host {
                 "the blocking server has no PostgreSQL store".to_owned(),
             ));
         };
-        Ok(match outcome {
-            Outcome::List(list) => {
-                let summaries = store.list_summaries(list.caller(), list.repository())?;
-                list.answer_borrowed(&summaries.borrowed())
-            }
-            Outcome::Read(read) => {
-                let document = store.read(read.caller(), read.id())?;
-                read.answer(document.as_ref())
-            }
-            Outcome::Create(create) => {
+        match self.read_now(outcome) {
+            Now::Done(next) => next,
+            Now::Await(Outcome::Create(create)) => {
                 let (draft, id) = draft(&create);
                 let stored = store.create(create.caller(), &id, &draft)?;
-                answer(create, stored).1
+                Ok(answer(create, stored).1)
             }
-            other => other,
-        })
+            Now::Await(other) => Ok(other),
+        }
     }
 }
 
