@@ -440,9 +440,9 @@ enum First {
 /// Anything else is left to hyper, unread (a request that does not start
 /// with `GET `) or with the head read here handed over to read again (so
 /// hyper answers it, refusals and health probes included, exactly as on
-/// any other connection). The head is the endpoint's to judge, once: a GET
-/// it does not answer with a stream is judged again by hyper's path, which
-/// is the one that answers and logs it.
+/// any other connection). A GET the endpoint does not answer with a stream
+/// is judged twice: here (parsed, and its static token looked up) and
+/// again on hyper's path, which is the one that answers and logs it.
 async fn first_request(
     host: &Host,
     stream: &mut TcpStream,
@@ -469,9 +469,9 @@ async fn first_request(
     loop {
         match scanner.scan(&read) {
             Ok(true) => break,
-            Ok(false) if read.len() < chopin_mcp::http1::MAX_HEAD_BYTES => {}
+            Ok(false) => {}
             // Over the limits or malformed: hyper answers it (431, 400).
-            _ => return First::Hyper(Some(read)),
+            Err(_) => return First::Hyper(Some(read)),
         }
         tokio::select! {
             done = stream.read_buf(&mut read) => match done {
@@ -508,10 +508,9 @@ fn event_stream(host: &Host, read: &[u8]) -> Option<(chopin_mcp::Response, recor
     let parts = head.parts();
     let path = parts.target().split('?').next().unwrap_or_default();
     let bodiless = head.framing() == chopin_mcp::http1::Framing::Length(0);
+    // More than `MAX_HEADERS` headers is a refusal of `parse_head`: `None`
+    // above.
     if parts.method() != "GET" || path != "/mcp" || !bodiless || head.len() != read.len() {
-        return None;
-    }
-    if head.headers().len() > chopin_mcp::http1::MAX_HEADERS {
         return None;
     }
     let mut record = record::Record::begin("GET", "/mcp", parts.header("mcp-protocol-version"));
@@ -839,14 +838,17 @@ fn reply(response: chopin_mcp::Response, shutdown: &Shutdown, expires: Option<u6
     })
 }
 
-/// 431 for a head with more headers than the crate's adapter takes (the
-/// same answer as for one over hyper's own limits: logged, then closed).
+/// 431 for a head with more headers than the crate's adapter takes, and
+/// the connection closed, as for a head over hyper's own limits; logged
+/// with its method and path (hyper's own 431 has no body and is logged as
+/// `other`: the head was never parsed).
 fn too_many_headers(request: &hyper::Request<Incoming>) -> Reply {
+    const TOO_LARGE: &str = "request header fields too large";
     let record = record::Record::begin(request.method().as_str(), request.uri().path(), None);
-    let mut reply = plain(431, "request header fields too large");
+    let mut reply = plain(431, TOO_LARGE);
     record.finish(record::Ending {
         status: 431,
-        body: b"request header fields too large",
+        body: TOO_LARGE.as_bytes(),
     });
     reply
         .headers_mut()
@@ -871,9 +873,10 @@ fn plain(status: u16, text: &'static str) -> Reply {
 }
 
 /// A response body: bytes known up front, or an event stream that writes a
-/// keep-alive comment at once (so the client sees the head straight away)
-/// and then every [`KEEP_ALIVE_EVERY`], until hyper drops it because the
-/// client went away, or it ends because the server shuts down.
+/// keep-alive comment at once (so the client sees the head straight away),
+/// then after its own phase ([`keep_alive_phase`]) and every
+/// [`KEEP_ALIVE_EVERY`] after, until hyper drops it because the client went
+/// away, or it ends because the server shuts down.
 enum Body {
     Full(Option<Bytes>),
     Events {

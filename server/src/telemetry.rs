@@ -140,9 +140,10 @@ fn write_batches() {
 /// Installs the subscriber: `RUST_LOG` (default `info`) filters, lines go to
 /// stderr (stdout carries the banner) as text or JSON.
 ///
-/// A request formats its line on its own thread and appends it to a shared
-/// batch (a lock held for a copy); a writer thread writes the batch every
-/// 10 ms in one system call. No line costs a system call or a thread wake-up
+/// A request formats its line on its own thread, where lines wait until
+/// 8 KiB of them do or the thread runs out of work ([`flush_thread`]); then
+/// they join a shared batch (a lock held for a copy), and a writer thread
+/// writes the batch every 10 ms in one system call. No line costs a system call or a thread wake-up
 /// of its own, and none is dropped: past 4 MiB queued, requests wait for
 /// the writer.
 pub fn init(format: LogFormat) -> LogGuard {
