@@ -20,6 +20,18 @@ fn kinds(plan: &str) -> Vec<String> {
     out
 }
 
+/// Each node's kind and depth, in document order.
+fn shape(plan: &str) -> Vec<(usize, String)> {
+    let t = tree(plan);
+    let mut out = Vec::new();
+    let mut stack = vec![(0, 0)];
+    while let Some((id, depth)) = stack.pop() {
+        out.push((depth, t.nodes[id].kind.type_name().to_owned()));
+        stack.extend(t.nodes[id].children.iter().rev().map(|&c| (c, depth + 1)));
+    }
+    out
+}
+
 fn first_element_attrs(plan: &str) -> Vec<Attr> {
     let t = tree(plan);
     t.nodes
@@ -620,5 +632,12 @@ fn a_tab_is_indentation_for_every_container_it_reaches_into() {
         kinds("- a\n  - b\n\tc"),
         kinds("- a\n  - b\n    c"),
         "a tab at column 0 is four columns"
+    );
+    // The space a `>` takes may be one column of a tab: the tab's other
+    // columns are the item's indent, so `b` continues the item.
+    assert_eq!(
+        shape("> - a\n>\t\n>\tb"),
+        shape("> - a\n>\n>   b"),
+        "a tab after `>` is one column for the quote, the rest for the item"
     );
 }

@@ -71,10 +71,7 @@ pub(super) fn match_containers_from(
                 }
                 pos = p + 1;
                 col = pcol + 1;
-                if pos < end && is_space(bytes[pos]) {
-                    pos += 1;
-                    col += 1;
-                }
+                (pos, col) = quote_space(bytes, pos, col, end);
             }
             CKind::Item { .. } | CKind::Footnote => {
                 let need = match stack[i].kind {
@@ -125,6 +122,18 @@ pub(super) fn match_containers_from(
     (stack.len(), pos, col)
 }
 
+/// The one space a block quote's `>` may take after it, at `pos` (column
+/// `col`): a space, or one column of a tab, whose other columns are left
+/// for the containers and content inside (CommonMark's tab as virtual
+/// spaces, as for a list item's indent): the tab then stays unread.
+fn quote_space(bytes: &[u8], pos: usize, col: usize, end: usize) -> (usize, usize) {
+    match bytes.get(pos) {
+        Some(b'\t') if pos < end && col % 4 != 3 => (pos, col + 1),
+        Some(&b) if pos < end && is_space(b) => (pos + 1, col + 1),
+        _ => (pos, col),
+    }
+}
+
 /// Whether a block quote or a list item starts at `p`, after any
 /// indentation (indented code is off, so any amount). micromark checks for
 /// a new container on a line that does not continue the open ones: if one
@@ -159,11 +168,8 @@ fn only_prefixes(bytes: &[u8], stack: &[Container], start: usize, end: usize) ->
                 if bytes.get(p) != Some(&b'>') || p >= end {
                     break;
                 }
-                (pos, col) = (p + 1, pcol + 1);
-                if pos < end && is_space(bytes[pos]) {
-                    pos += 1;
-                    col += 1;
-                }
+                (pos, col) = quote_space(bytes, p + 1, pcol + 1, end);
+                partial = pos < end && bytes[pos] == b'\t';
             }
             CKind::Item { .. } | CKind::Footnote => {
                 let target = col
