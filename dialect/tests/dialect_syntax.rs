@@ -641,3 +641,23 @@ fn a_tab_is_indentation_for_every_container_it_reaches_into() {
         "a tab after `>` is one column for the quote, the rest for the item"
     );
 }
+
+#[test]
+fn an_item_that_starts_blank_keeps_its_paragraph_across_a_blank_line() {
+    // Only an item with no content yet is ended by a blank line; an open
+    // paragraph is content, though its block is added when it closes.
+    for plan in ["-\n  b\n\n  c", "- \n  b\n  x\n\n  c", "- \t\n\tb\n\t\n\tc"] {
+        assert_eq!(shape(plan), shape("- b\n\n  c"), "{plan:?}");
+    }
+    // With nothing in it yet, the blank line ends it.
+    let outside: Vec<(usize, String)> = [
+        (0, "root"),
+        (1, "list"),
+        (2, "listItem"),
+        (1, "paragraph"),
+        (2, "text"),
+    ]
+    .map(|(depth, kind)| (depth, kind.to_owned()))
+    .into();
+    assert_eq!(shape("-\n\n  c"), outside);
+}

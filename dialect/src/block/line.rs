@@ -377,6 +377,12 @@ impl Blocks<'_> {
             Some(c) if matches!(c.kind, CKind::Item { .. }) && !c.has_content => Some(p),
             _ => None,
         };
+        // The paragraph is the container's content from now on, though its
+        // block is added only when it closes: an item that started blank
+        // and holds an open paragraph is not ended by a blank line.
+        if let Some(top) = self.stack.last_mut() {
+            top.has_content = true;
+        }
         self.open = Open::Para {
             start: p,
             lines: vec![(p, end)],
