@@ -1,6 +1,9 @@
 //! SQLite's list into one buffer (`Sqlite::list_summaries`, what the servers
-//! answer `list_documents` with) gives the same summaries as `Sqlite::list`:
-//! the same grants, the same byte-wise order, any text.
+//! answer `list_documents` with, stepped through SQLite's C interface) gives
+//! the same summaries as `Sqlite::list` (through rusqlite): the same grants,
+//! the same byte-wise order, any text, the same failures for values a
+//! summary cannot be, on a file's reader connections and on the one
+//! connection of a memory database; and each list sees the last commit.
 
 use chopin_mcp_server::store::{Imported, Setup, Sqlite};
 
@@ -28,9 +31,27 @@ fn owned(store: &Sqlite, caller: &str, repository: &str) -> Vec<(String, String)
     documents.into_iter().map(|s| (s.id, s.title)).collect()
 }
 
+/// A database file of its own for test `name`, none of its files left.
+fn fresh_file(name: &str) -> std::path::PathBuf {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("summaries-{name}-{}.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
+}
+
 #[test]
-fn list_summaries_match_list_for_every_grant() {
-    let store = Sqlite::memory().unwrap();
+fn list_summaries_match_list_for_every_grant_in_memory() {
+    summaries_match_list(&Sqlite::memory().unwrap());
+}
+
+#[test]
+fn list_summaries_match_list_for_every_grant_in_a_file() {
+    summaries_match_list(&Sqlite::open(&fresh_file("grants")).unwrap());
+}
+
+fn summaries_match_list(store: &Sqlite) {
     let mut import: Vec<Imported> = (0..120)
         .map(|i| doc(&format!("id-{i:03}"), "o/r", &format!("T {}", 119 - i)))
         .collect();
@@ -54,15 +75,17 @@ fn list_summaries_match_list_for_every_grant() {
         .unwrap();
     for caller in ["all", "one", "none", "stranger"] {
         for repository in ["o/r", "o/other", "o/missing"] {
-            let expected = owned(&store, caller, repository);
+            let expected = owned(store, caller, repository);
             assert_eq!(
-                listed(&store, caller, repository),
+                listed(store, caller, repository),
                 expected,
                 "{caller} {repository}"
             );
         }
     }
-    let all = listed(&store, "all", "o/r");
+    // Twice: the statement kept from the first list gives the same.
+    assert_eq!(listed(store, "all", "o/r"), owned(store, "all", "o/r"));
+    let all = listed(store, "all", "o/r");
     assert_eq!(all.len(), 124);
     // Byte-wise by title, then id: "" first, then "T 0" … (ids break ties).
     assert_eq!(all[0], ("e-3".to_owned(), String::new()));
@@ -72,17 +95,13 @@ fn list_summaries_match_list_for_every_grant() {
         .map(|(id, _)| id.as_str())
         .collect();
     assert_eq!(fives, ["e-4", "id-114"]);
-    assert_eq!(listed(&store, "one", "o/other"), []);
-    assert_eq!(listed(&store, "none", "o/r"), []);
+    assert_eq!(listed(store, "one", "o/other"), []);
+    assert_eq!(listed(store, "none", "o/r"), []);
 }
 
 #[test]
 fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
-    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("summaries-utf8-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    let path = fresh_file("utf8");
     let store = Sqlite::open(&path).unwrap();
     store
         .setup(&Setup {
@@ -123,4 +142,69 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
         store.list_summaries("all", "o/r").unwrap().borrowed().len(),
         2
     );
+}
+
+#[test]
+fn a_stored_value_that_is_not_text_fails_the_list_as_it_fails_list() {
+    let path = fresh_file("types");
+    let store = Sqlite::open(&path).unwrap();
+    store
+        .setup(&Setup {
+            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
+            import: vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
+            ..Setup::default()
+        })
+        .unwrap();
+    // A blob keeps its type in a TEXT column (a number would be converted):
+    // written from outside the server, as a title and as an id.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    raw.execute_batch("UPDATE documents SET title = x'6869' WHERE id = 'a';")
+        .unwrap();
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+    raw.execute_batch(
+        "UPDATE documents SET title = 'fine' WHERE id = 'a';
+         UPDATE documents SET id = x'62' WHERE id = 'b';",
+    )
+    .unwrap();
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+    // SQLite lets a TEXT PRIMARY KEY be NULL.
+    raw.execute_batch("UPDATE documents SET id = NULL WHERE id = x'62';")
+        .unwrap();
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+    // The failed list left its statement ready for the next one.
+    raw.execute_batch("UPDATE documents SET id = 'b' WHERE id IS NULL;")
+        .unwrap();
+    assert_eq!(listed(&store, "all", "o/r"), owned(&store, "all", "o/r"));
+    assert_eq!(listed(&store, "all", "o/r").len(), 2);
+}
+
+#[test]
+fn each_list_sees_what_was_committed_before_it() {
+    let path = fresh_file("commits");
+    let store = Sqlite::open(&path).unwrap();
+    store
+        .setup(&Setup {
+            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
+            import: vec![doc("a", "o/r", "first")],
+            ..Setup::default()
+        })
+        .unwrap();
+    assert_eq!(listed(&store, "all", "o/r").len(), 1);
+    // Another connection (another process, a replica) commits between
+    // lists: the list statement kept from the first holds no snapshot.
+    let raw = rusqlite::Connection::open(&path).unwrap();
+    for n in 2..=4 {
+        raw.execute(
+            "INSERT INTO documents (id, repository, title, source, revision)
+             VALUES (?1, 'o/r', ?1, '# t', 0)",
+            [format!("id-{n}")],
+        )
+        .unwrap();
+        let listed = listed(&store, "all", "o/r");
+        assert_eq!(listed.len(), n, "{listed:?}");
+        assert_eq!(listed, owned(&store, "all", "o/r"));
+    }
 }

@@ -22,6 +22,10 @@ use std::time::Duration;
 use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+mod handle;
+
+use handle::Handle;
+
 use super::Database;
 use super::{
     CreateOutcome, Draft, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
@@ -74,6 +78,10 @@ CREATE TABLE IF NOT EXISTS grants (
 /// over an ephemeral table, created, filled and dropped by every statement
 /// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
 /// SQLite, BENCHMARKS.md).
+///
+/// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
+/// (what the servers answer with) steps it through SQLite's C interface,
+/// prepared once per connection ([`handle`]).
 const LIST: &str = "SELECT d.id, d.title FROM documents d
     WHERE d.repository = CASE
       WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
@@ -95,7 +103,7 @@ const NO_LIMIT: Duration = Duration::from_millis(i32::MAX as u64);
 
 /// A SQLite database: a writer connection and reader connections.
 pub struct Sqlite {
-    writer: Mutex<Connection>,
+    writer: Mutex<Handle>,
     /// Empty for an in-memory database: reads then use the writer.
     readers: Readers,
     /// SQLite's busy timeout for requests.
@@ -141,7 +149,7 @@ impl Sqlite {
             readers.push(reader);
         }
         Ok(Sqlite {
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Handle::new(writer)),
             readers: Readers::new(readers),
             busy,
         })
@@ -153,7 +161,7 @@ impl Sqlite {
         let busy = busy_timeout(&Limits::default());
         let writer = prepare(Connection::open_in_memory_with_flags(flags)?, busy)?;
         Ok(Sqlite {
-            writer: Mutex::new(writer),
+            writer: Mutex::new(Handle::new(writer)),
             readers: Readers::new(Vec::new()),
             busy,
         })
@@ -176,16 +184,16 @@ impl Sqlite {
         }
     }
 
-    fn writer(&self) -> MutexGuard<'_, Connection> {
+    fn writer(&self) -> MutexGuard<'_, Handle> {
         // A poisoned lock only means a job panicked; the connection itself
         // is sound (its transaction rolled back when dropped).
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Runs `job` on a reader connection (the writer for a memory database).
-    fn reading<T>(&self, job: impl FnOnce(&Connection) -> T) -> T {
+    fn reading<T>(&self, job: impl FnOnce(&mut Handle) -> T) -> T {
         if self.readers.is_empty() {
-            return job(&self.writer());
+            return job(&mut self.writer());
         }
         self.readers.with(job)
     }
@@ -286,16 +294,9 @@ impl Sqlite {
     /// [`Summaries::borrowed`].
     pub fn list_summaries(&self, caller: &str, repository: &str) -> Result<Summaries, StoreError> {
         self.reading(|conn| {
-            let mut statement = conn.prepare_cached(LIST)?;
-            let mut rows = statement.query(params![caller, repository])?;
             let mut text = Vec::with_capacity(4096);
             let mut ends = Vec::with_capacity(128);
-            while let Some(row) = rows.next()? {
-                text.extend_from_slice(text_bytes(row, 0)?);
-                let id_end = text.len();
-                text.extend_from_slice(text_bytes(row, 1)?);
-                ends.push((id_end, text.len()));
-            }
+            conn.list_into([caller, repository], &mut text, &mut ends)?;
             // UTF-8 checked once for the whole buffer, and each field's
             // end checked to be a character boundary: every field is then
             // UTF-8 (a character split between a title and the next id is
@@ -464,19 +465,6 @@ fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Resu
     Ok(())
 }
 
-/// Column `index` of `row`, a TEXT value, as bytes borrowed from SQLite's
-/// row buffer (not yet checked to be UTF-8).
-fn text_bytes<'r>(row: &'r rusqlite::Row<'_>, index: usize) -> Result<&'r [u8], rusqlite::Error> {
-    match row.get_ref(index)? {
-        rusqlite::types::ValueRef::Text(bytes) => Ok(bytes),
-        other => Err(rusqlite::Error::InvalidColumnType(
-            index,
-            String::new(),
-            other.data_type(),
-        )),
-    }
-}
-
 /// A list's summaries as one text buffer: each id then its title, and where
 /// each of them ends.
 #[derive(Debug, Default)]
@@ -521,13 +509,16 @@ fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
 /// readers, as in the blocking server) tries the others, then waits for its
 /// home. The writer is never among them, so no read waits behind a create.
 struct Readers {
-    slots: Box<[Mutex<Connection>]>,
+    slots: Box<[Mutex<Handle>]>,
 }
 
 impl Readers {
     fn new(connections: Vec<Connection>) -> Readers {
         Readers {
-            slots: connections.into_iter().map(Mutex::new).collect(),
+            slots: connections
+                .into_iter()
+                .map(|conn| Mutex::new(Handle::new(conn)))
+                .collect(),
         }
     }
 
@@ -536,7 +527,7 @@ impl Readers {
     }
 
     /// Runs `job` on a reader, waiting for one to be free.
-    fn with<T>(&self, job: impl FnOnce(&Connection) -> T) -> T {
+    fn with<T>(&self, job: impl FnOnce(&mut Handle) -> T) -> T {
         use std::sync::TryLockError;
         use std::sync::atomic::{AtomicUsize, Ordering};
         static NEXT: AtomicUsize = AtomicUsize::new(0);
@@ -547,13 +538,13 @@ impl Readers {
         let home = HOME.with(|home| *home) % count;
         for step in 0..count {
             match self.slots[(home + step) % count].try_lock() {
-                Ok(conn) => return job(&conn),
-                Err(TryLockError::Poisoned(e)) => return job(&e.into_inner()),
+                Ok(mut conn) => return job(&mut conn),
+                Err(TryLockError::Poisoned(e)) => return job(&mut e.into_inner()),
                 Err(TryLockError::WouldBlock) => {}
             }
         }
         // A poisoned lock only means a job panicked; the connection is sound.
-        let conn = self.slots[home].lock().unwrap_or_else(|e| e.into_inner());
-        job(&conn)
+        let mut conn = self.slots[home].lock().unwrap_or_else(|e| e.into_inner());
+        job(&mut conn)
     }
 }
