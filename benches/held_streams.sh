@@ -19,6 +19,13 @@
 # ROUNDS (3) runs of each; p99 medians are compared: held / (median of
 # before and after).
 #
+# READ_STREAMS=1: the client goes on reading (and dropping) what the held
+# streams send, as an event-stream client does, instead of leaving every
+# keep-alive comment after the first unread. An unread comment stays queued
+# on the client's socket in the kernel buffer the server's send filled,
+# which keeps the server's page fragment from being reused: its sends take
+# fresh pages (BENCHMARKS.md, "Held event streams").
+#
 # Raises `ulimit -n` for itself and the processes it starts (the server needs
 # N + a few descriptors, the client N); widens net.ipv4.ip_local_port_range
 # only when it has fewer than N + 2000 ports, and puts it back at exit.
@@ -78,9 +85,10 @@ if ((high - low < most + 2000)); then
 fi
 
 cat >"$work/hold.py" <<'EOF'
-# hold.py PORT N: opens N connections, each a GET /mcp event stream, reads
-# each head and first keep-alive comment, prints "held N", then holds them
-# (reading nothing more) until stdin closes.
+# hold.py PORT N [read]: opens N connections, each a GET /mcp event stream,
+# reads each head and first keep-alive comment, prints "held N", then holds
+# them until stdin closes, reading nothing more (or, with "read", reading
+# and dropping what comes).
 import selectors, socket, sys
 port, n = int(sys.argv[1]), int(sys.argv[2])
 request = (b"GET /mcp HTTP/1.1\r\nhost: 127.0.0.1:%d\r\nauthorization: Bearer allowed\r\n"
@@ -119,6 +127,19 @@ for i in range(n):
                     sel.unregister(s)
                     pending -= 1
 print("held", len(socks), flush=True)
+if sys.argv[3:] == ["read"]:
+    import threading
+    def drain():
+        for s in socks:
+            sel.register(s, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select(timeout=1):
+                try:
+                    if not key.fileobj.recv(65536):
+                        sel.unregister(key.fileobj)
+                except BlockingIOError:
+                    pass
+    threading.Thread(target=drain, daemon=True).start()
 sys.stdin.read()
 EOF
 
@@ -133,7 +154,7 @@ p99() { # one wrk run: its p99 in us
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) CPUs, server $SERVER"
+echo "load: $(uptime | sed 's/.*load average/load average/'), $(nproc) CPUs, server $SERVER${READ_STREAMS:+, the client reads its streams}"
 for n in $COUNTS; do
     if ((n > fit)); then
         echo "N=$n needs ulimit -n $((n + 64)), the hard limit is $(ulimit -Hn) and cannot be raised here: N=$fit instead"
@@ -149,7 +170,7 @@ for n in $COUNTS; do
     for r in $(seq 1 "$ROUNDS"); do echo "before $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s: /"; done
     rss_before=$(rss "$server_pid")
     mkfifo "$work/hold.in"
-    python3 "$work/hold.py" "$PORT" "$n" <"$work/hold.in" >"$work/hold.out" 2>&1 &
+    python3 "$work/hold.py" "$PORT" "$n" ${READ_STREAMS:+read} <"$work/hold.in" >"$work/hold.out" 2>&1 &
     client_pid=$!
     exec 9>"$work/hold.in"
     for _ in $(seq 1 1200); do
