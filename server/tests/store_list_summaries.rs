@@ -41,6 +41,27 @@ fn fresh_file(name: &str) -> std::path::PathBuf {
     path
 }
 
+/// A store on a fresh file (see [`fresh_file`]) holding `import`, every
+/// repository granted to `all`.
+fn file_store(name: &str, import: Vec<Imported>) -> (Sqlite, std::path::PathBuf) {
+    let path = fresh_file(name);
+    let store = Sqlite::open(&path).unwrap();
+    store
+        .setup(&Setup {
+            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
+            import,
+            ..Setup::default()
+        })
+        .unwrap();
+    (store, path)
+}
+
+/// Both lists of `all`'s `o/r` fail.
+fn both_fail(store: &Sqlite) {
+    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list_summaries("all", "o/r").is_err());
+}
+
 #[test]
 fn list_summaries_match_list_for_every_grant_in_memory() {
     summaries_match_list(&Sqlite::memory().unwrap());
@@ -101,15 +122,10 @@ fn summaries_match_list(store: &Sqlite) {
 
 #[test]
 fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
-    let path = fresh_file("utf8");
-    let store = Sqlite::open(&path).unwrap();
-    store
-        .setup(&Setup {
-            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
-            import: vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
-            ..Setup::default()
-        })
-        .unwrap();
+    let (store, path) = file_store(
+        "utf8",
+        vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
+    );
     // Text that is not UTF-8 can only come from outside the server: split a
     // two-byte character between the id and the title, end another title in
     // half a character, and split one between a title and the next id.
@@ -118,12 +134,10 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
         "UPDATE documents SET id = CAST(x'61c3' AS TEXT), title = CAST(x'a9' AS TEXT) WHERE id = 'a';",
     )
     .unwrap();
-    assert!(store.list("all", "o/r").is_err());
-    assert!(store.list_summaries("all", "o/r").is_err());
+    both_fail(&store);
     raw.execute_batch("UPDATE documents SET id = 'a', title = CAST(x'66c3' AS TEXT) WHERE title = CAST(x'a9' AS TEXT);")
         .unwrap();
-    assert!(store.list("all", "o/r").is_err());
-    assert!(store.list_summaries("all", "o/r").is_err());
+    both_fail(&store);
     // A character split between one summary's title and the next one's id
     // (the list is ordered by title: "a…" before "zz").
     raw.execute_batch(
@@ -131,8 +145,7 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
          UPDATE documents SET id = CAST(x'a9' AS TEXT), title = 'zz' WHERE id = 'b';",
     )
     .unwrap();
-    assert!(store.list("all", "o/r").is_err());
-    assert!(store.list_summaries("all", "o/r").is_err());
+    both_fail(&store);
     raw.execute_batch(
         "UPDATE documents SET id = 'b', title = 'also fine' WHERE id = CAST(x'a9' AS TEXT);
          UPDATE documents SET title = 'fine again' WHERE id = 'a';",
@@ -146,34 +159,26 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
 
 #[test]
 fn a_stored_value_that_is_not_text_fails_the_list_as_it_fails_list() {
-    let path = fresh_file("types");
-    let store = Sqlite::open(&path).unwrap();
-    store
-        .setup(&Setup {
-            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
-            import: vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
-            ..Setup::default()
-        })
-        .unwrap();
+    let (store, path) = file_store(
+        "types",
+        vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
+    );
     // A blob keeps its type in a TEXT column (a number would be converted):
     // written from outside the server, as a title and as an id.
     let raw = rusqlite::Connection::open(&path).unwrap();
     raw.execute_batch("UPDATE documents SET title = x'6869' WHERE id = 'a';")
         .unwrap();
-    assert!(store.list("all", "o/r").is_err());
-    assert!(store.list_summaries("all", "o/r").is_err());
+    both_fail(&store);
     raw.execute_batch(
         "UPDATE documents SET title = 'fine' WHERE id = 'a';
          UPDATE documents SET id = x'62' WHERE id = 'b';",
     )
     .unwrap();
-    assert!(store.list("all", "o/r").is_err());
-    assert!(store.list_summaries("all", "o/r").is_err());
+    both_fail(&store);
     // SQLite lets a TEXT PRIMARY KEY be NULL.
     raw.execute_batch("UPDATE documents SET id = NULL WHERE id = x'62';")
         .unwrap();
-    assert!(store.list("all", "o/r").is_err());
-    assert!(store.list_summaries("all", "o/r").is_err());
+    both_fail(&store);
     // The failed list left its statement ready for the next one.
     raw.execute_batch("UPDATE documents SET id = 'b' WHERE id IS NULL;")
         .unwrap();
@@ -183,15 +188,7 @@ fn a_stored_value_that_is_not_text_fails_the_list_as_it_fails_list() {
 
 #[test]
 fn each_list_sees_what_was_committed_before_it() {
-    let path = fresh_file("commits");
-    let store = Sqlite::open(&path).unwrap();
-    store
-        .setup(&Setup {
-            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
-            import: vec![doc("a", "o/r", "first")],
-            ..Setup::default()
-        })
-        .unwrap();
+    let (store, path) = file_store("commits", vec![doc("a", "o/r", "first")]);
     assert_eq!(listed(&store, "all", "o/r").len(), 1);
     // Another connection (another process, a replica) commits between
     // lists: the list statement kept from the first holds no snapshot.
