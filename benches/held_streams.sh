@@ -17,7 +17,11 @@
 # is the memory per held stream. Then the same wrk runs with the streams
 # held ("held"), the client closes them, and once more without ("after").
 # ROUNDS (3) runs of each; p99 medians are compared: held / (median of
-# before and after).
+# before and after), and so is the server's CPU time per read (utime +
+# stime from /proc/PID/stat over the requests wrk completed), which moves
+# far less than a 5 s p99 when other work shares the cores. The fall in
+# the machine's MemAvailable over the held rounds shows the kernel pages
+# that the comments left unread keep from reuse (BENCHMARKS.md).
 #
 # READ_STREAMS=1: the client goes on reading (and dropping) what the held
 # streams send, as an event-stream client does, instead of leaving every
@@ -147,10 +151,18 @@ import=$work/import.json
 printf '[{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4","repository":"githubnext/chopin","title":"Release readiness","source":"# Release readiness\\n","revision":4}]\n' >"$import"
 lua=$root/benches/load/read_document.lua
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-p99() { # one wrk run: its p99 in us
-    timeout $((DURATION + 15)) wrk -t1 -c16 -d"${DURATION}s" --latency -s "$lua" "http://127.0.0.1:$PORT/mcp" |
-        awk 'function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
-             /^ +99%/ { p = us($2) } /Requests\/sec:/ { r = $2 } END { printf "%.1f %.0f\n", p, r }'
+available() { awk '/^MemAvailable:/ { print $2 }' /proc/meminfo; } # kB, the whole machine
+ticks() { awk '{ print $14 + $15 }' "/proc/$server_pid/stat"; } # utime + stime
+hz=$(getconf CLK_TCK)
+p99() { # one wrk run: its p99 in us, req/s, and the server's CPU per request in us
+    local before after
+    before=$(ticks)
+    timeout $((DURATION + 15)) wrk -t1 -c16 -d"${DURATION}s" --latency -s "$lua" "http://127.0.0.1:$PORT/mcp" >"$work/wrk.out"
+    after=$(ticks)
+    awk -v t=$((after - before)) -v hz="$hz" \
+        'function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
+         /^ +99%/ { p = us($2) } /Requests\/sec:/ { r = $2 } / requests in / { n = $1 }
+         END { printf "%.1f %.0f %.2f\n", p, r, n ? t * 1000000 / hz / n : 0 }' "$work/wrk.out"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -167,7 +179,7 @@ for n in $COUNTS; do
     for _ in $(seq 1 100); do grep -q 'listening on' "$work/server.log" && break; sleep 0.1; done
     timeout 20 wrk -t1 -c16 -d2s -s "$lua" "http://127.0.0.1:$PORT/mcp" >/dev/null
     : >"$work/p99"
-    for r in $(seq 1 "$ROUNDS"); do echo "before $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s: /"; done
+    for r in $(seq 1 "$ROUNDS"); do echo "before $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s cpu(us): /"; done
     rss_before=$(rss "$server_pid")
     mkfifo "$work/hold.in"
     python3 "$work/hold.py" "$PORT" "$n" ${READ_STREAMS:+read} <"$work/hold.in" >"$work/hold.out" 2>&1 &
@@ -181,17 +193,24 @@ for n in $COUNTS; do
     grep -q '^held' "$work/hold.out" || { echo "the client did not hold $n streams in 120 s" >&2; exit 1; }
     sleep "$IDLE"
     rss_held=$(rss "$server_pid")
-    for r in $(seq 1 "$ROUNDS"); do echo "held $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s: /"; done
+    avail_before=$(available)
+    for r in $(seq 1 "$ROUNDS"); do echo "held $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s cpu(us): /"; done
+    avail_held=$(available)
     exec 9>&-
     wait "$client_pid" || true
     client_pid=
     rm -f "$work/hold.in"
     sleep 1
-    for r in $(seq 1 "$ROUNDS"); do echo "after $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s: /"; done
+    for r in $(seq 1 "$ROUNDS"); do echo "after $(p99)" | tee -a "$work/p99" | sed "s/^/N=$n round $r: p99(us) req\/s cpu(us): /"; done
     kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
     without=$(awk '$1 != "held" { print $2 }' "$work/p99" | median)
     held=$(awk '$1 == "held" { print $2 }' "$work/p99" | median)
-    awk -v n="$n" -v b="$rss_before" -v h="$rss_held" -v w="$without" -v p="$held" 'BEGIN {
+    cpu_without=$(awk '$1 != "held" { print $4 }' "$work/p99" | median)
+    cpu_held=$(awk '$1 == "held" { print $4 }' "$work/p99" | median)
+    awk -v n="$n" -v b="$rss_before" -v h="$rss_held" -v w="$without" -v p="$held" \
+        -v cw="$cpu_without" -v ch="$cpu_held" -v a="$avail_before" -v ah="$avail_held" 'BEGIN {
         printf "N=%d: RSS %d kB before, %d kB with the streams held %ds: %.2f kB per stream\n", n, b, h, '"$IDLE"', (h - b) / n
-        printf "N=%d: read p99 median %.1f us without streams (before and after), %.1f us held: %.2fx\n", n, w, p, p / w }'
+        printf "N=%d: read p99 median %.1f us without streams (before and after), %.1f us held: %.2fx\n", n, w, p, p / w
+        printf "N=%d: server CPU per read median %.2f us without streams, %.2f us held: %.2fx\n", n, cw, ch, ch / cw
+        printf "N=%d: MemAvailable fell by %d MB over the held rounds (the machine'"'"'s: kernel pages the unread comments keep)\n", n, (a - ah) / 1024 }'
 done

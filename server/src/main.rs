@@ -10,13 +10,14 @@
 //! frames into it as they arrive (and stops reading at the 413), hands list,
 //! read and create effects to the store (`Host::read_now` inline for SQLite
 //! reads, `Host::carry_out` otherwise), and holds `GET` event streams open.
-//! A connection whose first request opens an event stream is held by
-//! [`first_request`] itself, without hyper's buffers (BENCHMARKS.md, "Held
-//! event streams"); every other connection is hyper's.
+//! A connection whose first request opens an event stream is answered by
+//! [`first_request`] itself, without hyper's buffers, and then held by the
+//! streams thread ([`Holder`]) (BENCHMARKS.md, "Held event streams"); every
+//! other connection is hyper's.
 //!
 //! One single-threaded runtime per core, each kept on its core, serves
 //! connections handed out in turn (see [`serve`]; `benches/load.sh` and
-//! BENCHMARKS.md measure why).
+//! BENCHMARKS.md measure why); one more, on every core, holds the streams.
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
 //! (`record::Record` per request), `/healthz` and `/readyz`, a metrics
@@ -113,13 +114,30 @@ fn serve(options: options::Options) -> Result<(), String> {
             .then(|| affinity::plan(mask.as_ref(), workers))
             .flatten();
         let cpu = |index: usize| cpus.as_ref().map(|cpus| cpus[index]);
+        let holder = match Holder::start(&shutdown, options.shutdown_timeout, mask) {
+            Ok(holder) => Some(holder),
+            // The workers then hold their streams themselves.
+            Err(e) => {
+                tracing::error!("cannot start the streams thread: {e}");
+                None
+            }
+        };
+        let streams = Streams(holder.as_ref().map(|holder| holder.streams.clone()));
         let mut others = Vec::with_capacity(workers - 1);
         for index in 1..workers {
             let place = Place {
                 cpu: cpu(index),
                 mask,
             };
-            match Worker::start(index, &host, &shutdown, options.shutdown_timeout, place) {
+            let holding = streams.clone();
+            match Worker::start(
+                index,
+                &host,
+                &shutdown,
+                holding,
+                options.shutdown_timeout,
+                place,
+            ) {
                 Ok(worker) => others.push(worker),
                 // Fewer workers still serve everything.
                 Err(e) => tracing::error!("cannot start worker {index}: {e}"),
@@ -144,10 +162,11 @@ fn serve(options: options::Options) -> Result<(), String> {
         }
         host.print_banner(bound);
         tokio::spawn(shutdown::on_signals(Arc::clone(&shutdown))); // ops
-        accept(&host, listener, &others, &shutdown).await;
+        accept(&host, listener, &others, &shutdown, streams).await;
         // ops: the listener is closed (new connections are refused); let the
         // requests in flight on every worker finish within the deadline.
-        let threads: Vec<_> = others.into_iter().map(Worker::stop).collect();
+        let mut threads: Vec<_> = others.into_iter().map(Worker::stop).collect();
+        threads.extend(holder.map(|holder| holder.thread));
         shutdown.drain(options.shutdown_timeout).await;
         for thread in threads {
             let _ = thread.join();
@@ -181,6 +200,7 @@ impl Worker {
         index: usize,
         host: &Arc<Host>,
         shutdown: &Arc<Shutdown>,
+        holding: Streams,
         deadline: Duration,
         place: Place,
     ) -> std::io::Result<Worker> {
@@ -204,6 +224,7 @@ impl Worker {
                                 stream,
                                 Arc::clone(&shutdown),
                                 tracked,
+                                holding.clone(),
                             ))),
                             Err(e) => tracing::error!("cannot serve a connection: {e}"),
                         }
@@ -250,6 +271,7 @@ async fn accept(
     listener: TcpListener,
     others: &[Worker],
     shutdown: &Arc<Shutdown>,
+    streams: Streams,
 ) {
     let stop = shutdown.triggered(); // ops
     tokio::pin!(stop);
@@ -261,7 +283,8 @@ async fn accept(
                     let tracked = shutdown.track(); // ops: counted before it runs
                     next = (next + 1) % (others.len() + 1);
                     let Some(worker) = next.checked_sub(1).map(|i| &others[i]) else {
-                        tokio::spawn(connection(Arc::clone(host), stream, Arc::clone(shutdown), tracked));
+                        let (host, shutdown) = (Arc::clone(host), Arc::clone(shutdown));
+                        tokio::spawn(connection(host, stream, shutdown, tracked, streams.clone()));
                         continue;
                     };
                     match stream.into_std() {
@@ -282,19 +305,26 @@ async fn accept(
     }
 }
 
-async fn connection(host: Arc<Host>, stream: TcpStream, shutdown: Arc<Shutdown>, tracked: Tracked) {
-    let _tracked = tracked; // ops: open until this returns
+async fn connection(
+    host: Arc<Host>,
+    stream: TcpStream,
+    shutdown: Arc<Shutdown>,
+    tracked: Tracked, // ops: open until it is dropped
+    streams: Streams,
+) {
     // Replies are small and written whole: don't let Nagle hold them back.
     let _ = stream.set_nodelay(true);
     let started = tokio::time::Instant::now();
     let mut stream = stream;
-    // A connection that opens with an event stream is held here, with no
-    // hyper state at all; every other one is hyper's (boxed: its state is
-    // then allocated only for connections that use it).
+    // A connection that opens with an event stream is held without any
+    // hyper state, by the streams thread; every other one is hyper's
+    // (boxed: its state is then allocated only for connections that use it).
     let read = match first_request(&host, &mut stream, &shutdown, started).await {
-        First::Held | First::Gone => return,
+        First::Stream => return streams.hold(stream, tracked, &shutdown).await,
+        First::Gone => return,
         First::Hyper(read) => read,
     };
+    let _tracked = tracked;
     let io = Prefixed {
         read: read.map(|read| (read, 0)),
         stream,
@@ -421,8 +451,9 @@ fn epoch() -> tokio::time::Instant {
 
 /// What a connection's first request turned out to be.
 enum First {
-    /// An event stream, held on this connection until it ended.
-    Held,
+    /// An event stream whose head (and first keep-alive comment) is
+    /// written: the stream to hold.
+    Stream,
     /// The client left, was too slow with its head, or the shutdown began.
     Gone,
     /// Anything else: hyper serves it, reading first what was read here.
@@ -430,12 +461,12 @@ enum First {
 }
 
 /// Serves the connection's first request if it is a `GET /mcp` the endpoint
-/// answers with an event stream, and then holds that stream: keep-alive
-/// comments every [`KEEP_ALIVE_EVERY`] until the client leaves or the
-/// shutdown begins. What a held stream keeps is this task's small state
-/// (the socket, a timer, the shutdown signal); through hyper it would also
-/// keep hyper's read and write buffers (8 KiB each) and the connection's
-/// request state (BENCHMARKS.md, "Held event streams").
+/// answers with an event stream: writes its head and first keep-alive
+/// comment, and leaves the stream to hold ([`Streams::hold`]). What a held
+/// stream keeps is a small task (the socket, a timer, the shutdown signal);
+/// through hyper it would also keep hyper's read and write buffers (8 KiB
+/// each) and the connection's request state (BENCHMARKS.md, "Held event
+/// streams").
 ///
 /// Anything else is left to hyper, unread (a request that does not start
 /// with `GET `) or with the head read here handed over to read again (so
@@ -495,10 +526,10 @@ async fn first_request(
         body: b"",
     });
     if write_all(stream, &head, &mut stop).await {
-        drop(head);
-        hold(stream, &mut stop).await;
+        First::Stream
+    } else {
+        First::Gone
     }
-    First::Held
 }
 
 /// The endpoint's event stream for a complete head in `read`, and the
@@ -548,6 +579,102 @@ async fn write_all(
     tokio::select! {
         written = stream.write_all(bytes) => written.is_ok(),
         () = stop.as_mut() => false,
+    }
+}
+
+/// A held stream on its way to the streams thread, with its place in the
+/// shutdown's count.
+type Handed = (std::net::TcpStream, Tracked);
+
+/// The streams thread: one single-threaded runtime, on every CPU of the
+/// process, holding the event streams that [`first_request`] opened on
+/// the workers. The comments a client leaves unread stay queued on its
+/// socket in the kernel pages the sending thread's writes filled, which
+/// that thread can then no longer reuse: written from a worker, every
+/// reply after them goes to a fresh, cold page (and the pages add up, 32
+/// KiB each). Written from here, the unread comments fill this thread's
+/// pages only, a few bytes each (BENCHMARKS.md, "Held event streams").
+struct Holder {
+    streams: tokio::sync::mpsc::UnboundedSender<Handed>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Holder {
+    fn start(
+        shutdown: &Arc<Shutdown>,
+        deadline: Duration,
+        mask: Option<Mask>,
+    ) -> std::io::Result<Holder> {
+        let runtime = runtime(mask)?;
+        let shutdown = Arc::clone(shutdown);
+        let (streams, mut handed) = tokio::sync::mpsc::unbounded_channel::<Handed>();
+        let thread = std::thread::Builder::new()
+            .name("streams".to_owned())
+            .spawn(move || {
+                if let Some(mask) = mask {
+                    mask.restore();
+                }
+                runtime.block_on(async move {
+                    let stop = shutdown.triggered();
+                    tokio::pin!(stop);
+                    loop {
+                        tokio::select! {
+                            next = handed.recv() => match next {
+                                Some((stream, tracked)) => {
+                                    drop(tokio::spawn(held(stream, Arc::clone(&shutdown), tracked)));
+                                }
+                                None => break,
+                            },
+                            () = &mut stop => break,
+                        }
+                    }
+                    // Streams handed over from now on are closed (their send
+                    // fails), as are any still queued.
+                    drop(handed);
+                    // ops: the streams close on the shutdown signal; keep the
+                    // runtime until every worker's requests are done too.
+                    shutdown.drained(deadline).await;
+                });
+            })?;
+        Ok(Holder { streams, thread })
+    }
+}
+
+/// A held stream on the streams thread, until the client leaves or the
+/// shutdown begins.
+async fn held(stream: std::net::TcpStream, shutdown: Arc<Shutdown>, tracked: Tracked) {
+    let _tracked = tracked; // ops: open until this returns
+    let mut stream = match TcpStream::from_std(stream) {
+        Ok(stream) => stream,
+        Err(e) => return tracing::error!("cannot hold an event stream: {e}"),
+    };
+    let stop = shutdown.triggered();
+    tokio::pin!(stop);
+    hold(&mut stream, &mut stop).await;
+}
+
+/// Where a worker puts the event streams it opened: the streams thread's
+/// queue ([`Holder`]), or, if that thread could not be started, nowhere
+/// (the worker holds them).
+#[derive(Clone)]
+struct Streams(Option<tokio::sync::mpsc::UnboundedSender<Handed>>);
+
+impl Streams {
+    /// Holds `stream`, whose head is written, until it ends.
+    async fn hold(self, stream: TcpStream, tracked: Tracked, shutdown: &Shutdown) {
+        let Some(streams) = self.0 else {
+            let _tracked = tracked;
+            let mut stream = stream;
+            let stop = shutdown.triggered();
+            tokio::pin!(stop);
+            return hold(&mut stream, &mut stop).await;
+        };
+        // Taken off this worker's reactor; a failed send means the streams
+        // thread is shutting down, and dropping the stream closes it.
+        match stream.into_std() {
+            Ok(stream) => drop(streams.send((stream, tracked))),
+            Err(e) => tracing::error!("cannot hand an event stream over: {e}"),
+        }
     }
 }
 

@@ -2,7 +2,8 @@
 //! kept on a CPU of its own when there is exactly one CPU per worker
 //! (`src/affinity.rs`); `--workers N` sets the count and `--no-pin` leaves
 //! placement to the scheduler. Threads the runtimes start for blocking work
-//! (SQLite creates) run on every CPU. Read from `/proc`, so Linux only.
+//! (SQLite creates) and the thread holding event streams run on every CPU.
+//! Read from `/proc`, so Linux only.
 #![cfg(target_os = "linux")]
 
 #[path = "interop/harness.rs"]
@@ -138,6 +139,18 @@ fn creates_run_on_every_cpu_not_on_a_pinned_worker() {
     for (name, allowed) in &blocking {
         assert_eq!(*allowed, cpus, "{name} (main thread {main:?})");
     }
+}
+
+#[test]
+fn the_streams_thread_runs_on_every_cpu_beside_pinned_workers() {
+    let cpus = our_cpus();
+    let server = start(&["--workers", &cpus.len().to_string()]);
+    let streams: Vec<_> = threads(server.pid())
+        .into_iter()
+        .filter(|(name, _)| name == "streams")
+        .collect();
+    assert_eq!(streams.len(), 1, "{:?}", threads(server.pid()));
+    assert_eq!(streams[0].1, cpus);
 }
 
 #[test]
