@@ -644,13 +644,10 @@ impl Holder {
 /// shutdown begins.
 async fn held(stream: std::net::TcpStream, shutdown: Arc<Shutdown>, tracked: Tracked) {
     let _tracked = tracked; // ops: open until this returns
-    let mut stream = match TcpStream::from_std(stream) {
-        Ok(stream) => stream,
-        Err(e) => return tracing::error!("cannot hold an event stream: {e}"),
-    };
-    let stop = shutdown.triggered();
-    tokio::pin!(stop);
-    hold(&mut stream, &mut stop).await;
+    match TcpStream::from_std(stream) {
+        Ok(stream) => hold(stream, &shutdown).await,
+        Err(e) => tracing::error!("cannot hold an event stream: {e}"),
+    }
 }
 
 /// Where a worker puts the event streams it opened: the streams thread's
@@ -664,10 +661,7 @@ impl Streams {
     async fn hold(self, stream: TcpStream, tracked: Tracked, shutdown: &Shutdown) {
         let Some(streams) = self.0 else {
             let _tracked = tracked;
-            let mut stream = stream;
-            let stop = shutdown.triggered();
-            tokio::pin!(stop);
-            return hold(&mut stream, &mut stop).await;
+            return hold(stream, shutdown).await;
         };
         // Taken off this worker's reactor; a failed send means the streams
         // thread is shutting down, and dropping the stream closes it.
@@ -682,7 +676,11 @@ impl Streams {
 /// [`KEEP_ALIVE_EVERY`], until the client closes or the shutdown begins
 /// (then the connection closes, which ends the stream: its length is the
 /// connection's).
-async fn hold(stream: &mut TcpStream, stop: &mut Pin<&mut impl std::future::Future<Output = ()>>) {
+async fn hold(mut stream: TcpStream, shutdown: &Shutdown) {
+    let stream = &mut stream;
+    let stop = shutdown.triggered();
+    tokio::pin!(stop);
+    let stop = &mut stop;
     let tick = tokio::time::sleep(keep_alive_phase());
     tokio::pin!(tick);
     loop {

@@ -23,24 +23,18 @@ const KEEP_ALIVE: &str = ": keep-alive\n\n";
 /// How many times each thread of `pid` has gone off its CPU, by name
 /// (voluntary and not): a thread that was never woken adds none.
 fn switches(pid: u32) -> BTreeMap<String, u64> {
-    let mut threads = BTreeMap::new();
-    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
-        let path = entry.unwrap().path();
-        let (Ok(name), Ok(status)) = (
-            std::fs::read_to_string(path.join("comm")),
-            std::fs::read_to_string(path.join("status")),
-        ) else {
-            continue; // the thread ended meanwhile
-        };
-        let count = status
+    let count = |status: &str| {
+        status
             .lines()
             .filter_map(|line| line.split_once(':'))
             .filter(|(key, _)| key.ends_with("voluntary_ctxt_switches"))
             .map(|(_, value)| value.trim().parse::<u64>().unwrap())
-            .sum();
-        threads.insert(name.trim().to_owned(), count);
-    }
-    threads
+            .sum()
+    };
+    support::thread_statuses(pid)
+        .into_iter()
+        .map(|(name, status)| (name, count(&status)))
+        .collect()
 }
 
 /// Reads from `stream` until `count` keep-alive comments have come in all.

@@ -40,18 +40,10 @@ fn our_cpus() -> BTreeSet<usize> {
 
 /// Each thread of `pid`: its name and the CPUs it may run on.
 fn threads(pid: u32) -> Vec<(String, BTreeSet<usize>)> {
-    let mut threads = Vec::new();
-    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
-        let path = entry.unwrap().path();
-        let (Ok(name), Ok(status)) = (
-            std::fs::read_to_string(path.join("comm")),
-            std::fs::read_to_string(path.join("status")),
-        ) else {
-            continue; // the thread ended meanwhile
-        };
-        threads.push((name.trim().to_owned(), allowed(&status)));
-    }
-    threads
+    support::thread_statuses(pid)
+        .into_iter()
+        .map(|(name, status)| (name, allowed(&status)))
+        .collect()
 }
 
 /// The workers' threads: the main thread (worker 0) and `worker-N`.

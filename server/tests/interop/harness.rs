@@ -252,6 +252,22 @@ impl Drop for Server {
     }
 }
 
+/// Each thread of `pid`: its name and its `/proc/PID/task/TID/status` text
+/// (threads that end meanwhile are left out). Linux only.
+pub fn thread_statuses(pid: u32) -> Vec<(String, String)> {
+    let mut threads = Vec::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let path = entry.unwrap().path();
+        if let (Ok(name), Ok(status)) = (
+            std::fs::read_to_string(path.join("comm")),
+            std::fs::read_to_string(path.join("status")),
+        ) {
+            threads.push((name.trim().to_owned(), status));
+        }
+    }
+    threads
+}
+
 /// Reads until EOF, keeping what arrived before a reset.
 pub fn read_all(stream: &mut TcpStream) -> String {
     let mut out = Vec::new();
