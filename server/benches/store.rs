@@ -1,10 +1,12 @@
 //! The SQLite store's read path in process, without HTTP: `list_summaries`
 //! of the load bench's repository (100 summaries, as `benches/load.sh`
-//! seeds it) and `read` of one document, on a database file in WAL mode
+//! seeds it) and `read` (rusqlite) and `read_into` (the C interface, reused buffers) of
+//! one document, on a database file in WAL mode
 //! with the server's reader connections.
 //!
 //! `cargo bench -p chopin-mcp-server --bench store`
 
+use chopin_mcp::Document;
 use chopin_mcp_server::store::{Imported, Setup, Sqlite};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -63,6 +65,21 @@ fn benches(c: &mut Criterion) {
     });
     group.bench_function("read", |b| {
         b.iter(|| black_box(store.read(black_box("octocat"), READ_ID).unwrap()))
+    });
+    let mut document = Document {
+        id: String::new(),
+        title: String::new(),
+        source: String::new(),
+        revision: 0,
+    };
+    group.bench_function("read_into", |b| {
+        b.iter(|| {
+            black_box(
+                store
+                    .read_into(black_box("octocat"), READ_ID, &mut document)
+                    .unwrap(),
+            )
+        })
     });
     group.finish();
     drop(store);

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use chopin_mcp::{
-    Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Endpoint, IdSource,
-    Outcome, SystemIds,
+    Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Document, Endpoint,
+    IdSource, Outcome, SystemIds,
 };
 
 pub use crate::labels::CreateResult;
@@ -25,6 +25,25 @@ use crate::store::{
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
+
+/// The largest source a thread's read buffers keep for its next read.
+const SCRATCH_KEPT: usize = 64 * 1024;
+
+thread_local! {
+    /// Each thread's document buffers for [`Host::read_now`]'s SQLite reads:
+    /// filled by the store, answered from, kept for the next read (no
+    /// allocation per read unless a document outgrows them).
+    static SCRATCH: std::cell::RefCell<Document> = const { std::cell::RefCell::new(no_document()) };
+}
+
+const fn no_document() -> Document {
+    Document {
+        id: String::new(),
+        title: String::new(),
+        source: String::new(),
+        revision: 0,
+    }
+}
 /// The server's title in `serverInfo`.
 const TITLE: &str = "Chopin plan documents";
 /// What a model is told about the tools (`--instructions-file` replaces it).
@@ -352,9 +371,15 @@ impl Host {
             Outcome::List(list) => store
                 .list_summaries(list.caller(), list.repository())
                 .map(|summaries| list.answer_borrowed(&summaries.borrowed())),
-            Outcome::Read(read) => store
-                .read(read.caller(), read.id())
-                .map(|document| read.answer(document.as_ref())),
+            Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
+                let found = store.read_into(read.caller(), read.id(), document)?;
+                let next = read.answer(found.then_some(&*document));
+                // A large document's buffers are not kept for the next read.
+                if document.source.capacity() > SCRATCH_KEPT {
+                    *document = no_document();
+                }
+                Ok(next)
+            }),
             other => return Now::Await(other),
         })
     }

@@ -441,7 +441,7 @@ fn created(document: Document, brief: String) -> Created {
     }
 }
 
-fn revision_of(stored: i64) -> u64 {
+pub(crate) fn revision_of(stored: i64) -> u64 {
     // Both schemas keep revisions non-negative (CHECK).
     u64::try_from(stored).unwrap_or_default()
 }

@@ -322,6 +322,20 @@ impl Sqlite {
         })
     }
 
+    /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
+    /// the document there, `false` (and `document` untouched) when it is
+    /// missing or the caller may not see it. Stepped through SQLite's C
+    /// interface ([`handle`]); the same answers and failures as
+    /// [`Sqlite::read`].
+    pub fn read_into(
+        &self,
+        caller: &str,
+        id: &str,
+        document: &mut Document,
+    ) -> Result<bool, StoreError> {
+        self.reading(|conn| Ok(conn.read_into([caller, id], document)?))
+    }
+
     /// See [`super::Store::ready`]: one trivial query on a reader connection.
     pub fn ready(&self) -> Result<(), StoreError> {
         self.reading(|conn| {

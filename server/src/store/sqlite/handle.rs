@@ -1,37 +1,88 @@
-//! A connection and its list statement ([`LIST`]), stepped through
-//! SQLite's C interface.
+//! A connection and its two read statements, [`LIST`] and [`READ`], stepped
+//! through SQLite's C interface.
 //!
 //! A list reads two text columns of every row, a hundred rows or more. Through
 //! rusqlite each column is four calls into SQLite (`Row::get_ref` asks the
 //! column count, then the value's type, its text and its length) and a row is
 //! a trip through rusqlite's row iterator; here a column is three calls
-//! (type, text, length) and the statement is stepped directly. In the store
-//! bench (`server/benches/store.rs`) that is the difference BENCHMARKS.md
-//! records for `list_summaries_100`. Everything else on a connection goes
-//! through rusqlite: the list is the one statement whose per-row cost
-//! multiplies.
+//! (type, text, length) and the statement is stepped directly. A read is one
+//! row, but it is the request served most: through rusqlite it also looks its
+//! statement up in the connection's cache by its text (a hash of the whole
+//! SQL and an LRU move, each time) and allocates a `String` per column; here
+//! the statement is the handle's own and the columns are copied into a
+//! document whose buffers are reused. In the store bench
+//! (`server/benches/store.rs`) that is the difference BENCHMARKS.md records
+//! for `list_summaries_100` and `read_into`. Everything else on a connection
+//! (creates, set-up, health) goes through rusqlite.
 
 use std::ffi::{CStr, c_int};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
+use chopin_mcp::Document;
 use rusqlite::types::Type;
 use rusqlite::{Connection, ffi};
 
-use super::LIST;
+use super::{LIST, READ};
+use crate::store::revision_of;
 
-/// A connection and, once it has listed, its prepared list statement. Reads
-/// and writes use the connection as a [`Connection`] (`Deref`).
+/// A connection and, once it has listed or read, its prepared statements.
+/// Everything else uses the connection as a [`Connection`] (`Deref`).
 pub(super) struct Handle {
     /// Declared before `conn`, so finalized before the connection closes
     /// (a connection with an unfinalized statement cannot close).
-    list: Option<ListStatement>,
+    list: Option<Statement>,
+    read: Option<Statement>,
     conn: Connection,
 }
 
 impl Handle {
     pub(super) fn new(conn: Connection) -> Handle {
-        Handle { list: None, conn }
+        Handle {
+            list: None,
+            read: None,
+            conn,
+        }
+    }
+
+    /// Runs [`READ`] for `[caller, id]`: on a row, its four columns
+    /// replace `document`'s (its buffers reused) and the answer is `true`;
+    /// without one, `document` is left as it was and the answer is `false`.
+    /// The same failures as rusqlite's `query_row` with `String`s and an
+    /// `i64`: a column of another type, text that is not UTF-8.
+    pub(super) fn read_into(
+        &mut self,
+        params: [&str; 2],
+        document: &mut Document,
+    ) -> rusqlite::Result<bool> {
+        let statement = match &mut self.read {
+            Some(statement) => statement,
+            read => read.insert(Statement::prepare(&self.conn, READ)?),
+        };
+        let stmt = statement.bind(&self.conn, params)?;
+        // SAFETY: a prepared statement of `conn`, bound above.
+        match unsafe { ffi::sqlite3_step(stmt.0) } {
+            ffi::SQLITE_ROW => {
+                // Each column into its field's own buffer, checked as
+                // rusqlite checks a `String` (a failed column leaves its
+                // field empty; the document is the caller's scratch).
+                for (index, field) in [&mut document.id, &mut document.title, &mut document.source]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let mut bytes = std::mem::take(field).into_bytes();
+                    bytes.clear();
+                    append_text(stmt.0, index as c_int, &mut bytes)?;
+                    *field = String::from_utf8(bytes).map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(index, Type::Text, Box::new(e))
+                    })?;
+                }
+                document.revision = revision_of(integer(stmt.0, 3)?);
+                Ok(true)
+            }
+            ffi::SQLITE_DONE => Ok(false),
+            rc => Err(error_of(&self.conn, rc)),
+        }
     }
 
     /// Runs [`LIST`] for `[caller, repository]` and appends each row's two
@@ -45,9 +96,22 @@ impl Handle {
     ) -> rusqlite::Result<()> {
         let statement = match &mut self.list {
             Some(statement) => statement,
-            list => list.insert(ListStatement::prepare(&self.conn, LIST)?),
+            list => list.insert(Statement::prepare(&self.conn, LIST)?),
         };
-        statement.run(&self.conn, params, text, ends)
+        let stmt = statement.bind(&self.conn, params)?;
+        loop {
+            // SAFETY: a prepared statement of `conn`, bound above.
+            match unsafe { ffi::sqlite3_step(stmt.0) } {
+                ffi::SQLITE_ROW => {
+                    append_text(stmt.0, 0, text)?;
+                    let first_end = text.len();
+                    append_text(stmt.0, 1, text)?;
+                    ends.push((first_end, text.len()));
+                }
+                ffi::SQLITE_DONE => return Ok(()),
+                rc => return Err(error_of(&self.conn, rc)),
+            }
+        }
     }
 }
 
@@ -67,7 +131,7 @@ impl DerefMut for Handle {
 
 /// A prepared statement of the [`Handle`]'s connection, owned here and
 /// finalized when dropped.
-struct ListStatement {
+struct Statement {
     raw: NonNull<ffi::sqlite3_stmt>,
 }
 
@@ -75,10 +139,10 @@ struct ListStatement {
 // time, in the "multi-thread" mode rusqlite opens connections in (its
 // `Connection` is `Send` on the same ground). The statement lives in its
 // connection's `Handle` and is used only through `&mut Handle`.
-unsafe impl Send for ListStatement {}
+unsafe impl Send for Statement {}
 
-impl ListStatement {
-    fn prepare(conn: &Connection, sql: &'static str) -> rusqlite::Result<ListStatement> {
+impl Statement {
+    fn prepare(conn: &Connection, sql: &'static str) -> rusqlite::Result<Statement> {
         let length = c_int::try_from(sql.len()).map_err(|_| failure(ffi::SQLITE_TOOBIG, None))?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: the handle is the live connection's; `sql` is `length`
@@ -98,23 +162,19 @@ impl ListStatement {
         }
         // Null only for SQL that holds no statement.
         let raw = NonNull::new(raw).ok_or_else(|| failure(ffi::SQLITE_MISUSE, None))?;
-        Ok(ListStatement { raw })
+        Ok(Statement { raw })
     }
 
-    fn run(
-        &mut self,
-        conn: &Connection,
-        params: [&str; 2],
-        text: &mut Vec<u8>,
-        ends: &mut Vec<(usize, usize)>,
-    ) -> rusqlite::Result<()> {
+    /// Binds `params` (without a copy) as ?1 and ?2, for stepping until the
+    /// guard it answers is dropped: that resets the statement (ending its
+    /// read) and clears the bindings, which point into `params` and must not
+    /// outlive them.
+    fn bind<'p>(&mut self, conn: &Connection, params: [&'p str; 2]) -> rusqlite::Result<Bound<'p>> {
         let stmt = self.raw.as_ptr();
-        // Reset (ending the read) and unbound however this returns: the
-        // parameters point into `params`, which do not outlive the call.
-        let _reset = Reset(stmt);
+        let bound = Bound(stmt, std::marker::PhantomData);
         for (index, value) in (1..).zip(params) {
-            // SAFETY: `value` stays alive and unchanged until `_reset`
-            // clears the binding (SQLITE_STATIC: SQLite does not copy it).
+            // SAFETY: `value` stays alive and unchanged until `bound` clears
+            // the binding (SQLITE_STATIC: SQLite does not copy it).
             let rc = unsafe {
                 ffi::sqlite3_bind_text64(
                     stmt,
@@ -129,40 +189,46 @@ impl ListStatement {
                 return Err(error_of(conn, rc));
             }
         }
-        loop {
-            // SAFETY: a prepared statement of `conn`, bound above.
-            match unsafe { ffi::sqlite3_step(stmt) } {
-                ffi::SQLITE_ROW => {
-                    append_text(stmt, 0, text)?;
-                    let first_end = text.len();
-                    append_text(stmt, 1, text)?;
-                    ends.push((first_end, text.len()));
-                }
-                ffi::SQLITE_DONE => return Ok(()),
-                rc => return Err(error_of(conn, rc)),
-            }
-        }
+        Ok(bound)
     }
 }
 
-impl Drop for ListStatement {
+impl Drop for Statement {
     fn drop(&mut self) {
         // SAFETY: ours, finalized once; its connection is still open (see
-        // `Handle::list`).
+        // `Handle`'s fields).
         unsafe { ffi::sqlite3_finalize(self.raw.as_ptr()) };
     }
 }
 
-/// Resets a statement and clears its bindings when dropped.
-struct Reset(*mut ffi::sqlite3_stmt);
+/// A bound statement, borrowing its parameters; resets the statement and
+/// clears its bindings when dropped.
+struct Bound<'p>(*mut ffi::sqlite3_stmt, std::marker::PhantomData<&'p str>);
 
-impl Drop for Reset {
+impl Drop for Bound<'_> {
     fn drop(&mut self) {
         // SAFETY: a live statement; both calls are valid in any state.
         unsafe {
             ffi::sqlite3_reset(self.0);
             ffi::sqlite3_clear_bindings(self.0);
         }
+    }
+}
+
+/// Column `index` of the current row, which must be INTEGER (what
+/// rusqlite's `i64` accepts; no conversion).
+fn integer(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<i64> {
+    // SAFETY: `stmt` is on a row and `index` is one of its columns.
+    unsafe {
+        let kind = ffi::sqlite3_column_type(stmt, index);
+        if kind != ffi::SQLITE_INTEGER {
+            return Err(rusqlite::Error::InvalidColumnType(
+                index as usize,
+                String::new(),
+                type_of(kind),
+            ));
+        }
+        Ok(ffi::sqlite3_column_int64(stmt, index))
     }
 }
 
@@ -174,7 +240,7 @@ fn append_text(
     index: c_int,
     out: &mut Vec<u8>,
 ) -> rusqlite::Result<()> {
-    // SAFETY: `stmt` is on a row and `index` is one of its two columns; the
+    // SAFETY: `stmt` is on a row and `index` is one of its columns; the
     // text pointer is valid for `length` bytes until the next step, and is
     // copied before that. The type is asked first, so the text is not
     // converted from another type.
