@@ -66,6 +66,14 @@ fn keep_alive_phase() -> Duration {
     KEEP_ALIVE_EVERY * (step as u32 + 1) / 1024
 }
 
+/// mimalloc for the server's own allocations (SQLite keeps the C library's
+/// malloc): a request's dozen-odd small allocations come from the worker's
+/// own heap, freed on the same thread, without glibc's arena bookkeeping.
+/// BENCHMARKS.md ("The read through SQLite's C interface, and mimalloc")
+/// has what it changed per read and per held stream.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let options = match options::from_command_line() {
         Ok(options) => options,

@@ -42,6 +42,10 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How often an open event stream gets a keep-alive comment.
 const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
 
+/// The same allocator as `chopin-mcp-server` (see its `ALLOC`).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let options = match options::from_command_line() {
         Ok(options) => options,
