@@ -104,7 +104,7 @@ impl Response {
                 Some(value) => Ok(value),
                 None => HeaderValue::from_bytes(value),
             };
-            if let (Ok(name), Ok(value)) = (HeaderName::from_lowercase(name.as_bytes()), value) {
+            if let (Some(name), Ok(value)) = (header_name(name), value) {
                 headers.append(name, value);
             }
         }
@@ -117,24 +117,48 @@ impl Response {
     }
 }
 
-/// The values most responses carry, as `HeaderValue`s that point at static
-/// text instead of each being copied into an allocation of its own.
+/// The `HeaderName` of one of the endpoint's header names: `http`'s
+/// constants for the names responses carry (no parse of the name, no
+/// allocation for the one that is not standard), parsed only for any other.
+fn header_name(name: &str) -> Option<HeaderName> {
+    use http::header;
+    Some(match name {
+        "content-type" => header::CONTENT_TYPE,
+        "cache-control" => header::CACHE_CONTROL,
+        "x-content-type-options" => header::X_CONTENT_TYPE_OPTIONS,
+        "allow" => header::ALLOW,
+        "x-accel-buffering" => const { HeaderName::from_static("x-accel-buffering") },
+        "retry-after" => header::RETRY_AFTER,
+        "www-authenticate" => header::WWW_AUTHENTICATE,
+        "access-control-allow-origin" => header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        "access-control-expose-headers" => header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        "access-control-allow-methods" => header::ACCESS_CONTROL_ALLOW_METHODS,
+        "access-control-allow-headers" => header::ACCESS_CONTROL_ALLOW_HEADERS,
+        "access-control-max-age" => header::ACCESS_CONTROL_MAX_AGE,
+        "vary" => header::VARY,
+        _ => return HeaderName::from_lowercase(name.as_bytes()).ok(),
+    })
+}
+
+/// The values most responses carry, as `HeaderValue`s built at compile time
+/// that point at static text, instead of each being checked and copied into
+/// an allocation of its own.
 fn usual_value(value: &[u8]) -> Option<HeaderValue> {
-    const USUAL: [&str; 9] = [
-        "application/json",
-        "no-store",
-        "nosniff",
-        "text/event-stream",
-        "text/plain; charset=utf-8",
-        "no-cache",
-        "GET, POST",
-        "no",
-        "origin",
-    ];
-    USUAL
-        .iter()
-        .find(|usual| usual.as_bytes() == value)
-        .map(|usual| HeaderValue::from_static(usual))
+    const fn known(text: &'static str) -> HeaderValue {
+        HeaderValue::from_static(text)
+    }
+    Some(match value {
+        b"application/json" => const { known("application/json") },
+        b"no-store" => const { known("no-store") },
+        b"nosniff" => const { known("nosniff") },
+        b"text/event-stream" => const { known("text/event-stream") },
+        b"text/plain; charset=utf-8" => const { known("text/plain; charset=utf-8") },
+        b"no-cache" => const { known("no-cache") },
+        b"GET, POST" => const { known("GET, POST") },
+        b"no" => const { known("no") },
+        b"origin" => const { known("origin") },
+        _ => return None,
+    })
 }
 
 impl From<Response> for http::Response<Bytes> {

@@ -399,3 +399,67 @@ fn an_event_stream_converts_to_an_empty_body_with_its_headers() {
     assert_eq!(converted.headers()["cache-control"], "no-cache");
     assert!(converted.body().is_empty());
 }
+
+#[test]
+fn browser_and_unavailable_responses_convert_with_every_header() {
+    let endpoint = endpoint();
+    let origin: &[u8] = b"http://localhost:3000";
+    let ping: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let mut browser_post = JSON_POST.to_vec();
+    browser_post.push(("origin", origin));
+    let browser = drive(
+        &endpoint,
+        &RequestParts::from(&request("POST", "/mcp", &browser_post)),
+        ping,
+    );
+    let preflight = drive(
+        &endpoint,
+        &RequestParts::from(&request(
+            "OPTIONS",
+            "/mcp",
+            &[
+                ("host", b"localhost"),
+                ("origin", origin),
+                ("access-control-request-method", b"POST"),
+            ],
+        )),
+        b"",
+    );
+    // The authorization cannot be judged now: 503 with retry-after.
+    let head = request("POST", "/mcp", &JSON_POST);
+    let mut outcome: Outcome<&str> =
+        endpoint.handle(&RequestParts::from(&head), Bytes::from_static(ping));
+    let unavailable = loop {
+        outcome = match outcome {
+            Outcome::Respond(response) => break response,
+            Outcome::Authenticate(auth) => auth.unavailable(),
+            other => panic!("unexpected {other:?}"),
+        };
+    };
+    for (response, names) in [
+        (
+            browser,
+            &[
+                "access-control-allow-origin",
+                "access-control-expose-headers",
+                "vary",
+            ][..],
+        ),
+        (
+            preflight,
+            &[
+                "access-control-allow-origin",
+                "access-control-allow-methods",
+                "access-control-allow-headers",
+                "access-control-max-age",
+                "vary",
+            ][..],
+        ),
+        (unavailable, &["retry-after"][..]),
+    ] {
+        for name in names {
+            assert!(response.header(name).is_some(), "{name} in {response:?}");
+        }
+        assert_converted(response);
+    }
+}
