@@ -69,8 +69,8 @@ fn keep_alive_phase() -> Duration {
 /// mimalloc for the server's own allocations (SQLite keeps the C library's
 /// malloc): a request's dozen-odd small allocations come from the worker's
 /// own heap, freed on the same thread, without glibc's arena bookkeeping.
-/// BENCHMARKS.md ("The read through SQLite's C interface, and mimalloc")
-/// has what it changed per read and per held stream.
+/// BENCHMARKS.md ("On the kind of machine") has what it changed
+/// per read and per held stream.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
