@@ -31,30 +31,11 @@ fn owned(store: &Sqlite, caller: &str, repository: &str) -> Vec<(String, String)
     documents.into_iter().map(|s| (s.id, s.title)).collect()
 }
 
-/// A database file of its own for test `name`, none of its files left.
-fn fresh_file(name: &str) -> std::path::PathBuf {
-    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("summaries-{name}-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
+#[path = "support/store_files.rs"]
+mod store_files;
 
-/// A store on a fresh file (see [`fresh_file`]) holding `import`, every
-/// repository granted to `all`.
-fn file_store(name: &str, import: Vec<Imported>) -> (Sqlite, std::path::PathBuf) {
-    let path = fresh_file(name);
-    let store = Sqlite::open(&path).unwrap();
-    store
-        .setup(&Setup {
-            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
-            import,
-            ..Setup::default()
-        })
-        .unwrap();
-    (store, path)
-}
+/// This file's name for its databases (see `store_files`).
+const PREFIX: &str = "summaries";
 
 /// Both lists of `all`'s `o/r` fail.
 fn both_fail(store: &Sqlite) {
@@ -69,7 +50,7 @@ fn list_summaries_match_list_for_every_grant_in_memory() {
 
 #[test]
 fn list_summaries_match_list_for_every_grant_in_a_file() {
-    summaries_match_list(&Sqlite::open(&fresh_file("grants")).unwrap());
+    summaries_match_list(&Sqlite::open(&store_files::fresh_file(PREFIX, "grants")).unwrap());
 }
 
 fn summaries_match_list(store: &Sqlite) {
@@ -122,7 +103,8 @@ fn summaries_match_list(store: &Sqlite) {
 
 #[test]
 fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
-    let (store, path) = file_store(
+    let (store, path) = store_files::file_store(
+        PREFIX,
         "utf8",
         vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
     );
@@ -159,7 +141,8 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
 
 #[test]
 fn a_stored_value_that_is_not_text_fails_the_list_as_it_fails_list() {
-    let (store, path) = file_store(
+    let (store, path) = store_files::file_store(
+        PREFIX,
         "types",
         vec![doc("a", "o/r", "fine"), doc("b", "o/r", "also fine")],
     );
@@ -188,7 +171,7 @@ fn a_stored_value_that_is_not_text_fails_the_list_as_it_fails_list() {
 
 #[test]
 fn each_list_sees_what_was_committed_before_it() {
-    let (store, path) = file_store("commits", vec![doc("a", "o/r", "first")]);
+    let (store, path) = store_files::file_store(PREFIX, "commits", vec![doc("a", "o/r", "first")]);
     assert_eq!(listed(&store, "all", "o/r").len(), 1);
     // Another connection (another process, a replica) commits between
     // lists: the list statement kept from the first holds no snapshot.

@@ -35,29 +35,11 @@ fn read_into(store: &Sqlite, caller: &str, id: &str, document: &mut Document) ->
         .then(|| document.clone())
 }
 
-/// A database file of its own for test `name`, none of its files left.
-fn fresh_file(name: &str) -> std::path::PathBuf {
-    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("read-into-{name}-{}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
+#[path = "support/store_files.rs"]
+mod store_files;
 
-/// A store on a fresh file holding `import`, everything granted to `all`.
-fn file_store(name: &str, import: Vec<Imported>) -> (Sqlite, std::path::PathBuf) {
-    let path = fresh_file(name);
-    let store = Sqlite::open(&path).unwrap();
-    store
-        .setup(&Setup {
-            grants: vec![("all".to_owned(), vec!["*".to_owned()])],
-            import,
-            ..Setup::default()
-        })
-        .unwrap();
-    (store, path)
-}
+/// This file's name for its databases (see `store_files`).
+const PREFIX: &str = "read-into";
 
 #[test]
 fn read_into_matches_read_for_every_grant_in_memory() {
@@ -66,7 +48,7 @@ fn read_into_matches_read_for_every_grant_in_memory() {
 
 #[test]
 fn read_into_matches_read_for_every_grant_in_a_file() {
-    reads_match(&Sqlite::open(&fresh_file("grants")).unwrap());
+    reads_match(&Sqlite::open(&store_files::fresh_file(PREFIX, "grants")).unwrap());
 }
 
 fn reads_match(store: &Sqlite) {
@@ -135,7 +117,11 @@ fn reads_match(store: &Sqlite) {
 
 #[test]
 fn a_stored_value_a_document_cannot_be_fails_read_into_as_it_fails_read() {
-    let (store, path) = file_store("types", vec![doc("a", "o/r", "fine", "# fine\n", 2)]);
+    let (store, path) = store_files::file_store(
+        PREFIX,
+        "types",
+        vec![doc("a", "o/r", "fine", "# fine\n", 2)],
+    );
     let raw = rusqlite::Connection::open(&path).unwrap();
     let mut document = scratch();
     // Written from outside the server: a blob title, a source that is not
@@ -184,7 +170,11 @@ fn a_stored_value_a_document_cannot_be_fails_read_into_as_it_fails_read() {
 
 #[test]
 fn each_read_into_sees_what_was_committed_before_it() {
-    let (store, path) = file_store("commits", vec![doc("a", "o/r", "first", "# a\n", 0)]);
+    let (store, path) = store_files::file_store(
+        PREFIX,
+        "commits",
+        vec![doc("a", "o/r", "first", "# a\n", 0)],
+    );
     let mut document = scratch();
     assert!(store.read_into("all", "a", &mut document).unwrap());
     // Another connection (another process, a replica) commits between
