@@ -144,19 +144,18 @@ fn header_name(name: &str) -> Option<HeaderName> {
 /// that point at static text, instead of each being checked and copied into
 /// an allocation of its own.
 fn usual_value(value: &[u8]) -> Option<HeaderValue> {
-    const fn known(text: &'static str) -> HeaderValue {
-        HeaderValue::from_static(text)
-    }
     Some(match value {
-        b"application/json" => const { known("application/json") },
-        b"no-store" => const { known("no-store") },
-        b"nosniff" => const { known("nosniff") },
-        b"text/event-stream" => const { known("text/event-stream") },
-        b"text/plain; charset=utf-8" => const { known("text/plain; charset=utf-8") },
-        b"no-cache" => const { known("no-cache") },
-        b"GET, POST" => const { known("GET, POST") },
-        b"no" => const { known("no") },
-        b"origin" => const { known("origin") },
+        b"application/json" => const { HeaderValue::from_static("application/json") },
+        b"no-store" => const { HeaderValue::from_static("no-store") },
+        b"nosniff" => const { HeaderValue::from_static("nosniff") },
+        b"text/event-stream" => const { HeaderValue::from_static("text/event-stream") },
+        b"text/plain; charset=utf-8" => {
+            const { HeaderValue::from_static("text/plain; charset=utf-8") }
+        }
+        b"no-cache" => const { HeaderValue::from_static("no-cache") },
+        b"GET, POST" => const { HeaderValue::from_static("GET, POST") },
+        b"no" => const { HeaderValue::from_static("no") },
+        b"origin" => const { HeaderValue::from_static("origin") },
         _ => return None,
     })
 }

@@ -1,8 +1,8 @@
 //! The SQLite store's read path in process, without HTTP: `list_summaries`
 //! of the load bench's repository (100 summaries, as `benches/load.sh`
-//! seeds it) and `read` (rusqlite) and `read_into` (the C interface, reused buffers) of
-//! one document, on a database file in WAL mode
-//! with the server's reader connections.
+//! seeds it), and `read` (rusqlite) and `read_into` (the C interface,
+//! reused buffers) of one document, on a database file in WAL mode with the
+//! server's reader connections.
 //!
 //! `cargo bench -p chopin-mcp-server --bench store`
 

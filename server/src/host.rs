@@ -25,25 +25,6 @@ use crate::store::{
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
-
-/// The largest source a thread's read buffers keep for its next read.
-const SCRATCH_KEPT: usize = 64 * 1024;
-
-thread_local! {
-    /// Each thread's document buffers for [`Host::read_now`]'s SQLite reads:
-    /// filled by the store, answered from, kept for the next read (no
-    /// allocation per read unless a document outgrows them).
-    static SCRATCH: std::cell::RefCell<Document> = const { std::cell::RefCell::new(no_document()) };
-}
-
-const fn no_document() -> Document {
-    Document {
-        id: String::new(),
-        title: String::new(),
-        source: String::new(),
-        revision: 0,
-    }
-}
 /// The server's title in `serverInfo`.
 const TITLE: &str = "Chopin plan documents";
 /// What a model is told about the tools (`--instructions-file` replaces it).
@@ -404,6 +385,25 @@ impl Host {
             }
             Now::Await(other) => Ok(other),
         }
+    }
+}
+
+/// The largest source a thread's read buffers keep for its next read.
+const SCRATCH_KEPT: usize = 64 * 1024;
+
+thread_local! {
+    /// Each thread's document buffers for [`Host::read_now`]'s SQLite reads:
+    /// filled by the store, answered from, kept for the next read (no
+    /// allocation per read unless a document outgrows them).
+    static SCRATCH: std::cell::RefCell<Document> = const { std::cell::RefCell::new(no_document()) };
+}
+
+const fn no_document() -> Document {
+    Document {
+        id: String::new(),
+        title: String::new(),
+        source: String::new(),
+        revision: 0,
     }
 }
 
