@@ -1,6 +1,5 @@
 //! SQLite files for the store tests: one fresh file per test, and a store
 //! on it with everything granted to `all`.
-#![allow(dead_code)]
 
 use std::path::PathBuf;
 
