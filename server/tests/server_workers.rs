@@ -46,12 +46,16 @@ fn threads(pid: u32) -> Vec<(String, BTreeSet<usize>)> {
         .collect()
 }
 
-/// The workers' threads: the main thread (worker 0) and `worker-N`.
+/// The workers' threads: the main thread (worker 0) and `worker-N`. The
+/// main thread is told by its id, not its name: a thread just started
+/// carries its parent's name until it sets its own (the streams thread and
+/// the log writer may still be doing so when the banner is out).
 fn workers(pid: u32) -> Vec<(String, BTreeSet<usize>)> {
-    let main = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap();
-    threads(pid)
+    let main = format!("Pid:\t{pid}");
+    support::thread_statuses(pid)
         .into_iter()
-        .filter(|(name, _)| *name == main.trim() || name.starts_with("worker-"))
+        .filter(|(name, status)| name.starts_with("worker-") || status.lines().any(|l| l == main))
+        .map(|(name, status)| (name, allowed(&status)))
         .collect()
 }
 
