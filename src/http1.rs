@@ -408,34 +408,73 @@ fn hex(byte: u8) -> Option<u8> {
 }
 
 /// Appends `response` as HTTP/1.1 bytes: status line, the response's headers,
-/// `content-length`, and `connection: close` unless `keep_alive`.
+/// `content-length` (none for a 1xx, 204 or 304, which have no body), and
+/// `connection: close` unless `keep_alive`.
 ///
 /// An event stream ([`Response::is_event_stream`]) is written as a head only,
 /// without a length and with `connection: close`: its body is the events the
 /// host writes afterwards, until it closes the connection.
 pub fn write_response(response: &Response, keep_alive: bool, out: &mut Vec<u8>) {
+    write_response_with(response, keep_alive, &[], out);
+}
+
+/// [`write_response`] with `extra` headers written after the response's own:
+/// what the host adds, such as `date` (the endpoint has no clock).
+pub fn write_response_with(
+    response: &Response,
+    keep_alive: bool,
+    extra: &[Header<'_>],
+    out: &mut Vec<u8>,
+) {
     out.extend_from_slice(b"HTTP/1.1 ");
-    out.extend_from_slice(response.status().to_string().as_bytes());
+    decimal(out, usize::from(response.status()));
     out.push(b' ');
     out.extend_from_slice(reason(response.status()).as_bytes());
     out.extend_from_slice(b"\r\n");
     for (name, value) in response.headers() {
         header(out, name.as_bytes(), value);
     }
+    for extra in extra {
+        header(out, extra.name.as_bytes(), extra.value);
+    }
     if response.is_event_stream() {
         header(out, b"connection", b"close");
+    } else if bodiless(response.status()) {
+        // No body by its status, so no length (RFC 9110 §8.6).
+        if !keep_alive {
+            header(out, b"connection", b"close");
+        }
     } else {
-        header(
-            out,
-            b"content-length",
-            response.body().len().to_string().as_bytes(),
-        );
+        out.extend_from_slice(b"content-length: ");
+        decimal(out, response.body().len());
+        out.extend_from_slice(b"\r\n");
         if !keep_alive {
             header(out, b"connection", b"close");
         }
     }
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(response.body());
+}
+
+/// Whether a response with `status` has no body, and so no
+/// `content-length` (1xx, 204, 304).
+fn bodiless(status: u16) -> bool {
+    status < 200 || status == 204 || status == 304
+}
+
+/// Appends `n` in decimal, without allocating.
+fn decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 fn header(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {

@@ -154,6 +154,7 @@ fn every_public_name_stays() {
     let _ = (
         http1::parse_head,
         http1::write_response,
+        http1::write_response_with,
         negotiate::media_ranges::<std::iter::Empty<&[u8]>>,
     );
 }

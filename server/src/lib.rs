@@ -1,7 +1,8 @@
 //! The reference server for [`chopin_mcp`]: what its two binaries share.
 //!
-//! - `chopin-mcp-server` (`src/main.rs`): tokio and hyper 1 drive the
-//!   endpoint; the default.
+//! - `chopin-mcp-server` (`src/main.rs`): tokio and the crate's own
+//!   HTTP/1.1 adapter drive the endpoint (hyper serves only the metrics
+//!   listener); the default.
 //! - `chopin-mcp-blocking` (`src/bin/chopin-mcp-blocking.rs`): `std::net`
 //!   threads and the crate's own HTTP/1.1 adapter, no async runtime.
 //!
@@ -10,7 +11,8 @@
 //! the endpoint's effects the same way ([`host`]). Operating them: request
 //! logs ([`telemetry`]), Prometheus metrics ([`metrics`]), both labelled from
 //! [`labels`] and joined per request by [`record`], health endpoints
-//! ([`health`]) and graceful shutdown ([`shutdown`]).
+//! ([`health`]) and graceful shutdown ([`shutdown`]); what they write on
+//! the wire besides the endpoint's responses is [`wire`]'s.
 
 pub mod affinity;
 pub mod health;
@@ -24,3 +26,4 @@ pub mod shutdown;
 pub mod sqlite;
 pub mod store;
 pub mod telemetry;
+pub mod wire;

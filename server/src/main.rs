@@ -1,19 +1,20 @@
-//! An MCP server on tokio and hyper 1, backed by SQLite or PostgreSQL.
+//! An MCP server on tokio, backed by SQLite or PostgreSQL.
 //!
 //! ```sh
 //! cargo run --release -p chopin-mcp-server            # ./chopin.db, seeded on first run
 //! cargo run --release -p chopin-mcp-server -- --help
 //! ```
 //!
-//! The endpoint decides everything; this file only moves bytes: it lends
-//! hyper's request head to the endpoint (the `http` feature), pushes body
-//! frames into it as they arrive (and stops reading at the 413), hands list,
-//! read and create effects to the store (`Host::read_now` inline for SQLite
-//! reads, `Host::carry_out` otherwise), and holds `GET` event streams open.
-//! A connection whose first request opens an event stream is answered by
-//! [`first_request`] itself, without hyper's buffers, and then held by the
-//! streams thread ([`Holder`]) (BENCHMARKS.md, "Held event streams"); every
-//! other connection is hyper's.
+//! The endpoint decides everything; this file only moves bytes, with the
+//! crate's HTTP/1.1 adapter (`chopin_mcp::http1`, the one
+//! `chopin-mcp-blocking` uses): it reads a request head into a connection's
+//! buffer and lends it to the endpoint, pushes body bytes into it as they
+//! arrive (and stops reading at the 413), hands list, read and create
+//! effects to the store (`Host::read_now` inline for SQLite reads,
+//! `Host::carry_out` otherwise), writes the response, and hands `GET` event
+//! streams, their head written, to the streams thread ([`Holder`]), which
+//! holds them with nothing of the connection's buffers (BENCHMARKS.md,
+//! "Held event streams" and "The crate's adapter in place of hyper").
 //!
 //! One single-threaded runtime per core, each kept on its core, serves
 //! connections handed out in turn (see [`serve`]; `benches/load.sh` and
@@ -21,25 +22,18 @@
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
 //! (`record::Record` per request), `/healthz` and `/readyz`, a metrics
-//! listener, and graceful shutdown on SIGTERM/SIGINT (`shutdown::Shutdown`).
+//! listener (on hyper), and graceful shutdown on SIGTERM/SIGINT
+//! (`shutdown::Shutdown`).
 
-use std::convert::Infallible;
 use std::pin::Pin;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
-use chopin_mcp::{Outcome, RequestParts};
-use http_body::{Frame, SizeHint};
-use http_body_util::BodyExt;
-use hyper::body::Incoming;
-use hyper::header::HeaderValue;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use chopin_mcp::http1::{self, BodyDecoder, Framing};
+use chopin_mcp::{Header, Outcome};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use chopin_mcp_server::affinity::{self, Mask};
@@ -47,7 +41,7 @@ use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, Now, 
 use chopin_mcp_server::labels::StoreOperation;
 use chopin_mcp_server::oauth::{self, Verdict};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
-use chopin_mcp_server::{health, metrics, options, record, telemetry};
+use chopin_mcp_server::{health, metrics, options, record, telemetry, wire};
 
 /// How long a client may take to send a request head before the connection
 /// is closed: a slow or stalled client holds a task, never a thread.
@@ -313,6 +307,11 @@ async fn accept(
     }
 }
 
+/// Serves a connection with the crate's HTTP/1.1 adapter: requests one after
+/// another (pipelined ones from the bytes already read), until the client
+/// leaves, a response closes it, a head is too slow, or the shutdown begins.
+/// A connection whose response is an event stream is handed, its head
+/// written, to the streams thread ([`Holder`]), and keeps nothing here.
 async fn connection(
     host: Arc<Host>,
     stream: TcpStream,
@@ -322,258 +321,482 @@ async fn connection(
 ) {
     // Replies are small and written whole: don't let Nagle hold them back.
     let _ = stream.set_nodelay(true);
-    let started = tokio::time::Instant::now();
-    let mut stream = stream;
-    // A connection that opens with an event stream is held without any
-    // hyper state, by the streams thread; every other one is hyper's
-    // (boxed: its state is then allocated only for connections that use it).
-    let read = match first_request(&host, &mut stream, &shutdown, started).await {
-        First::Stream => return streams.hold(stream, tracked, &shutdown).await,
-        First::Gone => return,
-        First::Hyper(read) => read,
-    };
-    let _tracked = tracked;
-    let io = Prefixed {
-        read: read.map(|read| (read, 0)),
+    let mut conn = Conn {
         stream,
+        read: Vec::new(),
+        out: Vec::new(),
     };
-    Box::pin(serve_hyper(&host, io, &shutdown, started)).await;
-}
-
-/// Serves a connection with hyper: `started` is when its first head began
-/// to be awaited.
-async fn serve_hyper(
-    host: &Host,
-    io: Prefixed,
-    shutdown: &Shutdown,
-    started: tokio::time::Instant,
-) {
-    let clock = &HeadClock::since(started);
-    // Requests borrow the host, the shutdown and the clock from this frame:
-    // no reference count is touched per request (the host's is shared by
-    // every worker's CPU).
-    let service = service_fn(move |request| {
-        clock.head_complete();
-        async move {
-            let reply = handle(host, shutdown, request).await;
-            // An event stream holds the connection until the client
-            // leaves: no next head to wait for.
-            if !matches!(reply, Ok(ref r) if matches!(r.body(), Body::Events { .. })) {
-                clock.waiting_for_head();
-            }
-            reply
-        }
-    });
-    let served = http1::Builder::new()
-        // The same head limits as the crate's own HTTP/1.1 adapter (431
-        // beyond them). Bodies are streamed, so the buffer bound costs
-        // nothing there. The header count is checked in `handle`, not with
-        // hyper's `max_headers`: set, it makes hyper fill two header arrays
-        // element by element for every request (about 2,000 instructions,
-        // an eighth of what hyper does per request); unset, hyper's own
-        // bound is 100 (431 beyond, as here).
-        .max_buf_size(chopin_mcp::http1::MAX_HEAD_BYTES)
-        .serve_connection(TokioIo::new(io), service);
-    tokio::pin!(served);
     // ops: once the shutdown starts, finish the request in flight and close.
     let stop = shutdown.triggered();
     tokio::pin!(stop);
-    let mut stopping = false;
-    // The head deadline, kept here rather than by hyper's
-    // `header_read_timeout`, which arms (allocates, registers and cancels) a
-    // timer for every request: this connection has one timer, which only
-    // runs out every HEAD_TIMEOUT and then looks at the clock.
+    // The head deadline: one timer for the connection, which only runs out
+    // every HEAD_TIMEOUT and then looks at when the wait began, rather than
+    // one armed (registered and cancelled) for every request.
     let check = tokio::time::sleep(HEAD_TIMEOUT);
     tokio::pin!(check);
-    let result = loop {
+    let next = loop {
+        let waits = Waits {
+            stop: stop.as_mut(),
+            check: check.as_mut(),
+        };
+        match exchange(&host, &shutdown, &mut conn, waits).await {
+            Next::KeepAlive => {}
+            next => break next,
+        }
+    };
+    // Nothing of the buffers is kept while a stream is held or a close
+    // lingers.
+    let Conn { stream, read, out } = conn;
+    drop((read, out));
+    match next {
+        Next::Stream(expires) => streams.hold(stream, tracked, &shutdown, expires).await,
+        Next::Close => linger(stream).await,
+        Next::KeepAlive | Next::Gone => {}
+    }
+}
+
+/// A connection's socket and buffers: bytes read and not yet used (the rest
+/// of a head, body bytes, pipelined requests), and the response being
+/// written.
+struct Conn {
+    stream: TcpStream,
+    read: Vec<u8>,
+    out: Vec<u8>,
+}
+
+/// The room a read is given at least.
+const READ_ROOM: usize = 4096;
+/// A buffer grown past this (a large head, body or document) is let go
+/// after its request rather than kept for the connection's life.
+const BUFFER_KEPT: usize = 64 * 1024;
+
+/// What the connection waits on besides its socket: the shutdown signal,
+/// and the head deadline's timer.
+struct Waits<'a, S: std::future::Future<Output = ()>> {
+    stop: Pin<&'a mut S>,
+    check: Pin<&'a mut tokio::time::Sleep>,
+}
+
+/// What a request left its connection fit for.
+enum Next {
+    /// The next request.
+    KeepAlive,
+    /// Nothing: the client left, its head was too slow, the shutdown began
+    /// while it was idle, or its last response was a `connection: close`
+    /// with nothing left unread. Dropping the socket closes it.
+    Gone,
+    /// Closing after a response that left bytes unread (a body refused
+    /// before its end, a refused head): lingered over, so that the client
+    /// reads the response before the close resets the connection.
+    Close,
+    /// An event stream, its head written: held until it ends, and at the
+    /// OAuth token's expiry (seconds since the epoch) if it was opened with
+    /// one (AUTH.md §2).
+    Stream(Option<u64>),
+}
+
+/// A reply that is not the endpoint's: the server's own plain text.
+struct Plain {
+    status: u16,
+    text: &'static str,
+    /// With `retry-after` (a 503 for a busy database).
+    retry: bool,
+}
+
+/// What a request is answered with.
+enum Reply {
+    Endpoint(chopin_mcp::Response),
+    Plain(Plain),
+}
+
+const fn plain(status: u16, text: &'static str) -> Reply {
+    Reply::Plain(Plain {
+        status,
+        text,
+        retry: false,
+    })
+}
+
+/// Serves one request: head, body, effects, response.
+async fn exchange<S: std::future::Future<Output = ()>>(
+    host: &Host,
+    shutdown: &Shutdown,
+    conn: &mut Conn,
+    waits: Waits<'_, S>,
+) -> Next {
+    match read_head(conn, waits).await {
+        Ok(true) => {}
+        Ok(false) => return Next::Gone,
+        Err(refused) => return refuse(conn, refused).await,
+    }
+    let head = match http1::parse_head(&conn.read) {
+        Ok(Some(head)) => head,
+        // The scanner saw a whole head: only a refusal is left.
+        Ok(None) => return Next::Gone,
+        Err(refused) => return refuse(conn, refused).await,
+    };
+    let (head_len, framing) = (head.len(), head.framing());
+    let (keep_alive, expects_continue) = (head.keep_alive(), head.expects_continue());
+    let parts = head.parts();
+    let bodiless_reply = parts.method() == "HEAD";
+    let path = wire::path(parts.target());
+    // ops: health endpoints, outside /mcp and its authentication.
+    if let Some(probe) = health::Probe::of(path) {
+        // Boxed, as the store's futures below are.
+        let answer = Box::pin(health::respond(
+            probe,
+            parts.method(),
+            &host.store,
+            shutdown,
+        ))
+        .await;
+        let keep = keep_alive && framing == Framing::Length(0);
+        let allow = answer.allow_get.then_some(health::ALLOW);
+        let out = &mut conn.out;
+        let date = wire::date();
+        let mut extra = vec![Header::new("date", &date)];
+        extra.extend(allow.map(|allow| Header::new("allow", allow.as_bytes())));
+        let keep = keep && !shutdown.is_triggered();
+        wire::plain(answer.status, answer.body, keep, &extra, out);
+        if bodiless_reply {
+            out.truncate(out.len() - answer.body.len());
+        }
+        conn.read.drain(..head_len);
+        return send(conn, keep, framing == Framing::Length(0)).await;
+    }
+    // ops: one record per request: a log line and metrics when it ends.
+    let mut record =
+        record::Record::begin(parts.method(), path, parts.header("mcp-protocol-version"));
+    // When the token expires, if it is an OAuth token: an event stream
+    // opened with it ends then (AUTH.md §2).
+    let mut expires = None;
+    let mut decoder = BodyDecoder::new(framing);
+    let mut continued = false;
+    // Protected Resource Metadata (with --oauth-issuer), before routing.
+    let reply = if let Some(response) = host.endpoint.metadata(&parts) {
+        conn.read.drain(..head_len);
+        Reply::Endpoint(response)
+    } else if path != "/mcp" {
+        conn.read.drain(..head_len);
+        plain(404, "not found")
+    } else {
+        let mut outcome: Outcome<Caller> = host.endpoint.begin(&parts);
+        conn.read.drain(..head_len);
+        'request: loop {
+            outcome = match outcome {
+                Outcome::Respond(response) => break Reply::Endpoint(response),
+                Outcome::Authenticate(auth) => match host.authenticate(auth.bearer_token()).await {
+                    Verdict::Static(caller) => {
+                        record.caller(Some(&caller)); // ops
+                        record.auth(Some("static"), false);
+                        auth.answer(Some(caller))
+                    }
+                    Verdict::OAuth {
+                        caller,
+                        grant,
+                        kind,
+                        exp,
+                    } => {
+                        record.caller(Some(&caller)); // ops
+                        record.auth(Some(kind.as_str()), false);
+                        expires = exp;
+                        auth.answer_scoped(caller, grant)
+                    }
+                    Verdict::Refused(_) => {
+                        // ops: a presented token refused is `invalid_token`.
+                        let bearer = auth.authorization().is_some_and(|value| {
+                            value
+                                .get(..6)
+                                .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer"))
+                        });
+                        record.auth(None, bearer);
+                        auth.answer(None)
+                    }
+                    Verdict::Unavailable(_) => auth.unavailable(),
+                },
+                Outcome::Body(mut intake) => loop {
+                    if decoder.is_done() {
+                        break intake.finish();
+                    }
+                    if conn.read.is_empty() {
+                        // The client waits for this before sending the body,
+                        // and only gets it once the request passed every
+                        // check.
+                        if expects_continue && !continued {
+                            continued = true;
+                            if write_continue(&mut conn.stream).await.is_err() {
+                                return Next::Gone;
+                            }
+                        }
+                        if !read_more(conn).await {
+                            // The client broke off the body.
+                            break 'request plain(400, "bad request body");
+                        }
+                    }
+                    let Ok(decoded) = decoder.decode(&conn.read) else {
+                        // Mis-framed (a bad chunk size, say).
+                        break 'request plain(400, "bad request body");
+                    };
+                    record.body(decoded.data); // ops
+                    let pushed = intake.push(decoded.data);
+                    let consumed = decoded.consumed;
+                    conn.read.drain(..consumed);
+                    intake = match pushed {
+                        Ok(intake) => intake,
+                        // Over budget: answer now and read no further; the
+                        // rest of the body is left unread, so the
+                        // connection closes.
+                        Err(response) => break 'request Reply::Endpoint(response),
+                    };
+                },
+                // List and read: one SELECT (inline on a SQLite reader
+                // connection, awaited on PostgreSQL); create: on tokio's
+                // blocking pool for SQLite (it waits for fsync), awaited on
+                // PostgreSQL.
+                effect => match carry_out(host, effect, &mut record).await {
+                    Ok(next) => next,
+                    Err(reply) => break reply,
+                },
+            };
+        }
+    };
+    respond(
+        conn,
+        shutdown,
+        record,
+        reply,
+        Respond {
+            keep: keep_alive && decoder.is_done(),
+            read_whole: decoder.is_done(),
+            bodiless: bodiless_reply,
+            expires,
+        },
+    )
+    .await
+}
+
+/// How a response goes out.
+struct Respond {
+    /// Whether the connection may carry another request (the client's
+    /// wish, and its body read to the end).
+    keep: bool,
+    /// Whether the request's body was read to its end.
+    read_whole: bool,
+    /// A response to `HEAD`: its head only.
+    bodiless: bool,
+    /// When the OAuth token the request was made with expires.
+    expires: Option<u64>,
+}
+
+/// Writes `reply`, finishing its `record` first.
+async fn respond(
+    conn: &mut Conn,
+    shutdown: &Shutdown,
+    record: record::Record,
+    reply: Reply,
+    how: Respond,
+) -> Next {
+    let date = wire::date();
+    let date = [Header::new("date", &date)];
+    let out = &mut conn.out;
+    if let Reply::Endpoint(response) = &reply
+        && response.is_event_stream()
+    {
+        http1::write_response_with(response, false, &date, out);
+        out.extend_from_slice(chopin_mcp::sse::keep_alive());
+        record.finish(record::Ending {
+            status: 200,
+            body: b"",
+        });
+        if conn.stream.write_all(out).await.is_err() {
+            return Next::Gone;
+        }
+        return Next::Stream(how.expires);
+    }
+    let keep = how.keep && !shutdown.is_triggered();
+    let body_len = match &reply {
+        Reply::Endpoint(response) => {
+            http1::write_response_with(response, keep, &date, out);
+            record.finish(record::Ending {
+                status: response.status(),
+                body: response.body(),
+            });
+            response.body().len()
+        }
+        Reply::Plain(plain) => {
+            let retry = [date[0], Header::new("retry-after", RETRY_AFTER.as_bytes())];
+            let extra = if plain.retry { &retry[..] } else { &date[..] };
+            wire::plain(plain.status, plain.text, keep, extra, out);
+            record.finish(record::Ending {
+                status: plain.status,
+                body: plain.text.as_bytes(),
+            });
+            plain.text.len()
+        }
+    };
+    if how.bodiless {
+        out.truncate(out.len() - body_len);
+    }
+    drop(reply);
+    send(conn, keep, how.read_whole).await
+}
+
+/// Carries out a list, read or create effect, noting it in `record`; a
+/// store error is answered (503 when the database is busy, else 500).
+async fn carry_out(
+    host: &Host,
+    effect: Outcome<Caller>,
+    record: &mut record::Record,
+) -> Result<Outcome<Caller>, Reply> {
+    record.effect(&effect); // ops
+    let operation = StoreOperation::of(&effect); // ops
+    // ops: carry_out says what became of a create.
+    let mut created = None;
+    let now = metrics::time_store_when(
+        operation,
+        || host.read_now(effect),
+        |now| matches!(now, Now::Done(_)),
+    );
+    let done = match now {
+        Now::Done(done) => done,
+        // Boxed: a PostgreSQL operation's state is large, and would
+        // otherwise be part of every connection's for its whole life.
+        Now::Await(effect) => {
+            let done = Box::pin(host.carry_out(effect, &mut created));
+            metrics::time_store_async(operation, done).await
+        }
+    };
+    match done {
+        Ok(next) => {
+            record.created(created); // ops
+            Ok(next)
+        }
+        Err(e) => {
+            record::store_error(&e); // ops
+            if e.is_busy() {
+                // Not answered as created: the client may retry (a create
+                // with its idempotency key is created once).
+                return Err(Reply::Plain(Plain {
+                    status: 503,
+                    text: DATABASE_BUSY,
+                    retry: true,
+                }));
+            }
+            Err(plain(500, INTERNAL_ERROR))
+        }
+    }
+}
+
+/// Writes the response in `conn.out`; `keep`: the connection carries on,
+/// `read_whole`: nothing of the request is left unread.
+async fn send(conn: &mut Conn, keep: bool, read_whole: bool) -> Next {
+    let written = conn.stream.write_all(&conn.out).await;
+    conn.out.clear();
+    if conn.out.capacity() > BUFFER_KEPT {
+        conn.out = Vec::new();
+    }
+    match written {
+        Err(_) => Next::Gone,
+        Ok(()) if keep => Next::KeepAlive,
+        Ok(()) if read_whole && conn.read.is_empty() => Next::Gone,
+        Ok(()) => Next::Close,
+    }
+}
+
+/// Answers a head the adapter refused (400, 431, 501) and closes.
+async fn refuse(conn: &mut Conn, refused: http1::HttpError) -> Next {
+    record::refused_head(refused.status()); // ops
+    let date = wire::date();
+    http1::write_response_with(
+        &refused.response(),
+        false,
+        &[Header::new("date", &date)],
+        &mut conn.out,
+    );
+    match send(conn, false, false).await {
+        Next::Gone => Next::Gone,
+        _ => Next::Close,
+    }
+}
+
+/// Reads until `conn.read` begins with a whole head: false if the client
+/// left, or did not finish the head within [`HEAD_TIMEOUT`] of the wait's
+/// start (closed without an answer, as an idle connection is), or the
+/// shutdown began first.
+async fn read_head<S: std::future::Future<Output = ()>>(
+    conn: &mut Conn,
+    mut waits: Waits<'_, S>,
+) -> Result<bool, http1::HttpError> {
+    if conn.read.capacity() > BUFFER_KEPT && conn.read.len() < READ_ROOM {
+        conn.read.shrink_to(READ_ROOM);
+    }
+    // Looks at each byte once, so a client sending its head a byte at a time
+    // costs linear time; the head is parsed once, when it is complete.
+    let mut scanner = http1::HeadScanner::new();
+    let mut since = None;
+    loop {
+        // Empty lines before a request line are allowed (RFC 9112 §2.2):
+        // dropped, so that the blank line the scanner looks for is the one
+        // that ends a head.
+        let blank = conn
+            .read
+            .iter()
+            .take_while(|b| matches!(b, b'\r' | b'\n'))
+            .count();
+        if blank > 0 {
+            conn.read.drain(..blank);
+            scanner = http1::HeadScanner::new();
+        }
+        if scanner.scan(&conn.read)? {
+            return Ok(true);
+        }
+        let since = *since.get_or_insert_with(tokio::time::Instant::now);
+        conn.read.reserve(READ_ROOM);
         tokio::select! {
             biased;
-            result = &mut served => break result,
-            () = &mut stop, if !stopping => {
-                stopping = true;
-                served.as_mut().graceful_shutdown();
-            }
-            () = &mut check => match clock.deadline() {
-                // Too slow (or idle too long): close without an answer, as
-                // hyper does.
-                Some(deadline) if deadline <= tokio::time::Instant::now() => return,
-                Some(deadline) => check.as_mut().reset(deadline),
-                None => check.as_mut().reset(tokio::time::Instant::now() + HEAD_TIMEOUT),
-            },
-        }
-    };
-    // Errors here are the client's doing (reset, bad bytes) and concern that
-    // connection only; a head hyper refused (431, 400) is logged and counted.
-    if let Err(e) = &result {
-        record::refused_head(e); // ops
-    }
-}
-
-/// When a connection began waiting for its next request head, if it is
-/// waiting: from its start, and again from each response on. The head must
-/// be complete within [`HEAD_TIMEOUT`] of that.
-struct HeadClock {
-    /// Nanoseconds since [`epoch`] when the wait began, plus one; 0 while a
-    /// request is being served.
-    since: AtomicU64,
-}
-
-impl HeadClock {
-    /// A clock waiting for a head since `started`.
-    fn since(started: tokio::time::Instant) -> HeadClock {
-        let clock = HeadClock {
-            since: AtomicU64::new(0),
-        };
-        clock.waiting_since(started);
-        clock
-    }
-
-    fn waiting_for_head(&self) {
-        self.waiting_since(tokio::time::Instant::now());
-    }
-
-    fn waiting_since(&self, started: tokio::time::Instant) {
-        let since = started.saturating_duration_since(epoch());
-        let nanos = u64::try_from(since.as_nanos()).unwrap_or(u64::MAX - 1);
-        self.since.store(nanos + 1, Ordering::Relaxed);
-    }
-
-    fn head_complete(&self) {
-        self.since.store(0, Ordering::Relaxed);
-    }
-
-    /// When the awaited head must be complete, if one is awaited.
-    fn deadline(&self) -> Option<tokio::time::Instant> {
-        match self.since.load(Ordering::Relaxed) {
-            0 => None,
-            since => Some(epoch() + Duration::from_nanos(since - 1) + HEAD_TIMEOUT),
-        }
-    }
-}
-
-/// The process's reference instant for [`HeadClock`].
-fn epoch() -> tokio::time::Instant {
-    static EPOCH: OnceLock<tokio::time::Instant> = OnceLock::new();
-    *EPOCH.get_or_init(tokio::time::Instant::now)
-}
-
-/// What a connection's first request turned out to be.
-enum First {
-    /// An event stream whose head (and first keep-alive comment) is
-    /// written: the stream to hold.
-    Stream,
-    /// The client left, was too slow with its head, or the shutdown began.
-    Gone,
-    /// Anything else: hyper serves it, reading first what was read here.
-    Hyper(Option<Vec<u8>>),
-}
-
-/// Serves the connection's first request if it is a `GET /mcp` the endpoint
-/// answers with an event stream: writes its head and first keep-alive
-/// comment, and leaves the stream to hold ([`Streams::hold`]). What a held
-/// stream keeps is a small task (the socket, a timer, the shutdown signal);
-/// through hyper it would also keep hyper's read and write buffers (8 KiB
-/// each) and the connection's request state (BENCHMARKS.md, "Held event
-/// streams").
-///
-/// Anything else is left to hyper, unread (a request that does not start
-/// with `GET `) or with the head read here handed over to read again (so
-/// hyper answers it, refusals and health probes included, exactly as on
-/// any other connection). A GET the endpoint does not answer with a stream
-/// is judged twice: here (parsed, and its static token looked up) and
-/// again on hyper's path, which is the one that answers and logs it.
-async fn first_request(
-    host: &Host,
-    stream: &mut TcpStream,
-    shutdown: &Shutdown,
-    started: tokio::time::Instant,
-) -> First {
-    use tokio::io::AsyncReadExt;
-    let deadline = started + HEAD_TIMEOUT;
-    let stop = shutdown.triggered();
-    tokio::pin!(stop);
-    let mut start = [0u8; 4];
-    let peeked = tokio::select! {
-        peeked = stream.peek(&mut start) => peeked,
-        () = tokio::time::sleep_until(deadline) => return First::Gone,
-        () = &mut stop => return First::Gone,
-    };
-    match peeked {
-        Ok(0) | Err(_) => return First::Gone,
-        Ok(4) if &start == b"GET " => {}
-        Ok(_) => return First::Hyper(None),
-    }
-    let mut read = Vec::with_capacity(1024);
-    let mut scanner = chopin_mcp::http1::HeadScanner::new();
-    loop {
-        match scanner.scan(&read) {
-            Ok(true) => break,
-            Ok(false) => {}
-            // Over the limits or malformed: hyper answers it (431, 400).
-            Err(_) => return First::Hyper(Some(read)),
-        }
-        tokio::select! {
-            done = stream.read_buf(&mut read) => match done {
-                Ok(0) | Err(_) => return First::Gone,
+            read = conn.stream.read_buf(&mut conn.read) => match read {
+                Ok(0) | Err(_) => return Ok(false),
                 Ok(_) => {}
             },
-            () = tokio::time::sleep_until(deadline) => return First::Gone,
-            () = &mut stop => return First::Gone,
+            () = waits.stop.as_mut() => return Ok(false),
+            () = waits.check.as_mut() => {
+                let deadline = since + HEAD_TIMEOUT;
+                if deadline <= tokio::time::Instant::now() {
+                    return Ok(false);
+                }
+                waits.check.as_mut().reset(deadline);
+            }
         }
-    }
-    let Some((response, record)) = event_stream(host, &read) else {
-        return First::Hyper(Some(read));
-    };
-    drop(read);
-    let mut head = Vec::with_capacity(512);
-    chopin_mcp::http1::write_response(&response, false, &mut head);
-    head.extend_from_slice(chopin_mcp::sse::keep_alive());
-    drop(response);
-    record.finish(record::Ending {
-        status: 200,
-        body: b"",
-    });
-    if write_all(stream, &head, &mut stop).await {
-        First::Stream
-    } else {
-        First::Gone
     }
 }
 
-/// The endpoint's event stream for a complete head in `read`, and the
-/// request's record to finish; `None` when the head is anything else.
-fn event_stream(host: &Host, read: &[u8]) -> Option<(chopin_mcp::Response, record::Record)> {
-    let head = chopin_mcp::http1::parse_head(read).ok()??;
-    let parts = head.parts();
-    let path = parts.target().split('?').next().unwrap_or_default();
-    let bodiless = head.framing() == chopin_mcp::http1::Framing::Length(0);
-    // More than `MAX_HEADERS` headers is a refusal of `parse_head`: `None`
-    // above.
-    if parts.method() != "GET" || path != "/mcp" || !bodiless || head.len() != read.len() {
-        return None;
-    }
-    let mut record = record::Record::begin("GET", "/mcp", parts.header("mcp-protocol-version"));
-    let mut outcome: Outcome<Caller> = host.endpoint.begin(&parts);
-    loop {
-        outcome = match outcome {
-            Outcome::Respond(response) if response.is_event_stream() => {
-                return Some((response, record));
+/// Reads more of a body: false if the client left.
+async fn read_more(conn: &mut Conn) -> bool {
+    conn.read.reserve(READ_ROOM);
+    matches!(conn.stream.read_buf(&mut conn.read).await, Ok(n) if n > 0)
+}
+
+async fn write_continue(stream: &mut TcpStream) -> std::io::Result<()> {
+    stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n").await
+}
+
+/// Closes gently: stop writing, then read and drop what the client still
+/// sends for a moment (256 KiB, one second at most). Closing with unread
+/// bytes would make the kernel reset the connection, which can destroy the
+/// response (413, 431) before the client reads it.
+async fn linger(mut stream: TcpStream) {
+    let _ = stream.shutdown().await;
+    let drain = async {
+        let mut sink = [0u8; 4096];
+        let mut drained = 0;
+        while drained < 256 * 1024 {
+            match stream.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(read) => drained += read,
             }
-            // A static token: its stream is held here. Anything else (no
-            // token, an OAuth token, whose stream ends at its expiry) is
-            // judged on hyper's path.
-            Outcome::Authenticate(auth) => match host.caller(auth.bearer_token()) {
-                Some(caller) => {
-                    record.caller(Some(&caller)); // ops
-                    record.auth(Some("static"), false);
-                    auth.answer(Some(caller))
-                }
-                None => return None,
-            },
-            // A refusal, a body to read or an effect: hyper's.
-            _ => return None,
-        };
-    }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
 }
 
 /// Writes `bytes` whole; false if the client went away or the shutdown
@@ -583,7 +806,6 @@ async fn write_all(
     bytes: &[u8],
     stop: &mut Pin<&mut impl std::future::Future<Output = ()>>,
 ) -> bool {
-    use tokio::io::AsyncWriteExt;
     tokio::select! {
         written = stream.write_all(bytes) => written.is_ok(),
         () = stop.as_mut() => false,
@@ -591,8 +813,8 @@ async fn write_all(
 }
 
 /// A held stream on its way to the streams thread, with its place in the
-/// shutdown's count.
-type Handed = (std::net::TcpStream, Tracked);
+/// shutdown's count and its OAuth token's expiry.
+type Handed = (std::net::TcpStream, Tracked, Option<u64>);
 
 /// The streams thread: one single-threaded runtime, on every CPU of the
 /// process, holding the event streams that [`first_request`] opened on
@@ -628,8 +850,9 @@ impl Holder {
                     loop {
                         tokio::select! {
                             next = handed.recv() => match next {
-                                Some((stream, tracked)) => {
-                                    drop(tokio::spawn(held(stream, Arc::clone(&shutdown), tracked)));
+                                Some((stream, tracked, expires)) => {
+                                    let shutdown = Arc::clone(&shutdown);
+                                    drop(tokio::spawn(held(stream, shutdown, tracked, expires)));
                                 }
                                 None => break,
                             },
@@ -650,10 +873,15 @@ impl Holder {
 
 /// A held stream on the streams thread, until the client leaves or the
 /// shutdown begins.
-async fn held(stream: std::net::TcpStream, shutdown: Arc<Shutdown>, tracked: Tracked) {
+async fn held(
+    stream: std::net::TcpStream,
+    shutdown: Arc<Shutdown>,
+    tracked: Tracked,
+    expires: Option<u64>,
+) {
     let _tracked = tracked; // ops: open until this returns
     match TcpStream::from_std(stream) {
-        Ok(stream) => hold(stream, &shutdown).await,
+        Ok(stream) => hold(stream, &shutdown, expires).await,
         Err(e) => tracing::error!("cannot hold an event stream: {e}"),
     }
 }
@@ -665,30 +893,48 @@ async fn held(stream: std::net::TcpStream, shutdown: Arc<Shutdown>, tracked: Tra
 struct Streams(Option<tokio::sync::mpsc::UnboundedSender<Handed>>);
 
 impl Streams {
-    /// Holds `stream`, whose head is written, until it ends.
-    async fn hold(self, stream: TcpStream, tracked: Tracked, shutdown: &Shutdown) {
+    /// Holds `stream`, whose head is written, until it ends (at the latest
+    /// at `expires`, seconds since the epoch).
+    async fn hold(
+        self,
+        stream: TcpStream,
+        tracked: Tracked,
+        shutdown: &Shutdown,
+        expires: Option<u64>,
+    ) {
         let Some(streams) = self.0 else {
             let _tracked = tracked;
-            return hold(stream, shutdown).await;
+            return hold(stream, shutdown, expires).await;
         };
         // Taken off this worker's reactor; a failed send means the streams
         // thread is shutting down, and dropping the stream closes it.
         match stream.into_std() {
-            Ok(stream) => drop(streams.send((stream, tracked))),
+            Ok(stream) => drop(streams.send((stream, tracked, expires))),
             Err(e) => tracing::error!("cannot hand an event stream over: {e}"),
         }
     }
 }
 
 /// Holds an event stream whose head is written: a keep-alive comment every
-/// [`KEEP_ALIVE_EVERY`], until the client closes or the shutdown begins
-/// (then the connection closes, which ends the stream: its length is the
-/// connection's).
-async fn hold(mut stream: TcpStream, shutdown: &Shutdown) {
+/// [`KEEP_ALIVE_EVERY`], until the client closes, the shutdown begins or
+/// the OAuth token it was opened with expires (`expires`, seconds since the
+/// epoch); then the connection closes, which ends the stream (its length is
+/// the connection's).
+async fn hold(mut stream: TcpStream, shutdown: &Shutdown, expires: Option<u64>) {
     let stream = &mut stream;
     let stop = shutdown.triggered();
     tokio::pin!(stop);
     let stop = &mut stop;
+    let expiry = async move {
+        match expires {
+            Some(exp) => {
+                let left = Duration::from_secs(exp.saturating_sub(oauth::now()));
+                tokio::time::sleep(left).await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(expiry);
     let tick = tokio::time::sleep(keep_alive_phase());
     tokio::pin!(tick);
     loop {
@@ -714,355 +960,7 @@ async fn hold(mut stream: TcpStream, shutdown: &Shutdown) {
                 }
             }
             () = stop.as_mut() => return,
-        }
-    }
-}
-
-/// A connection's socket for hyper, with the bytes already read from it
-/// (by [`first_request`]) read first.
-struct Prefixed {
-    /// The bytes read ahead, and how many hyper has taken.
-    read: Option<(Vec<u8>, usize)>,
-    stream: TcpStream,
-}
-
-impl tokio::io::AsyncRead for Prefixed {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let this = self.get_mut();
-        if let Some((read, taken)) = &mut this.read {
-            let n = (read.len() - *taken).min(buf.remaining());
-            buf.put_slice(&read[*taken..*taken + n]);
-            *taken += n;
-            if *taken == read.len() {
-                this.read = None;
-            }
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut this.stream).poll_read(cx, buf)
-    }
-}
-
-impl tokio::io::AsyncWrite for Prefixed {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
-    }
-}
-
-type Reply = hyper::Response<Body>;
-
-async fn handle(
-    host: &Host,
-    shutdown: &Shutdown,
-    request: hyper::Request<Incoming>,
-) -> Result<Reply, Infallible> {
-    if request.headers().len() > chopin_mcp::http1::MAX_HEADERS {
-        return Ok(too_many_headers(&request));
-    }
-    // ops: health endpoints, outside /mcp and its authentication.
-    if let Some(probe) = health::Probe::of(request.uri().path()) {
-        let method = request.method().as_str();
-        // Boxed, as the store's futures below are.
-        let answer = Box::pin(health::respond(probe, method, &host.store, shutdown)).await;
-        let mut reply = plain(answer.status, answer.body);
-        if answer.allow_get {
-            let allow = HeaderValue::from_static(health::ALLOW);
-            reply.headers_mut().insert(hyper::header::ALLOW, allow);
-        }
-        return Ok(reply);
-    }
-    // ops: one record per request: a log line and metrics when it ends.
-    let mut record = record::Record::begin(
-        request.method().as_str(),
-        request.uri().path(),
-        request
-            .headers()
-            .get("mcp-protocol-version")
-            .map(HeaderValue::as_bytes),
-    );
-    let reply = exchange(host, shutdown, request, &mut record).await;
-    let body = match reply.body() {
-        Body::Full(Some(bytes)) => &bytes[..],
-        _ => &[],
-    };
-    record.finish(record::Ending {
-        status: reply.status().as_u16(),
-        body,
-    });
-    Ok(reply)
-}
-
-async fn exchange(
-    host: &Host,
-    shutdown: &Shutdown,
-    request: hyper::Request<Incoming>,
-    record: &mut record::Record,
-) -> Reply {
-    let (head, mut body) = request.into_parts();
-    // Protected Resource Metadata (with --oauth-issuer), before routing.
-    if let Some(response) = host.endpoint.metadata(&RequestParts::from(&head)) {
-        return reply(response, shutdown, None);
-    }
-    if head.uri.path() != "/mcp" {
-        return plain(404, "not found");
-    }
-    // When the token expires, if it is an OAuth token: an event stream
-    // opened with it ends then (AUTH.md §2).
-    let mut expires = None;
-    // The `http` feature: the endpoint borrows hyper's head, no copies.
-    let mut outcome: Outcome<Caller> = host.endpoint.begin(&RequestParts::from(&head));
-    loop {
-        outcome = match outcome {
-            Outcome::Respond(response) => return reply(response, shutdown, expires),
-            Outcome::Authenticate(auth) => match host.authenticate(auth.bearer_token()).await {
-                Verdict::Static(caller) => {
-                    record.caller(Some(&caller)); // ops
-                    record.auth(Some("static"), false);
-                    auth.answer(Some(caller))
-                }
-                Verdict::OAuth {
-                    caller,
-                    grant,
-                    kind,
-                    exp,
-                } => {
-                    record.caller(Some(&caller)); // ops
-                    record.auth(Some(kind.as_str()), false);
-                    expires = exp;
-                    auth.answer_scoped(caller, grant)
-                }
-                Verdict::Refused(_) => {
-                    // ops: a presented token refused is `invalid_token`.
-                    let bearer = auth.authorization().is_some_and(|value| {
-                        value
-                            .get(..6)
-                            .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer"))
-                    });
-                    record.auth(None, bearer);
-                    auth.answer(None)
-                }
-                Verdict::Unavailable(_) => auth.unavailable(),
-            },
-            Outcome::Body(mut intake) => loop {
-                let frame = match body.frame().await {
-                    None => break intake.finish(),
-                    Some(Ok(frame)) => frame,
-                    // The client broke off or mis-framed the body.
-                    Some(Err(_)) => return plain(400, "bad request body"),
-                };
-                let Ok(data) = frame.into_data() else {
-                    continue; // trailers carry nothing the endpoint reads
-                };
-                record.body(&data); // ops
-                intake = match intake.push(&data) {
-                    Ok(intake) => intake,
-                    // Over budget: answer now and read no further. hyper closes
-                    // the connection since the body was left unread.
-                    Err(response) => return reply(response, shutdown, expires),
-                };
-            },
-            // List and read: one SELECT (inline on a SQLite reader
-            // connection, awaited on PostgreSQL); create: on tokio's blocking
-            // pool for SQLite (it waits for fsync), awaited on PostgreSQL.
-            effect => {
-                record.effect(&effect); // ops
-                let operation = StoreOperation::of(&effect); // ops
-                // ops: carry_out says what became of a create.
-                let mut created = None;
-                let now = metrics::time_store_when(
-                    operation,
-                    || host.read_now(effect),
-                    |now| matches!(now, Now::Done(_)),
-                );
-                let done = match now {
-                    Now::Done(done) => done,
-                    // Boxed: a PostgreSQL operation's state is large, and
-                    // would otherwise be part of every connection's (held
-                    // event streams included) for its whole life.
-                    Now::Await(effect) => {
-                        let done = Box::pin(host.carry_out(effect, &mut created));
-                        metrics::time_store_async(operation, done).await
-                    }
-                };
-                match done {
-                    Ok(next) => {
-                        record.created(created); // ops
-                        next
-                    }
-                    Err(e) => {
-                        record::store_error(&e); // ops
-                        if e.is_busy() {
-                            // Not answered as created: the client may
-                            // retry (a create with its idempotency key is
-                            // created once).
-                            let mut reply = plain(503, DATABASE_BUSY);
-                            let after = HeaderValue::from_static(RETRY_AFTER);
-                            reply
-                                .headers_mut()
-                                .insert(hyper::header::RETRY_AFTER, after);
-                            return reply;
-                        }
-                        return plain(500, INTERNAL_ERROR);
-                    }
-                }
-            }
-        };
-    }
-}
-
-/// The endpoint's response as hyper's: the same status and headers; an event
-/// stream becomes a body that ends when the shutdown starts, or when the
-/// OAuth token it was opened with expires (`expires`, seconds since the
-/// epoch).
-fn reply(response: chopin_mcp::Response, shutdown: &Shutdown, expires: Option<u64>) -> Reply {
-    let streaming = response.is_event_stream();
-    response.into_http().map(|body| {
-        if streaming {
-            // ops: the stream ends when the shutdown starts.
-            let stop = shutdown.stop_signal();
-            let stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>> = match expires {
-                None => stop,
-                Some(exp) => {
-                    let left = Duration::from_secs(exp.saturating_sub(oauth::now()));
-                    Box::pin(async move {
-                        tokio::select! {
-                            () = stop => {}
-                            () = tokio::time::sleep(left) => {}
-                        }
-                    })
-                }
-            };
-            let next = tokio::time::Instant::now() + keep_alive_phase();
-            Body::Events {
-                head_sent: false,
-                ticks: tokio::time::interval_at(next, KEEP_ALIVE_EVERY),
-                stop,
-            }
-        } else {
-            Body::Full(Some(body))
-        }
-    })
-}
-
-/// 431 for a head with more headers than the crate's adapter takes, and
-/// the connection closed, as for a head over hyper's own limits; logged
-/// with its method and path (hyper's own 431 has no body and is logged as
-/// `other`: the head was never parsed).
-fn too_many_headers(request: &hyper::Request<Incoming>) -> Reply {
-    const TOO_LARGE: &str = "request header fields too large";
-    let record = record::Record::begin(request.method().as_str(), request.uri().path(), None);
-    let mut reply = plain(431, TOO_LARGE);
-    record.finish(record::Ending {
-        status: 431,
-        body: TOO_LARGE.as_bytes(),
-    });
-    reply
-        .headers_mut()
-        .insert(hyper::header::CONNECTION, HeaderValue::from_static("close"));
-    reply
-}
-
-fn plain(status: u16, text: &'static str) -> Reply {
-    let mut reply = hyper::Response::new(Body::Full(Some(Bytes::from_static(text.as_bytes()))));
-    *reply.status_mut() =
-        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
-    let headers = reply.headers_mut();
-    headers.insert(
-        hyper::header::CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    headers.insert(
-        hyper::header::CACHE_CONTROL,
-        HeaderValue::from_static("no-store"),
-    );
-    reply
-}
-
-/// A response body: bytes known up front, or an event stream that writes a
-/// keep-alive comment at once (so the client sees the head straight away),
-/// then after its own phase ([`keep_alive_phase`]) and every
-/// [`KEEP_ALIVE_EVERY`] after, until hyper drops it because the client went
-/// away, or it ends because the server shuts down.
-enum Body {
-    Full(Option<Bytes>),
-    Events {
-        /// Whether the first comment, written with the head, went out.
-        head_sent: bool,
-        /// The later comments ([`keep_alive_phase`], then every period).
-        ticks: tokio::time::Interval,
-        stop: Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
-    },
-}
-
-impl http_body::Body for Body {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            Body::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Body::Events {
-                head_sent,
-                ticks,
-                stop,
-            } => {
-                // ops: the shutdown ends the stream.
-                if stop.as_mut().poll(cx).is_ready() {
-                    return Poll::Ready(None);
-                }
-                let comment = || {
-                    Some(Ok(Frame::data(Bytes::from_static(
-                        chopin_mcp::sse::keep_alive(),
-                    ))))
-                };
-                if !*head_sent {
-                    *head_sent = true;
-                    return Poll::Ready(comment());
-                }
-                ticks.poll_tick(cx).map(|_| comment())
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, Body::Full(None))
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match self {
-            Body::Full(Some(bytes)) => SizeHint::with_exact(bytes.len() as u64),
-            Body::Full(None) => SizeHint::with_exact(0),
-            Body::Events { .. } => SizeHint::default(),
+            () = &mut expiry => return,
         }
     }
 }

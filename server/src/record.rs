@@ -13,7 +13,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::Bytes;
 use chopin_mcp::Outcome;
 
 use crate::labels::{self, CreateResult, RpcMethod, SNIFF_BYTES, Tool};
@@ -42,20 +41,31 @@ pub struct Record {
     finished: bool,
 }
 
-/// The start of a request body: its first [`SNIFF_BYTES`] at most.
-enum Sniffed {
-    Nothing,
-    /// The first chunk (only its first `SNIFF_BYTES` are looked at).
-    Chunk(Bytes),
-    /// Chunks joined, up to `SNIFF_BYTES`.
-    Joined(Vec<u8>),
+/// The start of a request body: its first [`SNIFF_BYTES`] at most, kept
+/// only when a log line or metrics will be written.
+struct Sniffed {
+    start: [u8; SNIFF_BYTES],
+    len: usize,
 }
 
-/// `joined` with as much of `data` as fits in [`SNIFF_BYTES`].
-fn fill(mut joined: Vec<u8>, data: &[u8]) -> Vec<u8> {
-    let take = SNIFF_BYTES.saturating_sub(joined.len()).min(data.len());
-    joined.extend_from_slice(&data[..take]);
-    joined
+impl Sniffed {
+    fn new() -> Sniffed {
+        Sniffed {
+            start: [0; SNIFF_BYTES],
+            len: 0,
+        }
+    }
+
+    /// Keeps as much of `data` as fits.
+    fn keep(&mut self, data: &[u8]) {
+        let take = (SNIFF_BYTES - self.len).min(data.len());
+        self.start[self.len..self.len + take].copy_from_slice(&data[..take]);
+        self.len += take;
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.start[..self.len]
+    }
 }
 
 /// How a request ended.
@@ -82,7 +92,7 @@ impl Record {
             auth: None,
             token_refused: false,
             request_bytes: 0,
-            sniffed: Sniffed::Nothing,
+            sniffed: Sniffed::new(),
             effect_tool: None,
             create: None,
             finished: false,
@@ -104,19 +114,11 @@ impl Record {
     }
 
     /// Notes a chunk of the request body.
-    pub fn body(&mut self, data: &Bytes) {
+    pub fn body(&mut self, data: &[u8]) {
         self.request_bytes += data.len() as u64;
-        self.sniffed = match std::mem::replace(&mut self.sniffed, Sniffed::Nothing) {
-            // Usually the only chunk: kept as it is (shared, not copied).
-            Sniffed::Nothing => Sniffed::Chunk(data.clone()),
-            Sniffed::Chunk(first) if first.len() >= SNIFF_BYTES => Sniffed::Chunk(first),
-            Sniffed::Chunk(first) => {
-                let mut joined = Vec::with_capacity(SNIFF_BYTES);
-                joined.extend_from_slice(&first);
-                Sniffed::Joined(fill(joined, data))
-            }
-            Sniffed::Joined(joined) => Sniffed::Joined(fill(joined, data)),
-        };
+        if self.logging || metrics::get().is_some() {
+            self.sniffed.keep(data);
+        }
     }
 
     /// Notes an effect about to be carried out.
@@ -140,11 +142,7 @@ impl Record {
     /// whether the body is a batch is looked at), else the scan of the
     /// body's start.
     fn classify(&self) -> (RpcMethod, Tool) {
-        let start = match &self.sniffed {
-            Sniffed::Nothing => &[][..],
-            Sniffed::Chunk(chunk) => &chunk[..chunk.len().min(SNIFF_BYTES)],
-            Sniffed::Joined(joined) => &joined[..],
-        };
+        let start = self.sniffed.bytes();
         match self.effect_tool {
             Some(tool) if labels::is_batch(start) => (RpcMethod::Batch, tool),
             Some(tool) => (RpcMethod::ToolsCall, tool),
@@ -234,16 +232,9 @@ impl Drop for Record {
     }
 }
 
-/// A request the server turned away before hyper called it: a head over
-/// the limits (431) or one that does not parse (400).
-pub fn refused_head(error: &hyper::Error) {
-    let status = if error.is_parse_too_large() {
-        431
-    } else if error.is_parse() {
-        400
-    } else {
-        return;
-    };
+/// A request head the server turned away before it was parsed: over the
+/// limits (431) or malformed (400), with its `status`.
+pub fn refused_head(status: u16) {
     Record::begin("other", "other", None).finish(Ending { status, body: b"" });
 }
 

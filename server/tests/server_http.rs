@@ -1,6 +1,6 @@
 //! Both servers over real sockets: the MCP exchange, HTTP-level
 //! refusals, event streams, slow clients and crash durability. Every check
-//! runs against both `chopin-mcp-server` (tokio + hyper) and
+//! runs against both `chopin-mcp-server` (tokio) and
 //! `chopin-mcp-blocking` (std::net).
 // Timing a slow client needs the clock the crate's core may not read.
 #![allow(clippy::disallowed_methods)]

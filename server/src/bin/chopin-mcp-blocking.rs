@@ -23,11 +23,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
-use chopin_mcp::{Outcome, sse};
+use chopin_mcp::{Header, Outcome, sse};
 
 use chopin_mcp_server::health;
 use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
-use chopin_mcp_server::options;
+use chopin_mcp_server::{options, wire};
 
 /// Open connections (threads) at most; more get a 503.
 const MAX_CONNECTIONS: usize = 512;
@@ -200,7 +200,9 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
     let (head_len, framing) = (head.len(), head.framing());
     let keep_alive = head.keep_alive();
     let expects_continue = head.expects_continue();
-    let target = head.parts().target().split('?').next().unwrap_or_default();
+    let target = wire::path(head.parts().target());
+    // A response to HEAD is its head only.
+    let bodiless = head.parts().method() == "HEAD";
     // The health endpoints: no authentication, no body read.
     if let Some(probe) = health::Probe::of(target) {
         let answer = health::answer(probe, head.parts().method(), || {
@@ -209,7 +211,15 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         let keep = keep_alive && framing == Framing::Length(0);
         buf.drain(..head_len);
         let allow = answer.allow_get.then_some(health::ALLOW);
-        return write(stream, &plain_with(answer.status, answer.body, keep, allow));
+        let allow: Vec<_> = allow
+            .map(|a| Header::new("allow", a.as_bytes()))
+            .into_iter()
+            .collect();
+        let (mut out, keep) = plain_with(answer.status, answer.body, keep, &allow);
+        if bodiless {
+            out.truncate(out.len() - answer.body.len());
+        }
+        return write(stream, &(out, keep));
     }
     let path = target == "/mcp";
     let outcome: Outcome<Caller> = if path {
@@ -218,7 +228,11 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         let no_body = framing == Framing::Length(0);
         let keep = keep_alive && no_body;
         buf.drain(..head_len);
-        return write(stream, &plain(404, "not found", keep));
+        let (mut out, keep) = plain(404, "not found", keep);
+        if bodiless {
+            out.truncate(out.len() - "not found".len());
+        }
+        return write(stream, &(out, keep));
     };
     buf.drain(..head_len);
     let mut decoder = BodyDecoder::new(framing);
@@ -273,8 +287,8 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                     let keep = keep_alive && decoder.is_done();
                     if e.is_busy() {
                         // SQLite's lock was held past --db-statement-timeout.
-                        let retry = format!("retry-after: {RETRY_AFTER}\r\n");
-                        return write(stream, &plain_headers(503, DATABASE_BUSY, keep, &retry));
+                        let retry = [Header::new("retry-after", RETRY_AFTER.as_bytes())];
+                        return write(stream, &plain_with(503, DATABASE_BUSY, keep, &retry));
                     }
                     return write(stream, &plain(500, INTERNAL_ERROR, keep));
                 }
@@ -286,7 +300,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
     }
     // A response given before the body was read (401, 413 by declared length,
     // …) leaves the body on the wire: close rather than parse it as a head.
-    send(stream, &response, keep_alive && decoder.is_done())
+    send_head_only(stream, &response, keep_alive && decoder.is_done(), bodiless)
 }
 
 /// Writes the event stream's head, then keep-alive comments until the
@@ -303,8 +317,21 @@ fn hold_event_stream(stream: &mut TcpStream, response: &chopin_mcp::Response) ->
 }
 
 fn send(stream: &mut TcpStream, response: &chopin_mcp::Response, keep: bool) -> io::Result<Next> {
+    send_head_only(stream, response, keep, false)
+}
+
+/// [`send`], without the body when `head_only` (a response to HEAD).
+fn send_head_only(
+    stream: &mut TcpStream,
+    response: &chopin_mcp::Response,
+    keep: bool,
+    head_only: bool,
+) -> io::Result<Next> {
     let mut out = Vec::with_capacity(256 + response.body().len());
     http1::write_response(response, keep, &mut out);
+    if head_only {
+        out.truncate(out.len() - response.body().len());
+    }
     write(stream, &(out, keep))
 }
 
@@ -316,33 +343,14 @@ fn write(stream: &mut TcpStream, (bytes, keep): &(Vec<u8>, bool)) -> io::Result<
 /// A response the endpoint does not make (400, 404, 408, 500, 503), as bytes
 /// with whether the connection stays open.
 fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
-    plain_with(status, text, keep, None)
+    plain_with(status, text, keep, &[])
 }
 
-/// [`plain`] with an `allow` header when given.
-fn plain_with(status: u16, text: &str, keep: bool, allow: Option<&str>) -> (Vec<u8>, bool) {
-    let allow = allow.map_or(String::new(), |methods| format!("allow: {methods}\r\n"));
-    plain_headers(status, text, keep, &allow)
-}
-
-/// [`plain`] with `headers` (lines each ending in CRLF) added.
-fn plain_headers(status: u16, text: &str, keep: bool, headers: &str) -> (Vec<u8>, bool) {
-    let reason = match status {
-        200 => "OK",
-        405 => "Method Not Allowed",
-        400 => "Bad Request",
-        404 => "Not Found",
-        408 => "Request Timeout",
-        503 => "Service Unavailable",
-        _ => "Internal Server Error",
-    };
-    let connection = if keep { "" } else { "connection: close\r\n" };
-    let bytes = format!(
-        "HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\n\
-         cache-control: no-store\r\ncontent-length: {}\r\n{headers}{connection}\r\n{text}",
-        text.len()
-    );
-    (bytes.into_bytes(), keep)
+/// [`plain`] with `extra` headers.
+fn plain_with(status: u16, text: &str, keep: bool, extra: &[Header<'_>]) -> (Vec<u8>, bool) {
+    let mut out = Vec::with_capacity(160 + text.len());
+    wire::plain(status, text, keep, extra, &mut out);
+    (out, keep)
 }
 
 /// Reads what is available into `buf`, waiting until `until` at most.

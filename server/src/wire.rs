@@ -1,0 +1,163 @@
+//! What both binaries write on the wire besides the endpoint's responses:
+//! the server's own plain-text replies (404, 408, 500, 503, health probes),
+//! the `date` header, and the path a request target names.
+// The host owns the clock: the `date` header is read from it here, never
+// in the crate's core (clippy.toml forbids it there).
+#![allow(clippy::disallowed_methods)]
+
+use std::cell::Cell;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use chopin_mcp::Header;
+
+/// The length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+pub const DATE_LEN: usize = 29;
+
+/// Appends a `text/plain` reply with `status` and `text`, `extra` headers
+/// after the server's own, and `connection: close` unless `keep`.
+pub fn plain(status: u16, text: &str, keep: bool, extra: &[Header<'_>], out: &mut Vec<u8>) {
+    let reason = match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "Internal Server Error",
+    };
+    let status = status.to_string();
+    let length = text.len().to_string();
+    for part in [
+        "HTTP/1.1 ",
+        &status,
+        " ",
+        reason,
+        "\r\ncontent-type: text/plain; charset=utf-8\r\ncache-control: no-store\r\ncontent-length: ",
+        &length,
+        "\r\n",
+    ] {
+        out.extend_from_slice(part.as_bytes());
+    }
+    for header in extra {
+        out.extend_from_slice(header.name.as_bytes());
+        out.extend_from_slice(b": ");
+        out.extend_from_slice(header.value);
+        out.extend_from_slice(b"\r\n");
+    }
+    if !keep {
+        out.extend_from_slice(b"connection: close\r\n");
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// The path of a request target: the origin form's (`/mcp?x` → `/mcp`) or
+/// the absolute form's (`http://host/mcp` → `/mcp`, RFC 9112 §3.2.2); `""`
+/// for anything else (`*`, an authority).
+pub fn path(target: &str) -> &str {
+    let target = target.split(['?', '#']).next().unwrap_or_default();
+    if target.starts_with('/') {
+        return target;
+    }
+    let scheme = |name: &[u8]| {
+        target
+            .as_bytes()
+            .get(..name.len())
+            .is_some_and(|start| start.eq_ignore_ascii_case(name))
+    };
+    // Both schemes are ASCII: what follows them starts on a char boundary.
+    let rest = if scheme(b"http://") {
+        &target[7..]
+    } else if scheme(b"https://") {
+        &target[8..]
+    } else {
+        return "";
+    };
+    match rest.find('/') {
+        Some(at) => &rest[at..],
+        // `http://host` names the root.
+        None => "/",
+    }
+}
+
+thread_local! {
+    /// The second the thread's cached date was written for, and the date.
+    static DATE: Cell<(u64, [u8; DATE_LEN])> = const { Cell::new((u64::MAX, [0; DATE_LEN])) };
+}
+
+/// The current time as an IMF-fixdate, for the `date` header (RFC 9110
+/// §6.6.1), formatted once a second per thread.
+pub fn date() -> [u8; DATE_LEN] {
+    let now = SystemTime::now();
+    let second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (cached, text) = DATE.get();
+    if cached == second {
+        return text;
+    }
+    let mut text = [b' '; DATE_LEN];
+    let formatted = httpdate::fmt_http_date(now);
+    let bytes = formatted.as_bytes();
+    let n = bytes.len().min(DATE_LEN);
+    text[..n].copy_from_slice(&bytes[..n]);
+    DATE.set((second, text));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_of_each_target_form() {
+        assert_eq!(path("/mcp"), "/mcp");
+        assert_eq!(path("/mcp?session=1"), "/mcp");
+        assert_eq!(path("http://localhost:8080/mcp?x"), "/mcp");
+        assert_eq!(path("HTTPS://example.com/healthz"), "/healthz");
+        assert_eq!(path("http://example.com"), "/");
+        assert_eq!(path("*"), "");
+        assert_eq!(path("example.com:443"), "");
+        assert_eq!(path("ftp://x/mcp"), "");
+        // Not ASCII where the scheme would be: no panic on a char boundary.
+        assert_eq!(path("aéééé/mcp"), "");
+        assert_eq!(path("httpé://x/mcp"), "");
+    }
+
+    #[test]
+    fn a_plain_reply_is_framed_and_closes_unless_kept() {
+        let mut out = Vec::new();
+        plain(404, "not found", true, &[], &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "HTTP/1.1 404 Not Found\r\ncontent-type: text/plain; charset=utf-8\r\n\
+             cache-control: no-store\r\ncontent-length: 9\r\n\r\nnot found"
+        );
+        let mut out = Vec::new();
+        plain(
+            503,
+            "busy",
+            false,
+            &[Header::new("retry-after", b"1")],
+            &mut out,
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("retry-after: 1\r\nconnection: close\r\n\r\nbusy"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_date_is_an_imf_fixdate_of_now() {
+        let date = date();
+        let text = std::str::from_utf8(&date).unwrap();
+        let parsed = httpdate::parse_http_date(text).unwrap();
+        let off = SystemTime::now().duration_since(parsed).unwrap();
+        assert!(off.as_secs() < 5, "{text}");
+        assert!(text.ends_with(" GMT"), "{text}");
+    }
+}

@@ -1,0 +1,131 @@
+//! What both servers write on the wire around the endpoint's answers: a
+//! `HEAD` gets a head only and the connection carries on, an absolute-form
+//! target is served as its path, a 204 carries no `content-length`, and
+//! `chopin-mcp-server` dates its responses.
+
+#[path = "interop/harness.rs"]
+mod support;
+
+use std::io::Write;
+
+use support::{SERVERS, Server, TOKEN, read_all, status};
+
+/// The head and the rest of the first response in `text`.
+fn split_head(text: &str) -> (&str, &str) {
+    text.split_once("\r\n\r\n").unwrap_or((text, ""))
+}
+
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name).then_some(value.trim())
+    })
+}
+
+#[test]
+fn a_head_request_gets_no_body_and_the_next_request_is_answered() {
+    for name in SERVERS {
+        let server = Server::seeded(name);
+        let mut stream = server.connect();
+        // HEAD on a probe (405, whose body is left out) and on another
+        // path (404), then a GET pipelined behind them.
+        let requests = format!(
+            "HEAD /healthz HTTP/1.1\r\nhost: {0}\r\n\r\n\
+             HEAD /elsewhere HTTP/1.1\r\nhost: {0}\r\n\r\n\
+             GET /healthz HTTP/1.1\r\nhost: {0}\r\nconnection: close\r\n\r\n",
+            server.addr
+        );
+        stream.write_all(requests.as_bytes()).unwrap();
+        let all = read_all(&mut stream);
+        let (first, rest) = split_head(&all);
+        assert_eq!(status(first), 405, "{name}: {all}");
+        assert!(header(first, "content-length").is_some(), "{name}: {first}");
+        assert!(
+            rest.starts_with("HTTP/1.1 404 "),
+            "{name}: body after HEAD: {all}"
+        );
+        let (second, rest) = split_head(rest);
+        assert_eq!(status(second), 404, "{name}: {all}");
+        assert!(
+            rest.starts_with("HTTP/1.1 200 "),
+            "{name}: body after HEAD: {all}"
+        );
+        let (_, body) = split_head(rest);
+        assert!(!body.is_empty(), "{name}: the GET's body: {all}");
+    }
+}
+
+#[test]
+fn an_absolute_form_target_is_served_as_its_path() {
+    for name in SERVERS {
+        let server = Server::seeded(name);
+        let probe = server.raw(
+            format!(
+                "GET http://{0}/healthz HTTP/1.1\r\nhost: {0}\r\nconnection: close\r\n\r\n",
+                server.addr
+            )
+            .as_bytes(),
+        );
+        assert_eq!(status(&probe), 200, "{name}: {probe}");
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        let list = server.raw(
+            format!(
+                "POST http://{0}/mcp HTTP/1.1\r\nhost: {0}\r\nauthorization: Bearer {TOKEN}\r\n\
+                 content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+                 mcp-protocol-version: 2025-06-18\r\ncontent-length: {1}\r\nconnection: close\r\n\r\n{body}",
+                server.addr,
+                body.len()
+            )
+            .as_bytes(),
+        );
+        assert_eq!(status(&list), 200, "{name}: {list}");
+        assert!(list.contains("read_document"), "{name}: {list}");
+        let elsewhere = server.raw(
+            format!(
+                "GET http://{0}/mcp/more HTTP/1.1\r\nhost: {0}\r\nconnection: close\r\n\r\n",
+                server.addr
+            )
+            .as_bytes(),
+        );
+        assert_eq!(status(&elsewhere), 404, "{name}: {elsewhere}");
+    }
+}
+
+#[test]
+fn a_204_has_no_content_length() {
+    for name in SERVERS {
+        let origin = "http://app.example";
+        let server = Server::seeded_with(name, &["--allow-origin", origin]);
+        let preflight = server.raw(
+            format!(
+                "OPTIONS /mcp HTTP/1.1\r\nhost: {}\r\norigin: {origin}\r\n\
+                 access-control-request-method: POST\r\nconnection: close\r\n\r\n",
+                server.addr
+            )
+            .as_bytes(),
+        );
+        let (head, body) = split_head(&preflight);
+        assert_eq!(status(head), 204, "{name}: {preflight}");
+        assert_eq!(header(head, "content-length"), None, "{name}: {head}");
+        assert_eq!(body, "", "{name}: {preflight}");
+    }
+}
+
+#[test]
+fn the_async_server_dates_every_response() {
+    let server = Server::seeded("chopin-mcp-server");
+    let probe = server.raw(b"GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    let refused = server.post(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, None);
+    let missing = server.raw(b"GET /nowhere HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+    for response in [&probe, &refused, &missing] {
+        let (head, _) = split_head(response);
+        let date = header(head, "date").unwrap_or_else(|| panic!("no date: {head}"));
+        // An IMF-fixdate: `Thu, 03 Dec 2026 09:40:00 GMT`.
+        assert_eq!(date.len(), 29, "{date}");
+        assert!(
+            date.ends_with(" GMT") && date.as_bytes()[3] == b',',
+            "{date}"
+        );
+    }
+    assert_eq!(status(&refused), 401, "{refused}");
+}
