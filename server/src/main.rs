@@ -450,19 +450,21 @@ async fn exchange<S: std::future::Future<Output = ()>>(
             shutdown,
         ))
         .await;
-        let keep = keep_alive && framing == Framing::Length(0);
-        let allow = answer.allow_get.then_some(health::ALLOW);
-        let out = &mut conn.out;
+        let no_body = framing == Framing::Length(0);
+        let keep = keep_alive && no_body && !shutdown.is_triggered();
         let date = wire::date();
-        let mut extra = vec![Header::new("date", &date)];
-        extra.extend(allow.map(|allow| Header::new("allow", allow.as_bytes())));
-        let keep = keep && !shutdown.is_triggered();
-        wire::plain(answer.status, answer.body, keep, &extra, out);
-        if bodiless_reply {
-            out.truncate(out.len() - answer.body.len());
-        }
+        let headers = [
+            Header::new("date", &date),
+            Header::new("allow", health::ALLOW.as_bytes()),
+        ];
+        let extra = if answer.allow_get {
+            &headers[..]
+        } else {
+            &headers[..1]
+        };
+        wire::plain(answer.status, answer.body, keep, extra, &mut conn.out);
         conn.read.drain(..head_len);
-        return send(conn, keep, framing == Framing::Length(0)).await;
+        return send(conn, keep, no_body, bodiless_reply).await;
     }
     // ops: one record per request: a log line and metrics when it ends.
     let mut record =
@@ -566,7 +568,7 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         record,
         reply,
         Respond {
-            keep: keep_alive && decoder.is_done(),
+            keep_alive,
             read_whole: decoder.is_done(),
             bodiless: bodiless_reply,
             expires,
@@ -577,9 +579,9 @@ async fn exchange<S: std::future::Future<Output = ()>>(
 
 /// How a response goes out.
 struct Respond {
-    /// Whether the connection may carry another request (the client's
-    /// wish, and its body read to the end).
-    keep: bool,
+    /// Whether the client asked for the connection to carry another
+    /// request (it does when the request's body was also read to its end).
+    keep_alive: bool,
     /// Whether the request's body was read to its end.
     read_whole: bool,
     /// A response to `HEAD`: its head only.
@@ -613,15 +615,14 @@ async fn respond(
         }
         return Next::Stream(how.expires);
     }
-    let keep = how.keep && !shutdown.is_triggered();
-    let body_len = match &reply {
+    let keep = how.keep_alive && how.read_whole && !shutdown.is_triggered();
+    match &reply {
         Reply::Endpoint(response) => {
             http1::write_response_with(response, keep, &date, out);
             record.finish(record::Ending {
                 status: response.status(),
                 body: response.body(),
             });
-            response.body().len()
         }
         Reply::Plain(plain) => {
             let retry = [date[0], Header::new("retry-after", RETRY_AFTER.as_bytes())];
@@ -631,14 +632,10 @@ async fn respond(
                 status: plain.status,
                 body: plain.text.as_bytes(),
             });
-            plain.text.len()
         }
-    };
-    if how.bodiless {
-        out.truncate(out.len() - body_len);
     }
     drop(reply);
-    send(conn, keep, how.read_whole).await
+    send(conn, keep, how.read_whole, how.bodiless).await
 }
 
 /// Carries out a list, read or create effect, noting it in `record`; a
@@ -688,8 +685,12 @@ async fn carry_out(
 }
 
 /// Writes the response in `conn.out`; `keep`: the connection carries on,
-/// `read_whole`: nothing of the request is left unread.
-async fn send(conn: &mut Conn, keep: bool, read_whole: bool) -> Next {
+/// `read_whole`: nothing of the request is left unread, `head_only`: the
+/// request was a `HEAD`, so only the response's head is written.
+async fn send(conn: &mut Conn, keep: bool, read_whole: bool, head_only: bool) -> Next {
+    if head_only {
+        wire::head_only(&mut conn.out);
+    }
     let written = conn.stream.write_all(&conn.out).await;
     conn.out.clear();
     if conn.out.capacity() > BUFFER_KEPT {
@@ -713,7 +714,7 @@ async fn refuse(conn: &mut Conn, refused: http1::HttpError) -> Next {
         &[Header::new("date", &date)],
         &mut conn.out,
     );
-    match send(conn, false, false).await {
+    match send(conn, false, false, false).await {
         Next::Gone => Next::Gone,
         _ => Next::Close,
     }

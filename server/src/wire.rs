@@ -52,6 +52,15 @@ pub fn plain(status: u16, text: &str, keep: bool, extra: &[Header<'_>], out: &mu
     out.extend_from_slice(text.as_bytes());
 }
 
+/// Cuts the response in `out` to its head, for a response to `HEAD`
+/// (RFC 9110 §9.3.2): everything after the blank line that ends the head.
+/// `out` holds one response, whose header lines hold no blank line.
+pub fn head_only(out: &mut Vec<u8>) {
+    if let Some(at) = out.windows(4).position(|w| w == b"\r\n\r\n") {
+        out.truncate(at + 4);
+    }
+}
+
 /// The path of a request target: the origin form's (`/mcp?x` → `/mcp`) or
 /// the absolute form's (`http://host/mcp` → `/mcp`, RFC 9112 §3.2.2); `""`
 /// for anything else (`*`, an authority).
@@ -148,6 +157,18 @@ mod tests {
         assert!(
             text.ends_with("retry-after: 1\r\nconnection: close\r\n\r\nbusy"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_response_cut_to_its_head_keeps_its_length() {
+        let mut out = Vec::new();
+        plain(200, "ok\r\n\r\nmore", true, &[], &mut out);
+        head_only(&mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
+             cache-control: no-store\r\ncontent-length: 10\r\n\r\n"
         );
     }
 

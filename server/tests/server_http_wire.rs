@@ -27,13 +27,14 @@ fn a_head_request_gets_no_body_and_the_next_request_is_answered() {
     for name in SERVERS {
         let server = Server::seeded(name);
         let mut stream = server.connect();
-        // HEAD on a probe (405, whose body is left out) and on another
-        // path (404), then a GET pipelined behind them.
+        // HEAD on a probe (405, whose body is left out), on another path
+        // (404) and on the endpoint, then a GET pipelined behind them.
         let requests = format!(
             "HEAD /healthz HTTP/1.1\r\nhost: {0}\r\n\r\n\
              HEAD /elsewhere HTTP/1.1\r\nhost: {0}\r\n\r\n\
+             HEAD /mcp HTTP/1.1\r\nhost: {0}\r\nauthorization: Bearer {1}\r\n\r\n\
              GET /healthz HTTP/1.1\r\nhost: {0}\r\nconnection: close\r\n\r\n",
-            server.addr
+            server.addr, TOKEN
         );
         stream.write_all(requests.as_bytes()).unwrap();
         let all = read_all(&mut stream);
@@ -46,6 +47,9 @@ fn a_head_request_gets_no_body_and_the_next_request_is_answered() {
         );
         let (second, rest) = split_head(rest);
         assert_eq!(status(second), 404, "{name}: {all}");
+        let (third, rest) = split_head(rest);
+        assert_eq!(status(third), 405, "{name}: {all}");
+        assert!(header(third, "content-length").is_some(), "{name}: {third}");
         assert!(
             rest.starts_with("HTTP/1.1 200 "),
             "{name}: body after HEAD: {all}"

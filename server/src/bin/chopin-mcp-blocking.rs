@@ -174,7 +174,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         match scanner.scan(buf) {
             Ok(true) => break,
             Ok(false) => {}
-            Err(error) => return send(stream, &error.response(), false),
+            Err(error) => return send(stream, &error.response(), false, false),
         }
         let started = !buf.is_empty();
         let until = match (started, head_until) {
@@ -188,14 +188,16 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
             // An idle keep-alive connection just closes; a half-sent head
             // gets told why.
             Err(e) if timed_out(&e) && !started => return Ok(Next::Close),
-            Err(e) if timed_out(&e) => return write(stream, &plain(408, "request timeout", false)),
+            Err(e) if timed_out(&e) => {
+                return write(stream, plain(408, "request timeout", false), false);
+            }
             Err(e) => return Err(e),
         }
     }
     let head = match http1::parse_head(buf) {
         Ok(Some(head)) => head,
-        Ok(None) => return write(stream, &plain(400, "bad request", false)),
-        Err(error) => return send(stream, &error.response(), false),
+        Ok(None) => return write(stream, plain(400, "bad request", false), false),
+        Err(error) => return send(stream, &error.response(), false, false),
     };
     let (head_len, framing) = (head.len(), head.framing());
     let keep_alive = head.keep_alive();
@@ -210,16 +212,10 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         });
         let keep = keep_alive && framing == Framing::Length(0);
         buf.drain(..head_len);
-        let allow = answer.allow_get.then_some(health::ALLOW);
-        let allow: Vec<_> = allow
-            .map(|a| Header::new("allow", a.as_bytes()))
-            .into_iter()
-            .collect();
-        let (mut out, keep) = plain_with(answer.status, answer.body, keep, &allow);
-        if bodiless {
-            out.truncate(out.len() - answer.body.len());
-        }
-        return write(stream, &(out, keep));
+        let allow = [Header::new("allow", health::ALLOW.as_bytes())];
+        let extra = if answer.allow_get { &allow[..] } else { &[] };
+        let reply = plain_with(answer.status, answer.body, keep, extra);
+        return write(stream, reply, bodiless);
     }
     let path = target == "/mcp";
     let outcome: Outcome<Caller> = if path {
@@ -228,11 +224,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         let no_body = framing == Framing::Length(0);
         let keep = keep_alive && no_body;
         buf.drain(..head_len);
-        let (mut out, keep) = plain(404, "not found", keep);
-        if bodiless {
-            out.truncate(out.len() - "not found".len());
-        }
-        return write(stream, &(out, keep));
+        return write(stream, plain(404, "not found", keep), bodiless);
     };
     buf.drain(..head_len);
     let mut decoder = BodyDecoder::new(framing);
@@ -261,14 +253,14 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                         Ok(0) => return Ok(Next::Close),
                         Ok(_) => {}
                         Err(e) if timed_out(&e) => {
-                            return write(stream, &plain(408, "request timeout", false));
+                            return write(stream, plain(408, "request timeout", false), bodiless);
                         }
                         Err(e) => return Err(e),
                     }
                 }
                 let decoded = match decoder.decode(buf) {
                     Ok(decoded) => decoded,
-                    Err(error) => return send(stream, &error.response(), false),
+                    Err(error) => return send(stream, &error.response(), false, false),
                 };
                 let pushed = intake.push(decoded.data);
                 let consumed = decoded.consumed;
@@ -277,7 +269,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                     Ok(intake) => intake,
                     // Over budget: answer and stop reading; the rest of the
                     // body is never read, so the connection closes.
-                    Err(response) => return send(stream, &response, false),
+                    Err(response) => return send(stream, &response, false, bodiless),
                 };
             },
             effect => match host.carry_out_blocking(effect) {
@@ -288,9 +280,13 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                     if e.is_busy() {
                         // SQLite's lock was held past --db-statement-timeout.
                         let retry = [Header::new("retry-after", RETRY_AFTER.as_bytes())];
-                        return write(stream, &plain_with(503, DATABASE_BUSY, keep, &retry));
+                        return write(
+                            stream,
+                            plain_with(503, DATABASE_BUSY, keep, &retry),
+                            bodiless,
+                        );
                     }
-                    return write(stream, &plain(500, INTERNAL_ERROR, keep));
+                    return write(stream, plain(500, INTERNAL_ERROR, keep), bodiless);
                 }
             },
         };
@@ -300,7 +296,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
     }
     // A response given before the body was read (401, 413 by declared length,
     // …) leaves the body on the wire: close rather than parse it as a head.
-    send_head_only(stream, &response, keep_alive && decoder.is_done(), bodiless)
+    send(stream, &response, keep_alive && decoder.is_done(), bodiless)
 }
 
 /// Writes the event stream's head, then keep-alive comments until the
@@ -316,12 +312,8 @@ fn hold_event_stream(stream: &mut TcpStream, response: &chopin_mcp::Response) ->
     }
 }
 
-fn send(stream: &mut TcpStream, response: &chopin_mcp::Response, keep: bool) -> io::Result<Next> {
-    send_head_only(stream, response, keep, false)
-}
-
-/// [`send`], without the body when `head_only` (a response to HEAD).
-fn send_head_only(
+/// Writes `response`; `head_only`: see [`write`].
+fn send(
     stream: &mut TcpStream,
     response: &chopin_mcp::Response,
     keep: bool,
@@ -329,15 +321,21 @@ fn send_head_only(
 ) -> io::Result<Next> {
     let mut out = Vec::with_capacity(256 + response.body().len());
     http1::write_response(response, keep, &mut out);
-    if head_only {
-        out.truncate(out.len() - response.body().len());
-    }
-    write(stream, &(out, keep))
+    write(stream, (out, keep), head_only)
 }
 
-fn write(stream: &mut TcpStream, (bytes, keep): &(Vec<u8>, bool)) -> io::Result<Next> {
-    stream.write_all(bytes)?;
-    Ok(if *keep { Next::KeepAlive } else { Next::Close })
+/// Writes a response's bytes, only its head when `head_only` (the request
+/// was a `HEAD`), and says whether the connection carries on.
+fn write(
+    stream: &mut TcpStream,
+    (mut bytes, keep): (Vec<u8>, bool),
+    head_only: bool,
+) -> io::Result<Next> {
+    if head_only {
+        wire::head_only(&mut bytes);
+    }
+    stream.write_all(&bytes)?;
+    Ok(if keep { Next::KeepAlive } else { Next::Close })
 }
 
 /// A response the endpoint does not make (400, 404, 408, 500, 503), as bytes
