@@ -426,6 +426,19 @@ pub fn write_response_with(
     extra: &[Header<'_>],
     out: &mut Vec<u8>,
 ) {
+    write_head_with(response, keep_alive, extra, out);
+    out.extend_from_slice(response.body());
+}
+
+/// The head [`write_response_with`] writes, without the body: for a host
+/// that sends [`Response::body`] after it from where it is (one vectored
+/// write of both), rather than copying it behind the head.
+pub fn write_head_with(
+    response: &Response,
+    keep_alive: bool,
+    extra: &[Header<'_>],
+    out: &mut Vec<u8>,
+) {
     out.extend_from_slice(b"HTTP/1.1 ");
     decimal(out, usize::from(response.status()));
     out.push(b' ');
@@ -453,7 +466,6 @@ pub fn write_response_with(
         }
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(response.body());
 }
 
 /// Whether a response with `status` has no body, and so no

@@ -155,6 +155,7 @@ fn every_public_name_stays() {
         http1::parse_head,
         http1::write_response,
         http1::write_response_with,
+        http1::write_head_with,
         negotiate::media_ranges::<std::iter::Empty<&[u8]>>,
     );
 }

@@ -1,5 +1,6 @@
 //! The HTTP/1.1 adapter's response bytes: the host's extra headers after the
-//! response's own, the length in decimal, and no length on a 204.
+//! response's own, the length in decimal, no length on a 204, and the head
+//! alone for a host that sends the body from where it is.
 
 mod common;
 
@@ -62,5 +63,22 @@ fn a_204_is_written_without_a_length() {
         assert!(!written.contains("content-length"), "{written}");
         assert!(written.ends_with("\r\n\r\n"), "{written}");
         assert_eq!(written.contains("connection: close"), !keep, "{written}");
+    }
+}
+
+#[test]
+fn the_head_alone_is_the_response_less_its_body() {
+    let refused = http1::parse_head(b"NOT A REQUEST LINE\r\n\r\n").unwrap_err();
+    let response = refused.response();
+    let date = [Header::new("date", b"Thu, 03 Dec 2026 10:00:00 GMT")];
+    for keep in [true, false] {
+        let mut whole = Vec::new();
+        http1::write_response_with(&response, keep, &date, &mut whole);
+        let mut head = Vec::new();
+        http1::write_head_with(&response, keep, &date, &mut head);
+        assert!(text(&head).ends_with("\r\n\r\n"), "{}", text(&head));
+        assert!(!text(&head).contains("bad request"), "{}", text(&head));
+        head.extend_from_slice(response.body());
+        assert_eq!(text(&head), text(&whole));
     }
 }

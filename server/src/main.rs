@@ -25,6 +25,7 @@
 //! listener (on hyper), and graceful shutdown on SIGTERM/SIGINT
 //! (`shutdown::Shutdown`).
 
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -462,9 +463,10 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         } else {
             &headers[..1]
         };
-        wire::plain(answer.status, answer.body, keep, extra, &mut conn.out);
+        wire::plain_head(answer.status, answer.body, keep, extra, &mut conn.out);
         conn.read.drain(..head_len);
-        return send(conn, keep, no_body, bodiless_reply).await;
+        let body = if bodiless_reply { "" } else { answer.body };
+        return send(conn, body.as_bytes(), keep, no_body).await;
     }
     // ops: one record per request: a log line and metrics when it ends.
     let mut record =
@@ -616,26 +618,29 @@ async fn respond(
         return Next::Stream(how.expires);
     }
     let keep = how.keep_alive && how.read_whole && !shutdown.is_triggered();
-    match &reply {
+    let body = match &reply {
         Reply::Endpoint(response) => {
-            http1::write_response_with(response, keep, &date, out);
+            http1::write_head_with(response, keep, &date, out);
             record.finish(record::Ending {
                 status: response.status(),
                 body: response.body(),
             });
+            response.body()
         }
         Reply::Plain(plain) => {
             let retry = [date[0], Header::new("retry-after", RETRY_AFTER.as_bytes())];
             let extra = if plain.retry { &retry[..] } else { &date[..] };
-            wire::plain(plain.status, plain.text, keep, extra, out);
+            wire::plain_head(plain.status, plain.text, keep, extra, out);
             record.finish(record::Ending {
                 status: plain.status,
                 body: plain.text.as_bytes(),
             });
+            plain.text.as_bytes()
         }
-    }
-    drop(reply);
-    send(conn, keep, how.read_whole, how.bodiless).await
+    };
+    // A response to HEAD is its head only (RFC 9110 §9.3.2).
+    let body = if how.bodiless { &[][..] } else { body };
+    send(conn, body, keep, how.read_whole).await
 }
 
 /// Carries out a list, read or create effect, noting it in `record`; a
@@ -684,14 +689,16 @@ async fn carry_out(
     }
 }
 
-/// Writes the response in `conn.out`; `keep`: the connection carries on,
-/// `read_whole`: nothing of the request is left unread, `head_only`: the
-/// request was a `HEAD`, so only the response's head is written.
-async fn send(conn: &mut Conn, keep: bool, read_whole: bool, head_only: bool) -> Next {
-    if head_only {
-        wire::head_only(&mut conn.out);
-    }
-    let written = conn.stream.write_all(&conn.out).await;
+/// Writes the head in `conn.out` and `body` after it; `keep`: the
+/// connection carries on, `read_whole`: nothing of the request is left
+/// unread.
+async fn send(conn: &mut Conn, body: &[u8], keep: bool, read_whole: bool) -> Next {
+    let written = if body.len() <= wire::COPIED_BODY {
+        conn.out.extend_from_slice(body);
+        conn.stream.write_all(&conn.out).await
+    } else {
+        write_both(&mut conn.stream, &conn.out, body).await
+    };
     conn.out.clear();
     if conn.out.capacity() > BUFFER_KEPT {
         conn.out = Vec::new();
@@ -704,17 +711,29 @@ async fn send(conn: &mut Conn, keep: bool, read_whole: bool, head_only: bool) ->
     }
 }
 
+/// Writes `head`, then `body`, both from where they are: vectored writes
+/// until the head is out, then the rest of the body.
+async fn write_both(stream: &mut TcpStream, mut head: &[u8], mut body: &[u8]) -> io::Result<()> {
+    while !head.is_empty() {
+        let written = stream
+            .write_vectored(&[IoSlice::new(head), IoSlice::new(body)])
+            .await?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        wire::advance(&mut head, &mut body, written);
+    }
+    stream.write_all(body).await
+}
+
 /// Answers a head the adapter refused (400, 431, 501) and closes.
 async fn refuse(conn: &mut Conn, refused: http1::HttpError) -> Next {
     record::refused_head(refused.status()); // ops
     let date = wire::date();
-    http1::write_response_with(
-        &refused.response(),
-        false,
-        &[Header::new("date", &date)],
-        &mut conn.out,
-    );
-    match send(conn, false, false, false).await {
+    let response = refused.response();
+    let date = [Header::new("date", &date)];
+    http1::write_head_with(&response, false, &date, &mut conn.out);
+    match send(conn, response.body(), false, false).await {
         Next::Gone => Next::Gone,
         _ => Next::Close,
     }

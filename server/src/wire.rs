@@ -13,9 +13,32 @@ use chopin_mcp::Header;
 /// The length of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
 pub const DATE_LEN: usize = 29;
 
+/// Bodies up to this many bytes are copied behind their head and sent with
+/// it in one `write`; larger ones (a list's 14 kB) are sent from where they
+/// are, in one vectored write with the head.
+pub const COPIED_BODY: usize = 4096;
+
+/// Moves `head` and then `body` past the `written` bytes of a vectored
+/// write of the two (at most their lengths together).
+pub fn advance(head: &mut &[u8], body: &mut &[u8], written: usize) {
+    match written.checked_sub(head.len()) {
+        None => *head = &head[written..],
+        Some(of_body) => {
+            *head = &[];
+            *body = &body[of_body.min(body.len())..];
+        }
+    }
+}
+
 /// Appends a `text/plain` reply with `status` and `text`, `extra` headers
 /// after the server's own, and `connection: close` unless `keep`.
 pub fn plain(status: u16, text: &str, keep: bool, extra: &[Header<'_>], out: &mut Vec<u8>) {
+    plain_head(status, text, keep, extra, out);
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// The head [`plain`] writes, without `text`.
+pub fn plain_head(status: u16, text: &str, keep: bool, extra: &[Header<'_>], out: &mut Vec<u8>) {
     let reason = match status {
         200 => "OK",
         400 => "Bad Request",
@@ -49,16 +72,6 @@ pub fn plain(status: u16, text: &str, keep: bool, extra: &[Header<'_>], out: &mu
         out.extend_from_slice(b"connection: close\r\n");
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(text.as_bytes());
-}
-
-/// Cuts the response in `out` to its head, for a response to `HEAD`
-/// (RFC 9110 §9.3.2): everything after the blank line that ends the head.
-/// `out` holds one response, whose header lines hold no blank line.
-pub fn head_only(out: &mut Vec<u8>) {
-    if let Some(at) = out.windows(4).position(|w| w == b"\r\n\r\n") {
-        out.truncate(at + 4);
-    }
 }
 
 /// The path of a request target: the origin form's (`/mcp?x` → `/mcp`) or
@@ -161,12 +174,22 @@ mod tests {
     }
 
     #[test]
-    fn a_response_cut_to_its_head_keeps_its_length() {
-        let mut out = Vec::new();
-        plain(200, "ok\r\n\r\nmore", true, &[], &mut out);
-        head_only(&mut out);
+    fn a_vectored_write_moves_through_the_head_then_the_body() {
+        let (mut head, mut body) = (&b"head"[..], &b"body"[..]);
+        advance(&mut head, &mut body, 3);
+        assert_eq!((head, body), (&b"d"[..], &b"body"[..]));
+        advance(&mut head, &mut body, 2);
+        assert_eq!((head, body), (&b""[..], &b"ody"[..]));
+        advance(&mut head, &mut body, 3);
+        assert_eq!((head, body), (&b""[..], &b""[..]));
+    }
+
+    #[test]
+    fn a_plain_head_is_the_reply_less_its_text() {
+        let mut head = Vec::new();
+        plain_head(200, "ok\r\n\r\nmore", true, &[], &mut head);
         assert_eq!(
-            String::from_utf8(out).unwrap(),
+            String::from_utf8(head).unwrap(),
             "HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n\
              cache-control: no-store\r\ncontent-length: 10\r\n\r\n"
         );

@@ -1,14 +1,16 @@
 //! What both servers write on the wire around the endpoint's answers: a
 //! `HEAD` gets a head only and the connection carries on, an absolute-form
-//! target is served as its path, a 204 carries no `content-length`, and
-//! `chopin-mcp-server` dates its responses.
+//! target is served as its path, a 204 carries no `content-length`,
+//! `chopin-mcp-server` dates its responses, and a response larger than the
+//! socket takes at once (sent from where it is, not copied behind its head)
+//! arrives whole, with the next request answered after it.
 
 #[path = "interop/harness.rs"]
 mod support;
 
 use std::io::Write;
 
-use support::{SERVERS, Server, TOKEN, read_all, status};
+use support::{DOC_ID, SERVERS, Server, TOKEN, read_all, status, temp_path};
 
 /// The head and the rest of the first response in `text`.
 fn split_head(text: &str) -> (&str, &str) {
@@ -132,4 +134,61 @@ fn the_async_server_dates_every_response() {
         );
     }
     assert_eq!(status(&refused), 401, "{refused}");
+}
+
+#[test]
+fn a_response_larger_than_the_socket_takes_arrives_whole() {
+    // 4 MiB of source: more than loopback's send buffer holds, so the
+    // server's writes of it are partial while the client is not reading.
+    let line = "- a step of the plan, long enough to fill the document\n";
+    let source = format!(
+        "# Big\n\n{}the end\n",
+        line.repeat(4 * 1024 * 1024 / line.len())
+    );
+    let import = temp_path("big", "json");
+    let document = serde_json::json!([{
+        "id": DOC_ID,
+        "repository": "githubnext/chopin",
+        "title": "Big",
+        "source": source,
+        "revision": 1,
+    }]);
+    std::fs::write(&import, document.to_string()).unwrap();
+    let import = import.to_str().unwrap();
+    for name in SERVERS {
+        let server = Server::on_db(name, "--memory", &["--import", import]);
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"read_document","arguments":{{"id":"{DOC_ID}"}}}}}}"#
+        );
+        let request = |close: &str| {
+            format!(
+                "POST /mcp HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {TOKEN}\r\n\
+                 content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+                 content-length: {}\r\n{close}\r\n{body}",
+                server.addr,
+                body.len()
+            )
+        };
+        let mut stream = server.connect();
+        let both = request("") + &request("connection: close\r\n");
+        stream.write_all(both.as_bytes()).unwrap();
+        // Let the server fill the socket and wait on it.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let all = read_all(&mut stream);
+        let mut rest = all.as_str();
+        for n in 0..2 {
+            let (head, after) = split_head(rest);
+            assert_eq!(status(head), 200, "{name}: response {n}: {head}");
+            let length: usize = header(head, "content-length").unwrap().parse().unwrap();
+            assert!(after.len() >= length, "{name}: response {n} cut short");
+            let (answer, next) = after.split_at(length);
+            let answer: serde_json::Value = serde_json::from_str(answer).unwrap();
+            assert_eq!(
+                answer["result"]["structuredContent"]["source"], source,
+                "{name}: response {n}"
+            );
+            rest = next;
+        }
+        assert!(rest.is_empty(), "{name}: {} bytes after both", rest.len());
+    }
 }

@@ -15,7 +15,7 @@
 // endpoint's (clippy.toml forbids `Instant::now` for the crate's core).
 #![allow(clippy::disallowed_methods)]
 
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -99,7 +99,7 @@ fn serve(options: &options::Options) -> Result<(), String> {
         if open.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
             open.fetch_sub(1, Ordering::AcqRel);
             let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
-            let _ = stream.write_all(&plain(503, "server busy", false).0);
+            let _ = write(&mut stream, plain(503, "server busy", false), false);
             continue;
         }
         let host = Arc::clone(&host);
@@ -319,36 +319,68 @@ fn send(
     keep: bool,
     head_only: bool,
 ) -> io::Result<Next> {
-    let mut out = Vec::with_capacity(256 + response.body().len());
-    http1::write_response(response, keep, &mut out);
-    write(stream, (out, keep), head_only)
+    let mut head = Vec::with_capacity(256);
+    http1::write_head_with(response, keep, &[], &mut head);
+    let reply = Reply {
+        head,
+        body: response.body(),
+        keep,
+    };
+    write(stream, reply, head_only)
 }
 
-/// Writes a response's bytes, only its head when `head_only` (the request
-/// was a `HEAD`), and says whether the connection carries on.
-fn write(
-    stream: &mut TcpStream,
-    (mut bytes, keep): (Vec<u8>, bool),
-    head_only: bool,
-) -> io::Result<Next> {
+/// A response to write: its head, its body from where it is, and whether
+/// the connection carries on after it.
+struct Reply<'b> {
+    head: Vec<u8>,
+    body: &'b [u8],
+    keep: bool,
+}
+
+/// Writes `reply`, only its head when `head_only` (the request was a
+/// `HEAD`, RFC 9110 §9.3.2), and says whether the connection carries on.
+fn write(stream: &mut TcpStream, reply: Reply<'_>, head_only: bool) -> io::Result<Next> {
+    let Reply {
+        mut head,
+        mut body,
+        keep,
+    } = reply;
     if head_only {
-        wire::head_only(&mut bytes);
+        body = &[];
     }
-    stream.write_all(&bytes)?;
+    if body.len() <= wire::COPIED_BODY {
+        head.extend_from_slice(body);
+        body = &[];
+    }
+    // The head and the body from where they are, in vectored writes until
+    // the head is out, then the rest of the body.
+    let mut head = &head[..];
+    while !head.is_empty() {
+        let written = stream.write_vectored(&[IoSlice::new(head), IoSlice::new(body)])?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        wire::advance(&mut head, &mut body, written);
+    }
+    stream.write_all(body)?;
     Ok(if keep { Next::KeepAlive } else { Next::Close })
 }
 
-/// A response the endpoint does not make (400, 404, 408, 500, 503), as bytes
-/// with whether the connection stays open.
-fn plain(status: u16, text: &str, keep: bool) -> (Vec<u8>, bool) {
+/// A response the endpoint does not make (400, 404, 408, 500, 503), with
+/// whether the connection stays open.
+fn plain(status: u16, text: &'static str, keep: bool) -> Reply<'static> {
     plain_with(status, text, keep, &[])
 }
 
 /// [`plain`] with `extra` headers.
-fn plain_with(status: u16, text: &str, keep: bool, extra: &[Header<'_>]) -> (Vec<u8>, bool) {
-    let mut out = Vec::with_capacity(160 + text.len());
-    wire::plain(status, text, keep, extra, &mut out);
-    (out, keep)
+fn plain_with(status: u16, text: &'static str, keep: bool, extra: &[Header<'_>]) -> Reply<'static> {
+    let mut head = Vec::with_capacity(160);
+    wire::plain_head(status, text, keep, extra, &mut head);
+    Reply {
+        head,
+        body: text.as_bytes(),
+        keep,
+    }
 }
 
 /// Reads what is available into `buf`, waiting until `until` at most.
