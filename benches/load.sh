@@ -21,7 +21,7 @@
 # the median and worst round of each ratio, and req/s against the rmcp peer's.
 #
 # Environment:
-#   ROUNDS (3), DURATION seconds per run (5), SERVERS ("floor server blocking rmcp"),
+#   ROUNDS (3), DURATION seconds per run (5), SERVERS ("floor listfloor server blocking rmcp"),
 #   SCENARIOS ("read:16 read:64 list:16 tools:16"; jwt:16 also), PEERS (../shared/peers),
 #   EXTRA ("name=/path/to/binary ..."): more servers started like chopin-mcp-server
 #   (for A/B runs of two builds; ARGS_<name>="--flag ..." adds flags to server <name>,
@@ -29,8 +29,12 @@
 #   BASE_PORT (19400), NO_BUILD=1 (use what is built).
 #
 # The floor answers every POST with the fixed read_document reply, so its row is
-# the floor of the read scenario only; the rmcp peer holds one document, so its
-# list_documents answers one summary. Loopback only; bounded: every wrk run is
+# the floor of the read scenario only. listfloor is the same floor built (from a
+# copy in /tmp) to answer with the list scenario's reply, as chopin-mcp-server
+# gives it for the seeded repository (100 summaries, 13,944 bytes): it runs in
+# the list scenario only, and the lines after the summary give each server's list
+# against it (what is left once sending the list's bytes is paid for). The rmcp
+# peer holds one document, so its list_documents answers one summary. Loopback only; bounded: every wrk run is
 # killed after DURATION + 15 s.
 #
 # The jwt scenario (not in the default SCENARIOS: add jwt:16) is the read
@@ -46,7 +50,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-5}
-SERVERS=${SERVERS:-"floor server blocking rmcp"}
+SERVERS=${SERVERS:-"floor listfloor server blocking rmcp"}
 SCENARIOS=${SCENARIOS:-"read:16 read:64 list:16 tools:16"}
 PEERS=${PEERS:-$root/../shared/peers}
 EXTRA=${EXTRA:-}
@@ -65,6 +69,20 @@ trap cleanup EXIT
 
 command -v wrk >/dev/null || { echo "wrk is missing (Debian: apt-get install -y wrk)" >&2; exit 1; }
 
+# --- seed --------------------------------------------------------------------
+# The read document is the one the peers serve (same id, title, source and
+# revision: the same reply bytes as the floor's); 99 more make the list 100.
+import=$work/import.json
+{
+    printf '[{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4","repository":"githubnext/chopin",'
+    printf '"title":"Release readiness","source":"# Release readiness\\n","revision":4}'
+    for i in $(seq 1 99); do
+        printf ',{"id":"00000000-0000-4000-8000-%012d","repository":"githubnext/chopin",' "$i"
+        printf '"title":"Plan %03d","source":"# Plan %03d\\n\\nA summary-sized plan.\\n","revision":0}' "$i" "$i"
+    done
+    printf ']\n'
+} >"$import"
+
 # --- build -------------------------------------------------------------------
 needs() { [[ " $SERVERS " == *" $1 "* ]]; }
 if [[ -z ${NO_BUILD:-} ]]; then
@@ -79,25 +97,43 @@ if [[ -z ${NO_BUILD:-} ]]; then
     done
     echo "building chopin-mcp-server (release)" >&2
     (cd "$root" && cargo build --release --quiet -p chopin-mcp-server --bins) >&2
+    if needs listfloor; then
+        # The list scenario's own floor: hyper-floor answering every POST with
+        # the bytes chopin-mcp-server answers the list scenario with (its 100
+        # summaries), asked of it here, in place of the read's reply.
+        list_body=$(sed -n "s/^wrk.body = '\(.*\)'\$/\1/p" "$root/benches/load/list_documents.lua")
+        port_once=$((BASE_PORT + 49))
+        "$target/release/chopin-mcp-server" --listen "127.0.0.1:$port_once" --memory --token allowed=octocat \
+            --grant 'octocat=*' --import "$import" >"$work/listfloor-source.log" 2>&1 &
+        once=$!
+        list_answer=
+        for _ in $(seq 1 100); do
+            list_answer=$(curl -s --max-time 2 -X POST "http://127.0.0.1:$port_once/mcp" \
+                -H 'Authorization: Bearer allowed' -H 'Content-Type: application/json' \
+                -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-03-26' \
+                -d "$list_body") && [[ -n $list_answer ]] && break
+            sleep 0.1
+        done
+        kill "$once"; wait "$once" 2>/dev/null || true
+        [[ $list_answer == *'"Plan 099"'* ]] || { echo "no list answer to build listfloor from: $list_answer" >&2; exit 1; }
+        src=$peer_build/hyper-floor-list.src
+        rm -rf "$src" && cp -rp "$PEERS/hyper-floor" "$src"
+        printf '%s' "$list_answer" >"$src/src/list-answer.json"
+        sed -i 's/^name = "hyper-floor"$/name = "hyper-floor-list"/' "$src/Cargo.toml"
+        sed -i 's/^const BODY: &str = .*$/const BODY: \&str = include_str!("list-answer.json");/' "$src/src/main.rs"
+        grep -q '^name = "hyper-floor-list"$' "$src/Cargo.toml" && grep -q 'include_str!("list-answer.json")' "$src/src/main.rs" ||
+            { echo "hyper-floor's Cargo.toml or BODY line changed: listfloor cannot be made from it" >&2; exit 1; }
+        echo "building hyper-floor-list in $peer_build" >&2
+        # The floor's target directory: its dependencies are built already.
+        CARGO_TARGET_DIR=$peer_build/hyper-floor.target \
+            cargo build --release --quiet --manifest-path "$src/Cargo.toml" >&2
+    fi
 fi
 floor_bin=$peer_build/hyper-floor.target/release/hyper-floor
+listfloor_bin=$peer_build/hyper-floor.target/release/hyper-floor-list
 rmcp_bin=$peer_build/rmcp-server.target/release/rmcp-peer
 server_bin=$target/release/chopin-mcp-server
 blocking_bin=$target/release/chopin-mcp-blocking
-
-# --- seed --------------------------------------------------------------------
-# The read document is the one the peers serve (same id, title, source and
-# revision: the same reply bytes as the floor's); 99 more make the list 100.
-import=$work/import.json
-{
-    printf '[{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4","repository":"githubnext/chopin",'
-    printf '"title":"Release readiness","source":"# Release readiness\\n","revision":4}'
-    for i in $(seq 1 99); do
-        printf ',{"id":"00000000-0000-4000-8000-%012d","repository":"githubnext/chopin",' "$i"
-        printf '"title":"Plan %03d","source":"# Plan %03d\\n\\nA summary-sized plan.\\n","revision":0}' "$i" "$i"
-    done
-    printf ']\n'
-} >"$import"
 
 # --- start -------------------------------------------------------------------
 declare -A port pid
@@ -135,6 +171,7 @@ fi
 for name in $SERVERS; do
     case $name in
     floor) launch floor "$floor_bin" '$PORT' ;;
+    listfloor) launch listfloor "$listfloor_bin" '$PORT' ;;
     rmcp) launch rmcp "$rmcp_bin" '$PORT' ;;
     server) chopin server "$server_bin" "${oauth_flags[@]}" ;;
     blocking) chopin blocking "$blocking_bin" ;;
@@ -214,6 +251,8 @@ for round in $(seq 1 "$ROUNDS"); do
         for name in "${names[@]}"; do
             # JWTs are chopin-mcp-server's (the one signing users in).
             [[ $what == jwt && $name != server ]] && continue
+            # The list's floor answers the list scenario only.
+            [[ $name == listfloor && $what != list ]] && continue
             before=$(cpu_ticks "${pid[$name]}")
             out=$(run_wrk "$conns" "$(script "$what")" "${port[$name]}")
             ticks=$(( $(cpu_ticks "${pid[$name]}") - before ))
@@ -259,6 +298,7 @@ for scenario in $SCENARIOS; do
     rmcp_rps=$(col rmcp 5 | median)
     for name in "${names[@]}"; do
         [[ $what == jwt && $name != server ]] && continue
+        [[ $name == listfloor && $what != list ]] && continue
         awk -v f="$summary" -v s="$what" -v c="$conns" -v n="$name" -v rr="$rmcp_rps" \
             -v r="$(col "$name" 5 | median)" -v a="$(col "$name" 6 | median)" -v b="$(col "$name" 7 | median)" \
             -v u="$(col "$name" 8 | median)" -v w="$(col "$name" 9 | median)" \
@@ -273,3 +313,27 @@ done
 echo "xfloor and cpu/fl: the median and the worst of the per-round ratios above (worst: lowest"
 echo "xfloor, highest cpu/fl); xrmcp: req/s median / the rmcp peer's req/s median (its list"
 echo "answers one summary, not 100)."
+if [[ " ${names[*]} " == *" listfloor "* && " $SCENARIOS " == *" list:"* ]]; then
+    echo
+    echo "list against its own floor (listfloor: the floor sending the list's answer), per round,"
+    echo "then the median and the worst round: xlist = req/s / listfloor's, cpu/lf = cpu(us) / listfloor's"
+    awk '$2 == "list" { rps[$1, $3, $4] = $5; cpu[$1, $3, $4] = $8; rounds[$1] = 1; conns[$3] = 1; seen[$4] = 1 }
+        function median(a, n,    i, j, t) {
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+            return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        END {
+            for (c in conns) for (name in seen) {
+                if (name == "listfloor" || name == "floor") continue
+                n = 0; line = ""; worst_x = ""; worst_c = ""
+                for (r = 1; (r in rounds); r++) {
+                    if (!((r, c, "listfloor") in rps) || !((r, c, name) in rps) || rps[r, c, "listfloor"] == 0) continue
+                    n++; x[n] = rps[r, c, name] / rps[r, c, "listfloor"]; y[n] = cpu[r, c, name] / cpu[r, c, "listfloor"]
+                    line = line sprintf(" %.2f/%.2f", x[n], y[n])
+                    if (worst_x == "" || x[n] < worst_x) worst_x = x[n]
+                    if (worst_c == "" || y[n] > worst_c) worst_c = y[n]
+                }
+                if (n > 0) printf "list   %-4s %-10s rounds%s  xlist %.2f (worst %.2f)  cpu/lf %.2f (worst %.2f)\n",
+                    c, name, line, median(x, n), worst_x, median(y, n), worst_c
+            }
+        }' "$results" | sort -k3
+fi
