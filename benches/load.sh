@@ -32,7 +32,7 @@
 # the floor of the read scenario only. listfloor is the same floor built (from a
 # copy in /tmp) to answer with the list scenario's reply, as chopin-mcp-server
 # gives it for the seeded repository (100 summaries, 13,944 bytes): it runs in
-# the list scenario only, and the lines after the summary give each server's list
+# the list scenario only, and the lines after the summary give each chopin server's list
 # against it (what is left once sending the list's bytes is paid for). The rmcp
 # peer holds one document, so its list_documents answers one summary. Loopback only; bounded: every wrk run is
 # killed after DURATION + 15 s.
@@ -323,7 +323,7 @@ if [[ " ${names[*]} " == *" listfloor "* && " $SCENARIOS " == *" list:"* ]]; the
             return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
         END {
             for (c in conns) for (name in seen) {
-                if (name == "listfloor" || name == "floor") continue
+                if (name == "listfloor" || name == "floor" || name == "rmcp") continue
                 n = 0; line = ""; worst_x = ""; worst_c = ""
                 for (r = 1; (r in rounds); r++) {
                     if (!((r, c, "listfloor") in rps) || !((r, c, name) in rps) || rps[r, c, "listfloor"] == 0) continue
