@@ -260,7 +260,7 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
                 }
                 let decoded = match decoder.decode(buf) {
                     Ok(decoded) => decoded,
-                    Err(error) => return send(stream, &error.response(), false, false),
+                    Err(error) => return send(stream, &error.response(), false, bodiless),
                 };
                 let pushed = intake.push(decoded.data);
                 let consumed = decoded.consumed;
