@@ -1,7 +1,9 @@
 //! An HTTP/1.1 adapter on `httparse`: parse a request head into
 //! [`RequestParts`], frame its body (`content-length` or `chunked`), and write a
-//! [`Response`] as HTTP/1.1 bytes. With it, a blocking `std::net` server is a
-//! few lines (see `server/src/bin/chopin-mcp-blocking.rs`).
+//! [`Response`] as HTTP/1.1 bytes ([`write_response`]; [`write_head_with`] for
+//! the head alone, when the host sends the body from where it is). With it, a
+//! blocking `std::net` server is a few lines (see
+//! `server/src/bin/chopin-mcp-blocking.rs`).
 //!
 //! Everything here is incremental and bounded: [`parse_head`] answers
 //! `Ok(None)` until the head is complete and refuses heads over
