@@ -330,7 +330,7 @@ const NAMES: [&str; 17] = [
 /// arbitrary effect answers (grants with or without each scope, a host that
 /// cannot judge the token), on an endpoint with or without OAuth; the held
 /// and incremental forms must agree, CORS headers appear only as the origin
-/// rules allow, and the metadata paths answer as [`check_metadata`] says.
+/// rules allow, and the metadata paths answer as `check_metadata` (below) says.
 pub fn handle(data: &[u8]) {
     let mut input = Cursor { data };
     let control = input.byte();

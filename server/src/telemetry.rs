@@ -312,7 +312,7 @@ impl RequestLine {
 /// Hands the calling thread's waiting request lines to the shared batch.
 /// The workers call it whenever they run out of work (tokio's
 /// `on_thread_park`), so a line waits for its thread at most as long as
-/// the thread is busy with other requests, and at most [`THREAD_BATCH`]
+/// the thread is busy with other requests, and at most `THREAD_BATCH`
 /// bytes: no shared lock, and no cache line shared between the workers'
 /// CPUs, is touched per request.
 pub fn flush_thread() {

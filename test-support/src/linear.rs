@@ -8,7 +8,7 @@ const MAX_RATIO: f64 = 2.3;
 
 /// Builds `family` at each of `sizes` with `make`, counts the steps of each
 /// with `steps` (which may assert a floor of its own), and asserts that the
-/// steps per byte never grow faster than [`MAX_RATIO`] allows.
+/// steps per byte never grow faster than `MAX_RATIO` allows.
 pub fn assert_linear(
     family: &str,
     sizes: [usize; 3],

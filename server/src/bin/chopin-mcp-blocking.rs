@@ -312,7 +312,7 @@ fn hold_event_stream(stream: &mut TcpStream, response: &chopin_mcp::Response) ->
     }
 }
 
-/// Writes `response`; `head_only`: see [`write`].
+/// Writes `response`; `head_only`: see [`write()`].
 fn send(
     stream: &mut TcpStream,
     response: &chopin_mcp::Response,

@@ -291,7 +291,7 @@ impl Sqlite {
 
     /// [`Sqlite::list`] into one buffer: the summaries' text read from each
     /// row as it comes (no `String` per field), for answering with
-    /// [`Summaries::borrowed`].
+    /// `Summaries::borrowed`.
     pub fn list_summaries(&self, caller: &str, repository: &str) -> Result<Summaries, StoreError> {
         self.reading(|conn| {
             let mut text = Vec::with_capacity(4096);
@@ -325,7 +325,7 @@ impl Sqlite {
     /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
     /// the document there, `false` (and `document` untouched) when it is
     /// missing or the caller may not see it. Stepped through SQLite's C
-    /// interface ([`handle`]); the same answers and failures as
+    /// interface (`handle`); the same answers and failures as
     /// [`Sqlite::read`].
     pub fn read_into(
         &self,
