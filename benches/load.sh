@@ -32,8 +32,9 @@
 # the floor of the read scenario only. listfloor is the same floor built (from a
 # copy in /tmp) to answer with the list scenario's reply, as chopin-mcp-server
 # gives it for the seeded repository (100 summaries, 13,944 bytes): it runs in
-# the list scenario only, and the lines after the summary give each chopin server's list
-# against it (what is left once sending the list's bytes is paid for). The rmcp
+# the list scenario only, and each chopin server's list rows carry xlist and cpu/lf
+# against it (what is left once sending the list's bytes is paid for), summarized
+# after the medians. Like floor, it must come before the servers in SERVERS. The rmcp
 # peer holds one document, so its list_documents answers one summary. Loopback only; bounded: every wrk run is
 # killed after DURATION + 15 s.
 #
@@ -229,6 +230,8 @@ wrk(us)  the same for wrk. When the floor's wrk(us) is near 1e6 / its req/s, wrk
          itself and ran out of it: the floor's req/s is then wrk's limit, not the floor's.
 xfloor   req/s / the floor's req/s, same round and scenario (higher is better).
 cpu/fl   cpu(us) / the floor's cpu(us), same round and scenario (lower is better).
+xlist    (list scenario, chopin servers) req/s / listfloor's, same round: the list against
+cpu/lf   the floor sending the list's bytes; and cpu(us) / listfloor's.
 EOF
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # One wrk run: its output, then "WRKTICKS n", the CPU ticks wrk used (this
@@ -241,13 +244,13 @@ run_wrk() { # conns script port
         echo "WRKTICKS $(awk '{ print $16 + $17 }' "/proc/$me/stat")"
     )
 }
-format='%-5s %-6s %-4s %-10s %11s %8s %8s %8s %8s %7s %7s %s\n'
+format='%-5s %-6s %-4s %-10s %11s %8s %8s %8s %8s %7s %7s %6s %7s %7s\n'
 # shellcheck disable=SC2059
-printf "$format" round scen conn server 'req/s' 'p50(us)' 'p99(us)' 'cpu(us)' 'wrk(us)' xfloor cpu/fl errors
+printf "$format" round scen conn server 'req/s' 'p50(us)' 'p99(us)' 'cpu(us)' 'wrk(us)' xfloor cpu/fl errors xlist cpu/lf
 for round in $(seq 1 "$ROUNDS"); do
     for scenario in $SCENARIOS; do
         what=${scenario%%:*}; conns=${scenario#*:}
-        floor_rps=; floor_cpu=
+        floor_rps=; floor_cpu=; list_rps=; list_cpu=
         for name in "${names[@]}"; do
             # JWTs are chopin-mcp-server's (the one signing users in).
             [[ $what == jwt && $name != server ]] && continue
@@ -256,8 +259,13 @@ for round in $(seq 1 "$ROUNDS"); do
             before=$(cpu_ticks "${pid[$name]}")
             out=$(run_wrk "$conns" "$(script "$what")" "${port[$name]}")
             ticks=$(( $(cpu_ticks "${pid[$name]}") - before ))
+            # The list against its own floor: chopin servers only (rmcp's list
+            # answers one summary).
+            lrps=; lcpu=
+            [[ $name != @(floor|listfloor|rmcp) ]] && lrps=$list_rps lcpu=$list_cpu
             line=$(echo "$out" | awk -v ticks="$ticks" -v hz="$hz" -v round="$round" -v what="$what" \
-                -v conns="$conns" -v name="$name" -v frps="$floor_rps" -v fcpu="$floor_cpu" '
+                -v conns="$conns" -v name="$name" -v frps="$floor_rps" -v fcpu="$floor_cpu" \
+                -v lrps="$lrps" -v lcpu="$lcpu" '
                 function us(v) { if (v ~ /us$/) return v + 0; if (v ~ /ms$/) return v * 1000; if (v ~ /s$/) return v * 1000000; return v }
                 /Requests\/sec:/ { rps = $2 }
                 / requests in / { requests = $1 }
@@ -270,12 +278,18 @@ for round in $(seq 1 "$ROUNDS"); do
                       wcpu = requests > 0 ? wticks / hz * 1000000 / requests : 0
                       xf = (frps > 0) ? sprintf("%.2f", rps / frps) : "-"
                       cf = (fcpu > 0) ? sprintf("%.2f", cpu / fcpu) : "-"
-                      printf "%-5s %-6s %-4s %-10s %11.2f %8.1f %8.1f %8.2f %8.2f %7s %7s %d\n",
-                          round, what, conns, name, rps, p50, p99, cpu, wcpu, xf, cf, errors + 0 }')
+                      xl = (lrps > 0) ? sprintf("%.2f", rps / lrps) : "-"
+                      cl = (lcpu > 0) ? sprintf("%.2f", cpu / lcpu) : "-"
+                      printf "%-5s %-6s %-4s %-10s %11.2f %8.1f %8.1f %8.2f %8.2f %7s %7s %6d %7s %7s\n",
+                          round, what, conns, name, rps, p50, p99, cpu, wcpu, xf, cf, errors + 0, xl, cl }')
             echo "$line" | tee -a "$results"
             if [[ $name == floor ]]; then
                 floor_rps=$(echo "$line" | awk '{ print $5 }')
                 floor_cpu=$(echo "$line" | awk '{ print $8 }')
+            fi
+            if [[ $name == listfloor ]]; then
+                list_rps=$(echo "$line" | awk '{ print $5 }')
+                list_cpu=$(echo "$line" | awk '{ print $8 }')
             fi
         done
     done
@@ -283,7 +297,8 @@ done
 
 # --- summarize ---------------------------------------------------------------
 # $results columns: 1 round, 2 scenario, 3 conns, 4 server, 5 req/s, 6 p50,
-# 7 p99, 8 cpu(us), 9 wrk(us), 10 xfloor, 11 cpu/fl, 12 errors.
+# 7 p99, 8 cpu(us), 9 wrk(us), 10 xfloor, 11 cpu/fl, 12 errors, 13 xlist,
+# 14 cpu/lf.
 echo
 echo "medians over $ROUNDS rounds (each column's on its own); worst: the worst round's ratio"
 summary='%-6s %-4s %-10s %11s %8s %8s %8s %8s %7s %7s %7s %7s %7s\n'
@@ -313,27 +328,20 @@ done
 echo "xfloor and cpu/fl: the median and the worst of the per-round ratios above (worst: lowest"
 echo "xfloor, highest cpu/fl); xrmcp: req/s median / the rmcp peer's req/s median (its list"
 echo "answers one summary, not 100)."
-if [[ " ${names[*]} " == *" listfloor "* && " $SCENARIOS " == *" list:"* ]]; then
+if [[ " ${names[*]} " == *" listfloor "* ]]; then
     echo
-    echo "list against its own floor (listfloor: the floor sending the list's answer), per round,"
-    echo "then the median and the worst round: xlist = req/s / listfloor's, cpu/lf = cpu(us) / listfloor's"
-    awk '$2 == "list" { rps[$1, $3, $4] = $5; cpu[$1, $3, $4] = $8; rounds[$1] = 1; conns[$3] = 1; seen[$4] = 1 }
-        function median(a, n,    i, j, t) {
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-            return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-        END {
-            for (c in conns) for (name in seen) {
-                if (name == "listfloor" || name == "floor" || name == "rmcp") continue
-                n = 0; line = ""; worst_x = ""; worst_c = ""
-                for (r = 1; (r in rounds); r++) {
-                    if (!((r, c, "listfloor") in rps) || !((r, c, name) in rps) || rps[r, c, "listfloor"] == 0) continue
-                    n++; x[n] = rps[r, c, name] / rps[r, c, "listfloor"]; y[n] = cpu[r, c, name] / cpu[r, c, "listfloor"]
-                    line = line sprintf(" %.2f/%.2f", x[n], y[n])
-                    if (worst_x == "" || x[n] < worst_x) worst_x = x[n]
-                    if (worst_c == "" || y[n] > worst_c) worst_c = y[n]
-                }
-                if (n > 0) printf "list   %-4s %-10s rounds%s  xlist %.2f (worst %.2f)  cpu/lf %.2f (worst %.2f)\n",
-                    c, name, line, median(x, n), worst_x, median(y, n), worst_c
-            }
-        }' "$results" | sort -k3
+    echo "the list against its own floor (listfloor, the floor sending the list's answer): the median"
+    echo "and the worst of the per-round xlist and cpu/lf above"
+    for scenario in $SCENARIOS; do
+        what=${scenario%%:*}; conns=${scenario#*:}
+        [[ $what == list ]] || continue
+        for name in "${names[@]}"; do
+            [[ $name == @(floor|listfloor|rmcp) ]] && continue
+            # Nothing when listfloor ran after this server (SERVERS lists it first).
+            xlist=$(col "$name" 13 | median)
+            [[ $xlist == - ]] && continue
+            printf '%-6s %-4s %-10s xlist %.2f (worst %.2f)  cpu/lf %.2f (worst %.2f)\n' "$what" "$conns" "$name" \
+                "$xlist" "$(col "$name" 13 | lowest)" "$(col "$name" 14 | median)" "$(col "$name" 14 | highest)"
+        done
+    done
 fi

@@ -465,8 +465,7 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         };
         wire::plain_head(answer.status, answer.body, keep, extra, &mut conn.out);
         conn.read.drain(..head_len);
-        let body = if bodiless_reply { "" } else { answer.body };
-        return send(conn, body.as_bytes(), keep, no_body).await;
+        return send(conn, answer.body.as_bytes(), keep, no_body, bodiless_reply).await;
     }
     // ops: one record per request: a log line and metrics when it ends.
     let mut record =
@@ -638,9 +637,7 @@ async fn respond(
             plain.text.as_bytes()
         }
     };
-    // A response to HEAD is its head only (RFC 9110 §9.3.2).
-    let body = if how.bodiless { &[][..] } else { body };
-    send(conn, body, keep, how.read_whole).await
+    send(conn, body, keep, how.read_whole, how.bodiless).await
 }
 
 /// Carries out a list, read or create effect, noting it in `record`; a
@@ -691,8 +688,10 @@ async fn carry_out(
 
 /// Writes the head in `conn.out` and `body` after it; `keep`: the
 /// connection carries on, `read_whole`: nothing of the request is left
-/// unread.
-async fn send(conn: &mut Conn, body: &[u8], keep: bool, read_whole: bool) -> Next {
+/// unread, `head_only`: the request was a `HEAD`, whose response is its
+/// head only (RFC 9110 §9.3.2).
+async fn send(conn: &mut Conn, body: &[u8], keep: bool, read_whole: bool, head_only: bool) -> Next {
+    let body = if head_only { &[][..] } else { body };
     let written = if body.len() <= wire::COPIED_BODY {
         conn.out.extend_from_slice(body);
         conn.stream.write_all(&conn.out).await
@@ -733,7 +732,7 @@ async fn refuse(conn: &mut Conn, refused: http1::HttpError) -> Next {
     let response = refused.response();
     let date = [Header::new("date", &date)];
     http1::write_head_with(&response, false, &date, &mut conn.out);
-    match send(conn, response.body(), false, false).await {
+    match send(conn, response.body(), false, false, false).await {
         Next::Gone => Next::Gone,
         _ => Next::Close,
     }
