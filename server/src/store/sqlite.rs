@@ -157,7 +157,11 @@ impl Sqlite {
 
     /// A private in-memory database (gone when the server stops).
     pub fn memory() -> Result<Sqlite, StoreError> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE;
+        // "Multi-thread" mode, as `Connection::open` opens the file's
+        // connections: the connection is used by one thread at a time.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let busy = busy_timeout(&Limits::default());
         let writer = prepare(Connection::open_in_memory_with_flags(flags)?, busy)?;
         Ok(Sqlite {

@@ -4,8 +4,9 @@
 //! A list reads two text columns of every row, a hundred rows or more. Through
 //! rusqlite each column is four calls into SQLite (`Row::get_ref` asks the
 //! column count, then the value's type, its text and its length) and a row is
-//! a trip through rusqlite's row iterator; here a column is three calls
-//! (type, text, length) and the statement is stepped directly. A read is one
+//! a trip through rusqlite's row iterator; here a column is fetched once as
+//! its value, which is asked its type, text and length, and the statement is
+//! stepped directly. A read is one
 //! row, but it is the request served most: through rusqlite it also looks its
 //! statement up in the connection's cache by its text (a hash of the whole
 //! SQL and an LRU move, each time) and allocates a `String` per column; here
@@ -38,6 +39,12 @@ pub(super) struct Handle {
 
 impl Handle {
     pub(super) fn new(conn: Connection) -> Handle {
+        // What `append_text` relies on: a connection without a mutex.
+        // SAFETY: the live connection's handle.
+        debug_assert!(
+            unsafe { ffi::sqlite3_db_mutex(conn.handle()) }.is_null(),
+            "a connection opened without SQLITE_OPEN_NOMUTEX"
+        );
         Handle {
             list: None,
             read: None,
@@ -235,17 +242,30 @@ fn integer(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<i64> 
 /// Appends column `index` of the current row, which must be TEXT (what
 /// rusqlite's `ValueRef::Text` would be; no conversion), as its bytes, not
 /// yet checked to be UTF-8.
+///
+/// The column is fetched once, as its value, and asked its type, text and
+/// length: one call into the statement instead of three (each of
+/// `sqlite3_column_type`, `_text` and `_bytes` finds the column again and
+/// enters and leaves the connection's mutex). SQLite calls the value
+/// "unprotected" and asks that such values be read only under the
+/// connection's mutex; every connection here is opened in the
+/// "multi-thread" mode (`SQLITE_OPEN_NOMUTEX`, as rusqlite's
+/// `Connection::open` and [`Sqlite::memory`](super::Sqlite::memory) do),
+/// where the connection has no mutex and SQLite documents protected and
+/// unprotected values as the same, and it is used by one thread at a time
+/// (`&mut Handle`).
 fn append_text(
     stmt: *mut ffi::sqlite3_stmt,
     index: c_int,
     out: &mut Vec<u8>,
 ) -> rusqlite::Result<()> {
     // SAFETY: `stmt` is on a row and `index` is one of its columns; the
-    // text pointer is valid for `length` bytes until the next step, and is
-    // copied before that. The type is asked first, so the text is not
-    // converted from another type.
+    // value, and the text pointer, are valid until the next step or reset,
+    // and the text (`length` bytes) is copied before that. The type is asked
+    // first, so the text is not converted from another type.
     unsafe {
-        let kind = ffi::sqlite3_column_type(stmt, index);
+        let value = ffi::sqlite3_column_value(stmt, index);
+        let kind = ffi::sqlite3_value_type(value);
         if kind != ffi::SQLITE_TEXT {
             return Err(rusqlite::Error::InvalidColumnType(
                 index as usize,
@@ -253,9 +273,10 @@ fn append_text(
                 type_of(kind),
             ));
         }
-        let bytes = ffi::sqlite3_column_text(stmt, index);
-        let length = ffi::sqlite3_column_bytes(stmt, index);
-        // Null for a TEXT value only when SQLite ran out of memory.
+        let bytes = ffi::sqlite3_value_text(value);
+        let length = ffi::sqlite3_value_bytes(value);
+        // Null for a TEXT value only when SQLite ran out of memory (the
+        // statement's reset, when its `Bound` guard drops, clears that).
         if bytes.is_null() {
             return Err(failure(ffi::SQLITE_NOMEM, None));
         }
