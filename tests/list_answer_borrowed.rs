@@ -100,3 +100,34 @@ fn borrowed_summaries_answer_the_same_bytes_as_owned_ones() {
     let b = listed(LEGACY, "2025-06-18", |list| list.answer_borrowed(&[]));
     assert_eq!(a, b);
 }
+
+#[test]
+fn both_copies_of_a_listing_are_serde_json_s_compact_bytes_with_or_without_escapes() {
+    let plain: Vec<DocumentSummary> = summaries().into_iter().take(150).collect();
+    let mut one_escaped = plain.clone();
+    one_escaped.insert(75, summaries().pop().unwrap());
+    for owned in [plain, one_escaped] {
+        let compact = serde_json::to_string(&serde_json::json!({ "documents": owned })).unwrap();
+        let borrowed: Vec<DocumentSummaryRef<'_>> = owned
+            .iter()
+            .map(|s| DocumentSummaryRef {
+                id: &s.id,
+                title: &s.title,
+            })
+            .collect();
+        for (body, version) in [(LEGACY, "2025-06-18"), (MODERN, "2026-07-28")] {
+            for reply in [
+                listed(body, version, |list| list.answer(&owned)),
+                listed(body, version, |list| list.answer_borrowed(&borrowed)),
+            ] {
+                let text = String::from_utf8(reply).unwrap();
+                let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                assert_eq!(value["result"]["content"][0]["text"], compact.as_str());
+                assert!(
+                    text.contains(&format!("\"structuredContent\":{compact}")),
+                    "{text}"
+                );
+            }
+        }
+    }
+}

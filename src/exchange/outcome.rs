@@ -8,10 +8,9 @@ use super::body::BodyIntake;
 use super::dispatch::Dispatch;
 use super::endpoint::Authenticate;
 use crate::cors;
-use crate::json::WriteJson;
 use crate::response::Response;
 use crate::tools::create::{CreateAnswer, NewDocument};
-use crate::tools::{Document, DocumentSummary, DocumentSummaryRef, create, list, read};
+use crate::tools::{Document, DocumentSummary, DocumentSummaryRef, Summary, create, list, read};
 
 /// The next thing the host must do for an exchange.
 ///
@@ -112,7 +111,7 @@ impl<C> ListDocuments<C> {
         self.answer_with(documents)
     }
 
-    fn answer_with<T: WriteJson>(self, documents: &[T]) -> Outcome<C> {
+    fn answer_with<T: Summary>(self, documents: &[T]) -> Outcome<C> {
         let origin = self.dispatch.exchange.origin.clone();
         let outcome = self.dispatch.resume(&self.id, |out, frame| {
             list::write_result(out, frame, documents)

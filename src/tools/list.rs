@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 #[cfg(doc)]
 use super::DocumentSummary;
-use super::Frame;
+use super::{DocumentSummaryRef, Frame, Summary};
 use crate::json::{self, Level, Raw, WriteJson};
 
 pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#;
@@ -44,23 +44,78 @@ pub fn is_repository(text: &str) -> bool {
     owner_ok && name_ok
 }
 
-/// `{"documents":[…]}`.
-struct Listing<'a, T>(&'a [T]);
+/// `{"documents":[…]}`. Whether any id or title has a byte to escape is
+/// found once, for both levels the listing is written at (a list writes
+/// it twice: the text content, then `structuredContent`).
+struct Listing<'a, T> {
+    documents: &'a [T],
+    /// No id or title has a byte to escape (most lists): each summary is
+    /// five copies between fixed pieces.
+    plain: bool,
+}
 
-impl<T: WriteJson> WriteJson for Listing<'_, T> {
+impl<'a, T: Summary> Listing<'a, T> {
+    fn new(documents: &'a [T]) -> Self {
+        let plain = documents.iter().all(|document| {
+            let DocumentSummaryRef { id, title } = document.parts();
+            json::is_plain(id.as_bytes()) && json::is_plain(title.as_bytes())
+        });
+        Listing { documents, plain }
+    }
+}
+
+impl<T: Summary> WriteJson for Listing<'_, T> {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &[("documents", &self.0)]);
+        // The bytes `json::object` and the slice's `write_json` write for
+        // `{"documents":[…]}`; each level's fixed pieces are spelled out
+        // where they are copied, constants of known length that the
+        // compiler copies inline rather than through `memcpy`.
+        let plain_level = level == Level::Plain;
+        out.extend_from_slice(if plain_level {
+            b"{\"documents\":["
+        } else {
+            b"{\\\"documents\\\":["
+        });
+        for (index, document) in self.documents.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            let DocumentSummaryRef { id, title } = document.parts();
+            if !self.plain {
+                json::object(out, level, &[("id", &id), ("title", &title)]);
+            } else if plain_level {
+                out.extend_from_slice(b"{\"id\":\"");
+                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(b"\",\"title\":\"");
+                out.extend_from_slice(title.as_bytes());
+                out.extend_from_slice(b"\"}");
+            } else {
+                out.extend_from_slice(b"{\\\"id\\\":\\\"");
+                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(b"\\\",\\\"title\\\":\\\"");
+                out.extend_from_slice(title.as_bytes());
+                out.extend_from_slice(b"\\\"}");
+            }
+        }
+        out.extend_from_slice(b"]}");
     }
 
+    /// Exact for a plain listing in a string (the longer of its two
+    /// levels); with escapes, their share guessed as `str`'s hint does.
     fn len_hint(&self) -> usize {
-        json::object_len_hint(&[("documents", &self.0)])
+        let summary = |document: &T| {
+            let DocumentSummaryRef { id, title } = document.parts();
+            let text = id.len() + title.len();
+            29 + text + if self.plain { 0 } else { text / 4 + 8 }
+        };
+        18 + self.documents.iter().map(summary).sum::<usize>()
     }
 }
 
 /// Appends the result for the host's answer: owned summaries
 /// ([`DocumentSummary`]) or borrowed ones.
-pub(crate) fn write_result<T: WriteJson>(out: &mut Vec<u8>, frame: Frame<'_>, documents: &[T]) {
-    super::write_text_result(out, frame, &Listing(documents), false);
+pub(crate) fn write_result<T: Summary>(out: &mut Vec<u8>, frame: Frame<'_>, documents: &[T]) {
+    super::write_text_result(out, frame, &Listing::new(documents), false);
 }
 
 #[cfg(test)]

@@ -181,9 +181,14 @@ pub(crate) fn write_error_text(out: &mut Vec<u8>, frame: Frame<'_>, message: &st
     frame.close(out);
 }
 
-impl DocumentSummary {
-    /// The same summary, borrowed: both are written by one implementation.
-    fn as_ref(&self) -> DocumentSummaryRef<'_> {
+/// What a list is written from: an owned summary or a borrowed one, read
+/// through one borrowed shape.
+pub(crate) trait Summary {
+    fn parts(&self) -> DocumentSummaryRef<'_>;
+}
+
+impl Summary for DocumentSummary {
+    fn parts(&self) -> DocumentSummaryRef<'_> {
         DocumentSummaryRef {
             id: &self.id,
             title: &self.title,
@@ -191,54 +196,10 @@ impl DocumentSummary {
     }
 }
 
-impl WriteJson for DocumentSummary {
-    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        self.as_ref().write_json(out, level);
+impl Summary for DocumentSummaryRef<'_> {
+    fn parts(&self) -> DocumentSummaryRef<'_> {
+        *self
     }
-
-    fn len_hint(&self) -> usize {
-        self.as_ref().len_hint()
-    }
-}
-
-impl WriteJson for DocumentSummaryRef<'_> {
-    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        write_summary(out, level, self.id, self.title);
-    }
-
-    fn len_hint(&self) -> usize {
-        json::object_len_hint(&[("id", &self.id), ("title", &self.title)])
-    }
-}
-
-/// `{"id":…,"title":…}` at `level`: the bytes [`json::object`] writes for
-/// a summary's two members. Ids and titles with nothing to escape (most)
-/// are copied between fixed pieces, five copies a summary, without
-/// `json::object`'s call per member (a list writes every summary twice);
-/// the others go through it.
-fn write_summary(out: &mut Vec<u8>, level: Level, id: &str, title: &str) {
-    let plain_level = level == Level::Plain;
-    out.reserve(id.len() + title.len() + 32);
-    if json::is_plain(id.as_bytes()) && json::is_plain(title.as_bytes()) {
-        // Each level's pieces spelled out where they are copied: constants
-        // of known length, which the compiler copies inline rather than
-        // through a call to `memcpy` (three of the five copies).
-        if plain_level {
-            out.extend_from_slice(b"{\"id\":\"");
-            out.extend_from_slice(id.as_bytes());
-            out.extend_from_slice(b"\",\"title\":\"");
-            out.extend_from_slice(title.as_bytes());
-            out.extend_from_slice(b"\"}");
-        } else {
-            out.extend_from_slice(b"{\\\"id\\\":\\\"");
-            out.extend_from_slice(id.as_bytes());
-            out.extend_from_slice(b"\\\",\\\"title\\\":\\\"");
-            out.extend_from_slice(title.as_bytes());
-            out.extend_from_slice(b"\\\"}");
-        }
-        return;
-    }
-    json::object(out, level, &[("id", &id), ("title", &title)]);
 }
 
 impl Document {
