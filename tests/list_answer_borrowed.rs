@@ -28,6 +28,17 @@ fn summaries() -> Vec<DocumentSummary> {
     summaries
 }
 
+/// The same summaries, borrowed.
+fn borrow(owned: &[DocumentSummary]) -> Vec<DocumentSummaryRef<'_>> {
+    owned
+        .iter()
+        .map(|s| DocumentSummaryRef {
+            id: &s.id,
+            title: &s.title,
+        })
+        .collect()
+}
+
 /// The response body to a list answered by `answer`.
 fn listed(
     body: &[u8],
@@ -65,13 +76,7 @@ fn listed(
 #[test]
 fn borrowed_summaries_answer_the_same_bytes_as_owned_ones() {
     let owned = summaries();
-    let borrowed: Vec<DocumentSummaryRef<'_>> = owned
-        .iter()
-        .map(|s| DocumentSummaryRef {
-            id: &s.id,
-            title: &s.title,
-        })
-        .collect();
+    let borrowed = borrow(&owned);
     for (body, version) in [(LEGACY, "2025-06-18"), (MODERN, "2026-07-28")] {
         let a = listed(body, version, |list| list.answer(&owned));
         let b = listed(body, version, |list| list.answer_borrowed(&borrowed));
@@ -108,13 +113,7 @@ fn both_copies_of_a_listing_are_serde_json_s_compact_bytes_with_or_without_escap
     one_escaped.insert(75, summaries().pop().unwrap());
     for owned in [plain, one_escaped] {
         let compact = serde_json::to_string(&serde_json::json!({ "documents": owned })).unwrap();
-        let borrowed: Vec<DocumentSummaryRef<'_>> = owned
-            .iter()
-            .map(|s| DocumentSummaryRef {
-                id: &s.id,
-                title: &s.title,
-            })
-            .collect();
+        let borrowed = borrow(&owned);
         for (body, version) in [(LEGACY, "2025-06-18"), (MODERN, "2026-07-28")] {
             for reply in [
                 listed(body, version, |list| list.answer(&owned)),
