@@ -67,9 +67,9 @@ impl<'a, T: Summary> Listing<'a, T> {
 impl<T: Summary> WriteJson for Listing<'_, T> {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         // The bytes `json::object` and the slice's `write_json` write for
-        // `{"documents":[…]}`; each level's fixed pieces are spelled out
-        // where they are copied, constants of known length that the
-        // compiler copies inline rather than through `memcpy`.
+        // `{"documents":[…]}`; a summary's fixed pieces at each level are
+        // spelled out where they are copied, constants of known length
+        // that the compiler copies inline rather than through `memcpy`.
         let plain_level = level == Level::Plain;
         out.extend_from_slice(if plain_level {
             b"{\"documents\":["
@@ -100,8 +100,9 @@ impl<T: Summary> WriteJson for Listing<'_, T> {
         out.extend_from_slice(b"]}");
     }
 
-    /// Exact for a plain listing in a string (the longer of its two
-    /// levels); with escapes, their share guessed as `str`'s hint does.
+    /// A plain listing's size in a string (the longer of its two levels),
+    /// one comma over; with escapes, their share guessed as `str`'s hint
+    /// does.
     fn len_hint(&self) -> usize {
         let summary = |document: &T| {
             let DocumentSummaryRef { id, title } = document.parts();
@@ -120,7 +121,26 @@ pub(crate) fn write_result<T: Summary>(out: &mut Vec<u8>, frame: Frame<'_>, docu
 
 #[cfg(test)]
 mod tests {
-    use super::is_repository;
+    use super::{Listing, is_repository};
+    use crate::DocumentSummaryRef;
+    use crate::json::{Level, WriteJson};
+
+    #[test]
+    fn a_plain_listing_s_hint_is_its_size_in_a_string_one_comma_over() {
+        let summaries: Vec<DocumentSummaryRef<'_>> = ["a", "bb", ""]
+            .iter()
+            .map(|title| DocumentSummaryRef { id: "01J", title })
+            .collect();
+        for count in 1..=summaries.len() {
+            let listing = Listing::new(&summaries[..count]);
+            let mut plain = Vec::new();
+            let mut in_string = Vec::new();
+            listing.write_json(&mut plain, Level::Plain);
+            listing.write_json(&mut in_string, Level::InString);
+            assert!(plain.len() < in_string.len());
+            assert_eq!(listing.len_hint(), in_string.len() + 1);
+        }
+    }
 
     #[test]
     fn repositories_follow_the_advertised_pattern() {
