@@ -691,13 +691,8 @@ async fn carry_out(
 /// unread, `head_only`: the request was a `HEAD`, whose response is its
 /// head only (RFC 9110 §9.3.2).
 async fn send(conn: &mut Conn, body: &[u8], keep: bool, read_whole: bool, head_only: bool) -> Next {
-    let body = if head_only { &[][..] } else { body };
-    let written = if body.len() <= wire::COPIED_BODY {
-        conn.out.extend_from_slice(body);
-        conn.stream.write_all(&conn.out).await
-    } else {
-        write_both(&mut conn.stream, &conn.out, body).await
-    };
+    let body = wire::behind_head(&mut conn.out, body, head_only);
+    let written = write_both(&mut conn.stream, &conn.out, body).await;
     conn.out.clear();
     if conn.out.capacity() > BUFFER_KEPT {
         conn.out = Vec::new();

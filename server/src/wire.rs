@@ -14,9 +14,24 @@ use chopin_mcp::Header;
 pub const DATE_LEN: usize = 29;
 
 /// Bodies up to this many bytes are copied behind their head and sent with
-/// it in one `write`; larger ones (a list's 14 kB) are sent from where they
-/// are, in one vectored write with the head.
+/// it from the head's buffer; larger ones (a list's 14 kB) are sent from
+/// where they are, in one vectored write with the head ([`behind_head`]).
 pub const COPIED_BODY: usize = 4096;
+
+/// What of `body` is left to send after `head`: nothing for a `HEAD`
+/// (`head_only`, RFC 9110 §9.3.2); nothing when it is at most
+/// [`COPIED_BODY`] bytes, which are appended to `head`; otherwise all of
+/// it, to go out from where it is.
+pub fn behind_head<'b>(head: &mut Vec<u8>, body: &'b [u8], head_only: bool) -> &'b [u8] {
+    if head_only {
+        &[]
+    } else if body.len() <= COPIED_BODY {
+        head.extend_from_slice(body);
+        &[]
+    } else {
+        body
+    }
+}
 
 /// Moves `head` and then `body` past the `written` bytes of a vectored
 /// write of the two (at most their lengths together).
@@ -171,6 +186,18 @@ mod tests {
             text.ends_with("retry-after: 1\r\nconnection: close\r\n\r\nbusy"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_small_body_is_copied_behind_its_head_a_large_one_left_where_it_is() {
+        let mut head = b"head ".to_vec();
+        assert!(behind_head(&mut head, b"small", false).is_empty());
+        assert_eq!(head, b"head small");
+        let large = vec![b'x'; COPIED_BODY + 1];
+        assert_eq!(behind_head(&mut head, &large, false), &large[..]);
+        assert!(behind_head(&mut head, &large, true).is_empty());
+        assert!(behind_head(&mut head, b"small", true).is_empty());
+        assert_eq!(head, b"head small");
     }
 
     #[test]

@@ -342,16 +342,10 @@ struct Reply<'b> {
 fn write(stream: &mut TcpStream, reply: Reply<'_>, head_only: bool) -> io::Result<Next> {
     let Reply {
         mut head,
-        mut body,
+        body,
         keep,
     } = reply;
-    if head_only {
-        body = &[];
-    }
-    if body.len() <= wire::COPIED_BODY {
-        head.extend_from_slice(body);
-        body = &[];
-    }
+    let mut body = wire::behind_head(&mut head, body, head_only);
     // The head and the body from where they are, in vectored writes until
     // the head is out, then the rest of the body.
     let mut head = &head[..];
