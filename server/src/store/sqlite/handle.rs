@@ -254,6 +254,7 @@ fn integer(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<i64> 
 /// where the connection has no mutex and SQLite documents protected and
 /// unprotected values as the same, and it is used by one thread at a time
 /// (`&mut Handle`).
+#[inline]
 fn append_text(
     stmt: *mut ffi::sqlite3_stmt,
     index: c_int,
@@ -267,11 +268,7 @@ fn append_text(
         let value = ffi::sqlite3_column_value(stmt, index);
         let kind = ffi::sqlite3_value_type(value);
         if kind != ffi::SQLITE_TEXT {
-            return Err(rusqlite::Error::InvalidColumnType(
-                index as usize,
-                String::new(),
-                type_of(kind),
-            ));
+            return Err(not_text(index, kind));
         }
         let bytes = ffi::sqlite3_value_text(value);
         let length = ffi::sqlite3_value_bytes(value);
@@ -283,6 +280,13 @@ fn append_text(
         out.extend_from_slice(std::slice::from_raw_parts(bytes, length as usize));
     }
     Ok(())
+}
+
+/// The error for column `index` of type `kind` where TEXT was asked for, as
+/// rusqlite reports it; out of the way of the rows that are TEXT.
+#[cold]
+fn not_text(index: c_int, kind: c_int) -> rusqlite::Error {
+    rusqlite::Error::InvalidColumnType(index as usize, String::new(), type_of(kind))
 }
 
 fn type_of(kind: c_int) -> Type {
