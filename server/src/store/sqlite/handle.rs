@@ -229,11 +229,7 @@ fn integer(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<i64> 
     unsafe {
         let kind = ffi::sqlite3_column_type(stmt, index);
         if kind != ffi::SQLITE_INTEGER {
-            return Err(rusqlite::Error::InvalidColumnType(
-                index as usize,
-                String::new(),
-                type_of(kind),
-            ));
+            return Err(wrong_type(index, kind));
         }
         Ok(ffi::sqlite3_column_int64(stmt, index))
     }
@@ -268,7 +264,7 @@ fn append_text(
         let value = ffi::sqlite3_column_value(stmt, index);
         let kind = ffi::sqlite3_value_type(value);
         if kind != ffi::SQLITE_TEXT {
-            return Err(not_text(index, kind));
+            return Err(wrong_type(index, kind));
         }
         let bytes = ffi::sqlite3_value_text(value);
         let length = ffi::sqlite3_value_bytes(value);
@@ -282,10 +278,10 @@ fn append_text(
     Ok(())
 }
 
-/// The error for column `index` of type `kind` where TEXT was asked for, as
-/// rusqlite reports it; out of the way of the rows that are TEXT.
+/// The error for column `index` of type `kind` where another type was asked
+/// for, as rusqlite reports it; out of the way of the rows that are right.
 #[cold]
-fn not_text(index: c_int, kind: c_int) -> rusqlite::Error {
+fn wrong_type(index: c_int, kind: c_int) -> rusqlite::Error {
     rusqlite::Error::InvalidColumnType(index as usize, String::new(), type_of(kind))
 }
 
