@@ -1,4 +1,4 @@
-#![doc = include_str!("../README.md")]
+#![doc = include_str!("../docs/embedding.md")]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -43,3 +43,9 @@ pub use response::Response;
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::{Document, DocumentSummary, DocumentSummaryRef};
 pub use version::{Era, ProtocolVersion};
+
+/// The README's code blocks, compiled and run as doc tests (its drive loop
+/// is the one of the crate docs: `tests/docs_in_step.rs` holds them equal).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
