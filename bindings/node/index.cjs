@@ -1,0 +1,838 @@
+"use strict";
+// chopin-mcp for Node and Bun: the Rust endpoint (a Node-API addon, built
+// from src/ by `npm run build`) driven from JavaScript.
+//
+// The drive loop runs here. Each step is one call into the addon, a free
+// function on the endpoint's External, with flat arguments (strings,
+// numbers, byte arrays) and one string back (src/wire.rs has its format);
+// each effect is a plain, awaited call of the host's function. Caller values
+// stay in JavaScript. index.d.ts documents the API; docs/typescript.md is
+// the guide.
+
+const native = loadAddon();
+
+function loadAddon() {
+  const file = `chopin-mcp.${process.platform}-${process.arch}.node`;
+  try {
+    return require(`./${file}`);
+  } catch (error) {
+    if (error && error.code === "MODULE_NOT_FOUND") {
+      throw new Error(
+        `chopin-mcp: the native addon ${file} is not built; run \`npm run build\` in ${__dirname}`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+// Outcome tags (src/wire.rs).
+const RESPOND = 82; // R
+const NEW_HEAD = 72; // H
+const FULL_HEAD = 70; // F
+const AUTHENTICATE = 97; // a
+const BODY = 98; // b
+const LIST = 108; // l
+const READ = 114; // r
+const CREATE = 99; // c
+const FIRST_HEAD = 0x30;
+
+const KEEP_ALIVE = native.keepAlive();
+
+/**
+ * A function on every handler and Endpoint counting the exchanges its
+ * endpoint holds for the host (not part of the API: the tests check that
+ * none is left behind).
+ */
+const IN_FLIGHT = Symbol.for("chopin-mcp.inFlight");
+function hook(target, core) {
+  Object.defineProperty(target, IN_FLIGHT, { value: () => native.inFlight(core.native) });
+}
+const KEEP_ALIVE_MS = 15_000;
+const DIGITS = /^[0-9]+$/;
+
+// --- Answers the host gives the caller function ----------------------------
+
+/** What `caller` returns when the credentials cannot be judged now: 503. */
+const UNAVAILABLE = Symbol.for("chopin-mcp.unavailable");
+
+class Scoped {
+  constructor(caller, scopes) {
+    this.caller = caller;
+    this.scopes = scopes;
+  }
+}
+
+function scoped(caller, scopes) {
+  if (caller === undefined || caller === null) {
+    throw new TypeError("chopin-mcp: scoped(caller, scopes) needs a caller (undefined and null refuse)");
+  }
+  let names;
+  if (typeof scopes === "string") {
+    names = scopes.split(" ").filter((name) => name !== "");
+  } else if (Array.isArray(scopes) && scopes.every((name) => typeof name === "string")) {
+    names = scopes.slice();
+  } else {
+    throw new TypeError("chopin-mcp: scoped(caller, scopes): scopes is a space-separated string or an array of strings");
+  }
+  return new Scoped(caller, names);
+}
+
+// --- Options ----------------------------------------------------------------
+
+const SETTINGS = {
+  serverName: "string",
+  serverVersion: "string",
+  serverTitle: "string",
+  instructions: "string",
+  allowedOrigins: "strings",
+  allowedHosts: "strings",
+  loopbackHosts: "boolean",
+  protocolVersions: "strings",
+  bodyBudget: "size",
+  cacheTtlMs: "milliseconds",
+  oauth: "oauth",
+  scopes: "scopes",
+  resourceMetadata: "string",
+};
+
+function fail(message) {
+  throw new TypeError(`chopin-mcp: ${message}`);
+}
+
+function describe(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`;
+}
+
+function isObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function checkSetting(name, kind, value) {
+  switch (kind) {
+    case "string":
+      if (typeof value !== "string") fail(`option \`${name}\` must be a string, not ${describe(value)}`);
+      return value;
+    case "boolean":
+      if (typeof value !== "boolean") fail(`option \`${name}\` must be true or false, not ${describe(value)}`);
+      return value;
+    case "strings":
+      if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) {
+        fail(`option \`${name}\` must be an array of strings, not ${describe(value)}`);
+      }
+      return value.slice();
+    case "size":
+      if (!Number.isSafeInteger(value) || value < 1) fail(`option \`${name}\` must be a whole number of bytes from 1, not ${describe(value)}`);
+      return value;
+    case "milliseconds":
+      if (!Number.isSafeInteger(value) || value < 0) fail(`option \`${name}\` must be a whole number of milliseconds from 0, not ${describe(value)}`);
+      return value;
+    case "oauth":
+      if (!isObject(value) || typeof value.resource !== "string" || typeof value.issuer !== "string") {
+        fail(`option \`oauth\` must be { resource: string, issuer: string }, not ${describe(value)}`);
+      }
+      return { resource: value.resource, issuer: value.issuer };
+    case "scopes":
+      if (!isObject(value) || typeof value.read !== "string" || typeof value.create !== "string") {
+        fail(`option \`scopes\` must be { read: string, create: string }, not ${describe(value)}`);
+      }
+      return { read: value.read, create: value.create };
+  }
+  return value;
+}
+
+/**
+ * The endpoint settings of `options` (capabilities included), checked; keys
+ * in `own` are the caller's own (host functions) and are left to it.
+ */
+function settingsOf(options, own, where) {
+  if (options === undefined) options = {};
+  if (!isObject(options)) fail(`${where} takes an options object, not ${describe(options)}`);
+  const settings = {};
+  for (const name of Object.keys(options)) {
+    const value = options[name];
+    if (value === undefined) continue;
+    if (Object.hasOwn(SETTINGS, name)) {
+      settings[name] = checkSetting(name, SETTINGS[name], value);
+    } else if (!own.includes(name)) {
+      fail(`${where}: unknown option \`${name}\``);
+    }
+  }
+  return settings;
+}
+
+/**
+ * The owner of the addon's endpoint for `settings` (the endpoint lives as
+ * long as it); a setting the addon refuses is a TypeError.
+ */
+function nativeEndpoint(settings) {
+  try {
+    return native.endpoint(JSON.stringify(settings));
+  } catch (error) {
+    throw new TypeError(`chopin-mcp: ${error.message}`, { cause: error });
+  }
+}
+
+// --- Host answers, checked and flattened for the addon --------------------
+
+function isDocument(value) {
+  return (
+    typeof value.id === "string" &&
+    typeof value.title === "string" &&
+    typeof value.source === "string" &&
+    Number.isSafeInteger(value.revision) &&
+    value.revision >= 0
+  );
+}
+
+function badDocument(where, value) {
+  if (!isObject(value)) fail(`${where} must give a document or undefined, not ${describe(value)}`);
+  for (const key of ["id", "title", "source"]) {
+    if (typeof value[key] !== "string") fail(`${where} gave a document whose \`${key}\` is ${describe(value[key])}, not a string`);
+  }
+  fail(`${where} gave a document whose \`revision\` is ${describe(value.revision)}, not a whole number from 0`);
+}
+
+/** `[id, title, …]` as JSON, for the addon. */
+function flatSummaries(documents, where) {
+  if (!Array.isArray(documents)) fail(`${where} must give an array of { id, title }, not ${describe(documents)}`);
+  const flat = new Array(documents.length * 2);
+  for (let i = 0; i < documents.length; i++) {
+    const summary = documents[i];
+    if (!isObject(summary) || typeof summary.id !== "string" || typeof summary.title !== "string") {
+      fail(`${where} gave ${describe(summary)} at index ${i}, not { id: string, title: string }`);
+    }
+    flat[2 * i] = summary.id;
+    flat[2 * i + 1] = summary.title;
+  }
+  return JSON.stringify(flat);
+}
+
+const CREATE_KINDS = { created: 0, replayed: 1, conflict: 2, forbidden: 3, unavailable: 4 };
+
+function isStrings(value) {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+/** The created document of a create answer, as JSON for the addon. */
+function createdDocument(document, where) {
+  if (!isObject(document)) fail(`${where}: a created or replayed answer carries a document, not ${describe(document)}`);
+  for (const key of ["id", "title", "source", "url"]) {
+    if (typeof document[key] !== "string") fail(`${where}: the document's \`${key}\` is ${describe(document[key])}, not a string`);
+  }
+  if (!Number.isSafeInteger(document.revision) || document.revision < 0) {
+    fail(`${where}: the document's \`revision\` is ${describe(document.revision)}, not a whole number from 0`);
+  }
+  const brief = document.brief;
+  if (
+    !isObject(brief) ||
+    typeof brief.goal !== "string" ||
+    !isStrings(brief.constraints) ||
+    !isStrings(brief.settledDecisions) ||
+    !isStrings(brief.openQuestions) ||
+    !isStrings(brief.repositoryFindings)
+  ) {
+    fail(`${where}: the document's \`brief\` is not { goal, constraints, settledDecisions, openQuestions, repositoryFindings }`);
+  }
+  return JSON.stringify({
+    id: document.id,
+    title: document.title,
+    brief: {
+      goal: brief.goal,
+      constraints: brief.constraints,
+      settledDecisions: brief.settledDecisions,
+      openQuestions: brief.openQuestions,
+      repositoryFindings: brief.repositoryFindings,
+    },
+    source: document.source,
+    revision: document.revision,
+    url: document.url,
+  });
+}
+
+/** Answers a create effect with `answer` ({ kind, document? }). */
+function answerCreate(core, slot, answer, where) {
+  const kind = isObject(answer) ? CREATE_KINDS[answer.kind] : undefined;
+  if (kind === undefined || !Object.hasOwn(CREATE_KINDS, answer.kind)) {
+    fail(`${where} must give { kind: "created" | "replayed" | "conflict" | "forbidden" | "unavailable" }, not ${describe(answer)}`);
+  }
+  const document = kind <= 1 ? createdDocument(answer.document, where) : undefined;
+  return native.answerCreate(core, slot, kind, document);
+}
+
+/** The verdict code for an answer of the caller function (src/lib.rs). */
+function verdictOf(answer) {
+  if (answer === undefined || answer === null) return 0;
+  if (answer === UNAVAILABLE) return 3;
+  if (answer instanceof Scoped) return 2;
+  return 1;
+}
+
+// --- The endpoint shared by `handler` and `Endpoint` ----------------------
+
+/** A response head: status, headers, and whether it is an open stream. */
+class Head {
+  constructor(text) {
+    const lines = text.split("\n");
+    const first = lines[0];
+    this.status = Number.parseInt(first, 10);
+    this.stream = first.endsWith(" stream");
+    const headers = {};
+    for (let i = 1; i + 1 < lines.length; i += 2) headers[lines[i]] = lines[i + 1];
+    this.headers = headers;
+    this.init = { status: this.status, headers };
+  }
+}
+
+/** The addon's endpoint with its exchange slots and the heads it named. */
+class Core {
+  constructor(settings) {
+    this.owner = nativeEndpoint(settings);
+    /** The endpoint's number, which the addon's functions take. */
+    this.native = native.endpointId(this.owner);
+    this.heads = [];
+    this.free = [];
+    this.next = 0;
+    this.budget = native.budget(this.native);
+    /** Where the body of the outcome `head` last read starts. */
+    this.bodyStart = 0;
+  }
+
+  take() {
+    return this.free.length > 0 ? this.free.pop() : this.next++;
+  }
+
+  give(slot) {
+    this.free.push(slot);
+  }
+
+  /** The head of the response outcome `out`; sets `bodyStart`. */
+  head(out) {
+    const tag = out.charCodeAt(0);
+    if (tag === RESPOND) {
+      this.bodyStart = 2;
+      return this.heads[out.charCodeAt(1) - FIRST_HEAD];
+    }
+    const from = tag === NEW_HEAD ? 2 : 1;
+    const end = out.indexOf("\0", from);
+    const head = new Head(out.slice(from, end));
+    if (tag === NEW_HEAD) this.heads[out.charCodeAt(1) - FIRST_HEAD] = head;
+    this.bodyStart = end + 1;
+    return head;
+  }
+
+  tools() {
+    return JSON.parse(native.tools(this.native));
+  }
+}
+
+function isResponse(tag) {
+  return tag === RESPOND || tag === NEW_HEAD || tag === FULL_HEAD;
+}
+
+/** `name\0value\0…` of Web `Headers`, and its `content-length`. */
+let declaredLength = null;
+function flatWebHeaders(headers) {
+  let flat = "";
+  declaredLength = null;
+  headers.forEach((value, name) => {
+    flat += name + "\0" + value + "\0";
+    if (name === "content-length") declaredLength = value;
+  });
+  return flat;
+}
+
+/** `name\0value\0…` of headers as Node gives them, or a Web `Headers`. */
+function flatHeaders(headers) {
+  if (Array.isArray(headers)) {
+    if (headers.length % 2 !== 0 || !headers.every((item) => typeof item === "string")) {
+      fail("headers as an array are names and values alternating (Node's `rawHeaders`)");
+    }
+    return headers.join("\0");
+  }
+  if (headers !== null && typeof headers === "object" && typeof headers.forEach === "function" && typeof headers.get === "function") {
+    return flatWebHeaders(headers);
+  }
+  if (!isObject(headers)) fail(`headers are Node's \`rawHeaders\`, a Web Headers or an object, not ${describe(headers)}`);
+  let flat = "";
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      for (const line of value) flat += name + "\0" + String(line) + "\0";
+    } else {
+      flat += name + "\0" + String(value) + "\0";
+    }
+  }
+  return flat;
+}
+
+// --- handler(): the seed's API over Web Request and Response ----------------
+
+const HANDLER_OWN = ["caller", "documents", "create", "keepAliveMs"];
+
+function handler(options) {
+  if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
+  const settings = settingsOf(options, HANDLER_OWN, "handler(options)");
+  const { caller, documents, create } = options;
+  if (typeof caller !== "function") fail("handler(options): `caller` must be a function (request) => caller | undefined");
+  if (!isObject(documents) || typeof documents.list !== "function" || typeof documents.read !== "function") {
+    fail("handler(options): `documents` must be { list(caller, repository), read(caller, id) }");
+  }
+  if (create !== undefined && (!isObject(create) || typeof create.create !== "function")) {
+    fail("handler(options): `create` must be { create(caller, input) }");
+  }
+  let keepAliveMs = KEEP_ALIVE_MS;
+  if (options.keepAliveMs !== undefined) {
+    keepAliveMs = options.keepAliveMs;
+    if (!Number.isSafeInteger(keepAliveMs) || keepAliveMs < 1 || keepAliveMs > 2_147_483_647) {
+      fail(`handler(options): \`keepAliveMs\` must be a whole number of milliseconds from 1, not ${describe(keepAliveMs)}`);
+    }
+  }
+  settings.create = create !== undefined;
+  const core = new Core(settings);
+  const endpoint = core.native;
+  const metadata = settings.oauth !== undefined;
+
+  async function mcp(request) {
+    const flat = flatWebHeaders(request.headers);
+    const declared = declaredLength;
+    if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
+      const out = native.metadata(endpoint, request.method, targetOf(request.url), flat);
+      if (out !== null) return webResponse(core, out, request, keepAliveMs);
+    }
+    const slot = core.take();
+    let out = native.start(endpoint, slot, request.method, flat);
+    let who;
+    try {
+      for (;;) {
+        switch (out.charCodeAt(0)) {
+          case AUTHENTICATE: {
+            let answer = caller(request);
+            if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
+            const verdict = verdictOf(answer);
+            if (verdict === 2) {
+              who = answer.caller;
+              out = native.authenticate(endpoint, slot, 2, answer.scopes);
+            } else {
+              who = answer;
+              out = native.authenticate(endpoint, slot, verdict);
+            }
+            break;
+          }
+          case BODY:
+            out = await readWebBody(endpoint, slot, request, declared);
+            break;
+          case READ: {
+            const document = await documents.read(who, out.slice(1));
+            if (document === undefined || document === null) {
+              out = native.answerAbsent(endpoint, slot);
+            } else {
+              if (typeof document !== "object" || !isDocument(document)) badDocument("documents.read", document);
+              out = native.answerRead(endpoint, slot, document.id, document.title, document.source, document.revision);
+            }
+            break;
+          }
+          case LIST: {
+            const listed = await documents.list(who, out.slice(1));
+            out = native.answerList(endpoint, slot, flatSummaries(listed, "documents.list"));
+            break;
+          }
+          case CREATE: {
+            const input = JSON.parse(out.slice(1));
+            const answer = await create.create(who, input);
+            out = answerCreate(endpoint, slot, answer, "create.create");
+            break;
+          }
+          default:
+            return webResponse(core, out, request, keepAliveMs);
+        }
+      }
+    } catch (error) {
+      native.release(endpoint, slot);
+      throw error;
+    } finally {
+      core.give(slot);
+    }
+  }
+  hook(mcp, core);
+  return mcp;
+}
+
+/** The path and query of a request URL. */
+function targetOf(url) {
+  const scheme = url.indexOf("://");
+  const path = scheme < 0 ? 0 : url.indexOf("/", scheme + 3);
+  return path < 0 ? "/" : url.slice(path);
+}
+
+/**
+ * Reads a Web request's body into the exchange in `slot`: whole when its
+ * length is declared (the server framed it, and the endpoint already
+ * refused a declared length over the budget), else chunk by chunk, stopping
+ * at the chunk that crosses the budget (the rest is never read).
+ */
+async function readWebBody(endpoint, slot, request, declared) {
+  if (declared !== null && DIGITS.test(declared)) {
+    return native.finish(endpoint, slot, new Uint8Array(await request.arrayBuffer()));
+  }
+  const body = request.body;
+  if (body === null) return native.finish(endpoint, slot, undefined);
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return native.finish(endpoint, slot, undefined);
+      const out = native.push(endpoint, slot, value);
+      if (out.charCodeAt(0) !== BODY) {
+        reader.cancel().catch(() => {});
+        return out;
+      }
+    }
+  } catch (error) {
+    reader.cancel(error).catch(() => {});
+    throw error;
+  }
+}
+
+/** The Web Response of the response outcome `out`. */
+function webResponse(core, out, request, keepAliveMs) {
+  const head = core.head(out);
+  if (head.stream) return new Response(eventStream(request.signal, keepAliveMs), head.init);
+  const start = core.bodyStart;
+  return new Response(start < out.length ? out.slice(start) : null, head.init);
+}
+
+/**
+ * The body of an accepted GET: a keep-alive comment at once, then one every
+ * `every` ms while the reader keeps up, until the request is aborted or the
+ * stream cancelled. The timer is unref'd: an open stream never keeps a
+ * process alive.
+ */
+function eventStream(signal, every) {
+  let timer;
+  let stop;
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(KEEP_ALIVE.slice());
+      timer = setInterval(() => {
+        if (controller.desiredSize > 0) controller.enqueue(KEEP_ALIVE.slice());
+      }, every);
+      if (typeof timer.unref === "function") timer.unref();
+      stop = () => {
+        clearInterval(timer);
+        try {
+          controller.close();
+        } catch {
+          // Already closed or cancelled.
+        }
+      };
+      if (signal) {
+        if (signal.aborted) stop();
+        else signal.addEventListener("abort", stop, { once: true });
+      }
+    },
+    cancel() {
+      clearInterval(timer);
+      if (signal) signal.removeEventListener("abort", stop);
+    },
+  });
+}
+
+// --- Endpoint: the effect loop for hosts without Web Requests ------------
+
+const ENDPOINT_OWN = ["create"];
+const KINDS = {
+  [AUTHENTICATE]: "authenticate",
+  [BODY]: "body",
+  [LIST]: "list",
+  [READ]: "read",
+  [CREATE]: "create",
+};
+
+class Endpoint {
+  #core;
+
+  constructor(options) {
+    const settings = settingsOf(options, ENDPOINT_OWN, "new Endpoint(options)");
+    const create = options === undefined ? undefined : options.create;
+    if (create !== undefined && typeof create !== "boolean") {
+      fail(`new Endpoint(options): \`create\` must be true or false, not ${describe(create)}`);
+    }
+    settings.create = create === true;
+    this.#core = new Core(settings);
+    hook(this, this.#core);
+  }
+
+  /** The most body bytes a request may carry. */
+  get bodyBudget() {
+    return this.#core.budget;
+  }
+
+  /** The tools this endpoint offers, as `tools/list` gives them. */
+  tools() {
+    return this.#core.tools();
+  }
+
+  /**
+   * Starts the exchange of a request: its method and headers (Node's
+   * `rawHeaders`, a Web `Headers`, or an object of names to values).
+   */
+  begin(method, headers) {
+    if (typeof method !== "string") fail(`begin(method, headers): method must be a string, not ${describe(method)}`);
+    const core = this.#core;
+    const slot = core.take();
+    const out = native.start(core.native, slot, method, flatHeaders(headers));
+    return new Exchange(core, slot, out);
+  }
+
+  /**
+   * Protected Resource Metadata (RFC 9728) when `target` is its path and the
+   * endpoint has `oauth`, else `undefined`: call it before routing.
+   */
+  metadata(method, target, headers) {
+    if (typeof method !== "string" || typeof target !== "string") {
+      fail("metadata(method, target, headers): method and target are strings");
+    }
+    const core = this.#core;
+    const out = native.metadata(core.native, method, target, flatHeaders(headers));
+    if (out === null) return undefined;
+    const head = core.head(out);
+    const start = core.bodyStart;
+    return { status: head.status, headers: { ...head.headers }, body: out.slice(start) };
+  }
+}
+
+/**
+ * One request's exchange: `kind` says what it waits for, and the matching
+ * method answers it, until `kind` is "respond".
+ */
+class Exchange {
+  #core;
+  #slot;
+  #payload = "";
+  #head = null;
+  #body = "";
+
+  constructor(core, slot, out) {
+    this.#core = core;
+    this.#slot = slot;
+    this.kind = "respond";
+    this.caller = undefined;
+    this.#settle(out);
+  }
+
+  #settle(out) {
+    const tag = out.charCodeAt(0);
+    if (isResponse(tag)) {
+      const core = this.#core;
+      this.#head = core.head(out);
+      this.#body = out.slice(core.bodyStart);
+      this.kind = "respond";
+      core.give(this.#slot);
+      this.#slot = -1;
+      return;
+    }
+    this.kind = KINDS[tag];
+    this.#payload = out.length > 1 ? out.slice(1) : "";
+  }
+
+  #expect(kind, what) {
+    if (this.kind !== kind) {
+      fail(`${what} answers a "${kind}" step, but this exchange is at "${this.kind}"`);
+    }
+  }
+
+  /** The authenticate step: the caller the credentials name, or not. */
+  #authenticate(answer) {
+    const verdict = verdictOf(answer);
+    const core = this.#core;
+    let out;
+    if (verdict === 2) {
+      this.caller = answer.caller;
+      out = native.authenticate(core.native, this.#slot, 2, answer.scopes);
+    } else {
+      this.caller = verdict === 1 ? answer : undefined;
+      out = native.authenticate(core.native, this.#slot, verdict);
+    }
+    this.#settle(out);
+  }
+
+  /** Answers the step the exchange is at (authenticate, list, read or create). */
+  answer(value) {
+    const core = this.#core;
+    switch (this.kind) {
+      case "authenticate":
+        this.#authenticate(value);
+        break;
+      case "read":
+        if (value === undefined || value === null) {
+          this.#settle(native.answerAbsent(core.native, this.#slot));
+        } else {
+          if (typeof value !== "object" || !isDocument(value)) badDocument("answer(document)", value);
+          this.#settle(native.answerRead(core.native, this.#slot, value.id, value.title, value.source, value.revision));
+        }
+        break;
+      case "list":
+        this.#settle(native.answerList(core.native, this.#slot, flatSummaries(value, "answer(documents)")));
+        break;
+      case "create":
+        this.#settle(answerCreate(core.native, this.#slot, value, "answer(created)"));
+        break;
+      default:
+        fail(`answer() has nothing to answer: this exchange is at "${this.kind}"`);
+    }
+    return this;
+  }
+
+  /** The repository a "list" step asks for. */
+  get repository() {
+    this.#expect("list", "repository");
+    return this.#payload;
+  }
+
+  /** The document id a "read" step asks for. */
+  get id() {
+    this.#expect("read", "id");
+    return this.#payload;
+  }
+
+  /** What a "create" step asks the host to store. */
+  get input() {
+    this.#expect("create", "input");
+    return JSON.parse(this.#payload);
+  }
+
+  /**
+   * Takes in the next body chunk: true to go on reading; false when the
+   * chunk crossed the budget (the exchange is at "respond", 413: stop
+   * reading the request).
+   */
+  push(chunk) {
+    this.#expect("body", "push(chunk)");
+    if (!(chunk instanceof Uint8Array)) fail(`push(chunk): a chunk is a Uint8Array (or Buffer), not ${describe(chunk)}`);
+    const out = native.push(this.#core.native, this.#slot, chunk);
+    if (out.charCodeAt(0) === BODY) return true;
+    this.#settle(out);
+    return false;
+  }
+
+  /** The body is complete (with a last chunk, if given): go on. */
+  finish(chunk) {
+    this.#expect("body", "finish()");
+    if (chunk !== undefined && !(chunk instanceof Uint8Array)) {
+      fail(`finish(chunk): a chunk is a Uint8Array (or Buffer), not ${describe(chunk)}`);
+    }
+    this.#settle(native.finish(this.#core.native, this.#slot, chunk));
+    return this;
+  }
+
+  /**
+   * Reads the body from `source` (a Node readable such as an
+   * `IncomingMessage`, a Web `ReadableStream`, or any async iterable of
+   * byte chunks) and finishes it; stops at the chunk that crosses the
+   * budget, leaving the rest of the source unread.
+   */
+  async readFrom(source) {
+    this.#expect("body", "readFrom(source)");
+    if (source !== null && typeof source === "object" && typeof source.getReader === "function") {
+      const reader = source.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return this.finish();
+        if (!this.push(value)) {
+          reader.cancel().catch(() => {});
+          return this;
+        }
+      }
+    }
+    // A Node stream's own iterator would destroy the stream (and with an
+    // IncomingMessage, its socket and the response not yet sent) when the
+    // loop stops early; this one leaves it paused.
+    const chunks =
+      source !== null && typeof source === "object" && typeof source.iterator === "function"
+        ? source.iterator({ destroyOnReturn: false })
+        : source;
+    for await (const chunk of chunks) {
+      if (!this.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk)) return this;
+    }
+    return this.finish();
+  }
+
+  /** The response status ("respond"). */
+  get status() {
+    this.#expect("respond", "status");
+    return this.#head.status;
+  }
+
+  /** The response headers, names in lower case ("respond"). */
+  get headers() {
+    this.#expect("respond", "headers");
+    return this.#head.headers;
+  }
+
+  /** The response body, UTF-8 text; empty for an event stream ("respond"). */
+  get body() {
+    this.#expect("respond", "body");
+    return this.#body;
+  }
+
+  /**
+   * True for an accepted GET: keep the response open, writing
+   * `KEEP_ALIVE` every 15 s or so until the client leaves ("respond").
+   */
+  get stream() {
+    this.#expect("respond", "stream");
+    return this.#head.stream;
+  }
+
+  /** Gives up on the exchange (the host failed): its state is dropped. */
+  abandon() {
+    if (this.#slot >= 0) {
+      native.release(this.#core.native, this.#slot);
+      this.#core.give(this.#slot);
+      this.#slot = -1;
+      this.kind = "abandoned";
+    }
+  }
+}
+
+if (typeof Symbol.dispose === "symbol") {
+  Exchange.prototype[Symbol.dispose] = Exchange.prototype.abandon;
+}
+
+// --- Tools ------------------------------------------------------------------
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === "object") {
+    for (const key of Object.keys(value)) deepFreeze(value[key]);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The tools a handler (or Endpoint) with `options` offers. */
+function tools(options) {
+  const settings = settingsOf(options, [...HANDLER_OWN, ...ENDPOINT_OWN], "tools(options)");
+  settings.create = options !== undefined && options.create !== undefined && options.create !== false;
+  return new Core(settings).tools();
+}
+
+/** What a read-only handler's `tools/list` gives. */
+const TOOLS = deepFreeze(tools());
+
+/** The keep-alive comment an open event stream sends every 15 s or so. */
+const KEEP_ALIVE_TEXT = new TextDecoder().decode(KEEP_ALIVE);
+
+module.exports = {
+  handler,
+  Endpoint,
+  Exchange,
+  TOOLS,
+  tools,
+  scoped,
+  UNAVAILABLE,
+  KEEP_ALIVE: KEEP_ALIVE_TEXT,
+};

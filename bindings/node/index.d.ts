@@ -1,0 +1,285 @@
+// Types of chopin-mcp for Node and Bun (index.cjs, index.mjs). The guide is
+// docs/typescript.md at the repository's root.
+
+/** One entry of a repository's document list. */
+export type DocumentSummary = { id: string; title: string };
+
+/** A document as `read_document` returns it. */
+export type Document = DocumentSummary & {
+  /** The canonical plan source. */
+  source: string;
+  /** The revision number: a whole number from 0. */
+  revision: number;
+};
+
+/** The structured brief of a new document. */
+export type Brief = {
+  goal: string;
+  constraints: string[];
+  settledDecisions: string[];
+  openQuestions: string[];
+  repositoryFindings: string[];
+};
+
+/**
+ * What `create_document` asks the host to store: the caller's validated
+ * fields, the **canonical** plan (ids minted), and a fingerprint of what was
+ * submitted. Key creation on caller + `idempotencyKey`.
+ */
+export type CreateDocumentInput = {
+  idempotencyKey: string;
+  /** `owner/name`, validated. */
+  repository: string;
+  baseBranch: string;
+  baseCommit: string;
+  title: string;
+  brief: Brief;
+  /** The canonical plan: the submitted plan with minted ids. */
+  plan: string;
+  /** Lowercase hex SHA-256 of the submitted values: equal for a replay of the same draft. */
+  fingerprint: string;
+};
+
+/** A document the host created (or had created before, for a replay). */
+export type CreatedDocument = {
+  id: string;
+  title: string;
+  brief: Brief;
+  /** The canonical plan as stored. */
+  source: string;
+  /** 0 for a new document. */
+  revision: number;
+  /** Where people open it. */
+  url: string;
+};
+
+/**
+ * The host's answer to a create: `created` (stored now), `replayed` (this
+ * caller stored this key with this fingerprint before: that document),
+ * `conflict` (this key with another fingerprint), `forbidden` (the caller may
+ * not create in the repository; answered as an absent document),
+ * `unavailable` (the store cannot create now).
+ */
+export type CreateAnswer =
+  | { kind: "created" | "replayed"; document: CreatedDocument }
+  | { kind: "conflict" }
+  | { kind: "forbidden" }
+  | { kind: "unavailable" };
+
+/** A value that may come synchronously or as a promise. */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * The host's reads. `caller` is whatever the caller function returned,
+ * handed back untouched (`===`).
+ */
+export interface DocumentReader<Caller = any> {
+  /** The documents of `repository` (`owner/name`, validated) the caller may see, in the order to present them. */
+  list(caller: Caller, repository: string): Awaitable<DocumentSummary[]>;
+  /** The document `id`, or `undefined` when it is missing or the caller may not see it (the two must look alike). */
+  read(caller: Caller, id: string): Awaitable<Document | undefined | null>;
+}
+
+/** The host's creation, in one transaction (see `CreateAnswer`). */
+export interface DocumentCreator<Caller = any> {
+  create(caller: Caller, input: CreateDocumentInput): Awaitable<CreateAnswer>;
+}
+
+declare const scopedBrand: unique symbol;
+
+/** A caller with the scopes its token grants (made by `scoped`). */
+export interface Scoped<Caller> {
+  readonly caller: Caller;
+  readonly scopes: readonly string[];
+  readonly [scopedBrand]: true;
+}
+
+/**
+ * A caller with the scopes its token grants: a space-separated `scope`
+ * value or a list of names. A request needing a scope not granted gets 403
+ * `insufficient_scope` (the read scope for every request, the create scope
+ * for `create_document`). A plain caller has every scope.
+ */
+export function scoped<Caller>(caller: Caller, scopes: string | readonly string[]): Scoped<Caller>;
+
+/** What the caller function returns when it cannot judge the credentials now: 503, `retry-after: 5`. */
+export declare const UNAVAILABLE: unique symbol;
+
+/**
+ * What the caller function may return: the caller (any value but
+ * `undefined` and `null`), a caller with its scopes, `undefined` or `null`
+ * (401), or `UNAVAILABLE` (503).
+ */
+export type CallerAnswer<Caller> = Caller | Scoped<Caller> | typeof UNAVAILABLE | undefined | null;
+
+/** Endpoint settings (the crate's `Config`); a bad one is a `TypeError` when the handler or endpoint is made. */
+export interface EndpointSettings {
+  /** `serverInfo.name` (default `chopin`). */
+  serverName?: string;
+  /** `serverInfo.version` (default the crate's version). */
+  serverVersion?: string;
+  /** `serverInfo.title` (none by default). */
+  serverTitle?: string;
+  /** Guidance for the model: `initialize`'s and `server/discover`'s `instructions`. */
+  instructions?: string;
+  /** Browser origins allowed, matched byte for byte (`https://app.example`); every other `Origin` gets 403. */
+  allowedOrigins?: string[];
+  /** `Host` names allowed (DNS-rebinding protection); once one is given, any other `Host` gets 403. */
+  allowedHosts?: string[];
+  /** Allow the loopback hosts `localhost`, `127.0.0.1`, `[::1]` and loopback origins (`http://localhost:5173`). */
+  loopbackHosts?: boolean;
+  /** The protocol versions served (default all: `2024-11-05` … `2026-07-28`). */
+  protocolVersions?: string[];
+  /** The most body bytes a request may carry (default 65536, or 786432 with creation). */
+  bodyBudget?: number;
+  /** How long modern clients may cache `server/discover` and `tools/list`, in ms (default one hour). */
+  cacheTtlMs?: number;
+  /** Make the endpoint an OAuth 2.1 resource server: its canonical URI and its authorization server's issuer. */
+  oauth?: { resource: string; issuer: string };
+  /** Rename the read and create scopes (default `chopin:read`, `chopin:create`). */
+  scopes?: { read: string; create: string };
+  /** The Protected Resource Metadata URL 401 challenges name, when hosted elsewhere. */
+  resourceMetadata?: string;
+}
+
+/** `handler`'s options: the seed's `{ caller, documents, create }` and the endpoint settings. */
+export interface HandlerOptions<Caller> extends EndpointSettings {
+  /** Maps a request's credentials to a caller; `undefined` or `null` answers 401. */
+  caller(request: Request): Awaitable<CallerAnswer<Caller>>;
+  documents: DocumentReader<Caller>;
+  /** Offers `create_document` (and raises the body budget to 786432 bytes). */
+  create?: DocumentCreator<Caller>;
+  /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
+  keepAliveMs?: number;
+}
+
+/**
+ * An MCP endpoint over Web `Request` and `Response` (`Bun.serve({ fetch })`,
+ * Deno, Hono, …). A host function that throws or rejects makes the returned
+ * promise reject with that error; no response is made for that request.
+ */
+export function handler<Caller>(options: HandlerOptions<Caller>): (request: Request) => Promise<Response>;
+
+/** One tool as `tools/list` gives it. */
+export type Tool = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: { type: "object"; properties: Record<string, any>; required: string[]; additionalProperties: boolean };
+  outputSchema: { type: "object"; [key: string]: any };
+  annotations: Record<string, boolean>;
+};
+
+/** What a read-only handler's `tools/list` gives. */
+export declare const TOOLS: readonly Tool[];
+
+/** The tools a handler (or `Endpoint`) with these options offers. */
+export function tools(options?: Partial<HandlerOptions<any>> | EndpointOptions): Tool[];
+
+/** The keep-alive comment (`: keep-alive` and a blank line) an open event stream sends. */
+export declare const KEEP_ALIVE: string;
+
+/** `Endpoint`'s options: the settings and the capabilities offered. */
+export interface EndpointOptions extends EndpointSettings {
+  /** Offer `create_document`: "create" steps come. */
+  create?: boolean;
+}
+
+/** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
+export type RequestHeaders =
+  | readonly string[]
+  | Headers
+  | Record<string, string | readonly string[] | undefined>;
+
+/** A finished response: status, headers, body. */
+export interface EndpointResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The effect loop for hosts without Web requests (Node's `http`, other
+ * frameworks): `begin` a request's exchange, answer each step it is at,
+ * send the response.
+ */
+export class Endpoint {
+  constructor(options?: EndpointOptions);
+  /** The most body bytes a request may carry. */
+  readonly bodyBudget: number;
+  /** The tools this endpoint offers. */
+  tools(): Tool[];
+  /** Starts a request's exchange. */
+  begin<Caller = any>(method: string, headers: RequestHeaders): Step<Caller>;
+  /** Protected Resource Metadata when `target` is its path (and `oauth` is set), else `undefined`: ask before routing. */
+  metadata(method: string, target: string, headers: RequestHeaders): EndpointResponse | undefined;
+}
+
+/** Members every step of an exchange has. */
+interface StepBase {
+  /** Gives up on the exchange (the host failed it): its state is dropped. Every exchange ends in "respond" or here. */
+  abandon(): void;
+}
+
+/** The exchange is over: send this response. */
+export interface Respond extends StepBase {
+  readonly kind: "respond";
+  readonly status: number;
+  /** Names in lower case. The host adds framing (`content-length`, `date`, …). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** UTF-8 text; empty for 202, 204 and an event stream. */
+  readonly body: string;
+  /** An accepted GET: keep the response open, writing `KEEP_ALIVE` every 15 s or so until the client leaves. */
+  readonly stream: boolean;
+}
+
+/** Map the request's credentials to a caller. */
+export interface Authenticate<Caller> extends StepBase {
+  readonly kind: "authenticate";
+  answer(caller: CallerAnswer<Caller>): Step<Caller>;
+}
+
+/** Push the request body. */
+export interface Body<Caller> extends StepBase {
+  readonly kind: "body";
+  readonly caller: Caller;
+  /** Takes in a chunk: `true` to go on; `false` when it crossed the budget (now "respond", 413: stop reading). */
+  push(chunk: Uint8Array): boolean;
+  /** The body is complete (with a last chunk, if given). */
+  finish(chunk?: Uint8Array): Step<Caller>;
+  /** Reads and finishes the body from a Node readable, a Web `ReadableStream` or an async iterable of chunks, leaving the rest unread past the budget. */
+  readFrom(source: AsyncIterable<Uint8Array | string> | ReadableStream<Uint8Array>): Promise<Step<Caller>>;
+}
+
+/** List the documents of `repository` the caller may see. */
+export interface List<Caller> extends StepBase {
+  readonly kind: "list";
+  readonly caller: Caller;
+  readonly repository: string;
+  answer(documents: DocumentSummary[]): Step<Caller>;
+}
+
+/** Read document `id`, if the caller may see it. */
+export interface Read<Caller> extends StepBase {
+  readonly kind: "read";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(document: Document | undefined | null): Step<Caller>;
+}
+
+/** Create a document (only with `create: true`). */
+export interface Create<Caller> extends StepBase {
+  readonly kind: "create";
+  readonly caller: Caller;
+  readonly input: CreateDocumentInput;
+  answer(answer: CreateAnswer): Step<Caller>;
+}
+
+/** Where an exchange stands; `kind` says which. */
+export type Step<Caller = any> =
+  | Respond
+  | Authenticate<Caller>
+  | Body<Caller>
+  | List<Caller>
+  | Read<Caller>
+  | Create<Caller>;

@@ -1,0 +1,647 @@
+//! chopin-mcp's endpoint as a Node-API addon, for the npm package in this
+//! folder (`index.cjs`, `index.mjs`, `index.d.ts`).
+//!
+//! The drive loop runs in JavaScript: each step is one call into the addon
+//! (a free function on one `External`, the endpoint), and each effect is a
+//! plain, awaited call of the host's JavaScript function. Nothing calls back
+//! from Rust into JavaScript, and no thread is started.
+//!
+//! The exchanges in flight are kept here, in numbered slots the JavaScript
+//! side hands out (the caller value never crosses: it stays in JavaScript,
+//! and the endpoint's caller type is `()`). What crosses is flat: a method
+//! and one string of headers in, one string out per step ([`wire`] has the
+//! format), plain strings, numbers and byte arrays for the host's answers.
+//!
+//! Every export catches unwinding (`catch_unwind`): a panic, were one ever
+//! to happen, becomes a JavaScript exception instead of aborting the
+//! process.
+
+mod ffi;
+mod options;
+mod wire;
+
+pub use ffi::export_names;
+
+use std::borrow::Cow;
+
+use chopin_mcp::{
+    Authenticate, BodyIntake, CreateAnswer, CreateDocument, CreatedDocument, Document,
+    DocumentSummaryRef, Endpoint, ListDocuments, Outcome, ReadDocument, RequestParts,
+};
+use napi::bindgen_prelude::{Env, External};
+use napi::{Error, Status};
+use napi_derive::napi;
+use serde::Deserialize;
+
+pub use options::BadOptions;
+
+/// The most exchanges one endpoint keeps in flight at once (a slot number
+/// past it is a misuse of the addon, not an input).
+const MAX_SLOTS: u32 = 1 << 24;
+
+/// An endpoint and the exchanges in flight on it.
+pub struct Core {
+    endpoint: Endpoint,
+    /// The `tools/list` result's tools, as a JSON array.
+    tools: String,
+    slots: Vec<Option<Pending>>,
+    heads: wire::Heads,
+    /// The outcome being written (kept to spare an allocation per step).
+    out: Vec<u8>,
+}
+
+/// An exchange waiting for the host.
+enum Pending {
+    Authenticate(Authenticate<()>),
+    Body(BodyIntake<()>),
+    List(ListDocuments<()>),
+    Read(ReadDocument<()>),
+    Create(CreateDocument<()>),
+}
+
+impl Pending {
+    fn name(&self) -> &'static str {
+        match self {
+            Pending::Authenticate(_) => "authenticate",
+            Pending::Body(_) => "body",
+            Pending::List(_) => "list",
+            Pending::Read(_) => "read",
+            Pending::Create(_) => "create",
+        }
+    }
+}
+
+/// A call the addon cannot act on: a slot that holds no exchange, or one
+/// waiting for another answer, or a host answer that is not what its type
+/// says. The package never makes one; the message says what was wrong.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Misuse(pub String);
+
+impl From<Misuse> for Error {
+    fn from(Misuse(message): Misuse) -> Self {
+        Error::new(Status::InvalidArg, message)
+    }
+}
+
+/// How the host answered authentication.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// No caller: 401.
+    Refused,
+    /// A caller with every scope.
+    Caller,
+    /// A caller with the scopes named.
+    Scoped,
+    /// The host cannot judge the credentials now: 503.
+    Unavailable,
+}
+
+impl Verdict {
+    fn of(code: u32) -> Result<Verdict, Misuse> {
+        Ok(match code {
+            0 => Verdict::Refused,
+            1 => Verdict::Caller,
+            2 => Verdict::Scoped,
+            3 => Verdict::Unavailable,
+            _ => return Err(Misuse(format!("{code} is not an authentication verdict"))),
+        })
+    }
+}
+
+/// The host's answer to a create effect, by its `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateKind {
+    /// Stored now.
+    Created,
+    /// Stored before, same fingerprint.
+    Replayed,
+    /// Stored before, another fingerprint.
+    Conflict,
+    /// The caller may not create here.
+    Forbidden,
+    /// The store cannot create now.
+    Unavailable,
+}
+
+impl CreateKind {
+    fn of(code: u32) -> Result<CreateKind, Misuse> {
+        Ok(match code {
+            0 => CreateKind::Created,
+            1 => CreateKind::Replayed,
+            2 => CreateKind::Conflict,
+            3 => CreateKind::Forbidden,
+            4 => CreateKind::Unavailable,
+            _ => return Err(Misuse(format!("{code} is not a create answer"))),
+        })
+    }
+}
+
+/// A list answer's summaries: `[id, title, id, title, …]`, as JSON.
+#[derive(Deserialize)]
+struct Flat<'a>(#[serde(borrow)] Vec<Cow<'a, str>>);
+
+impl Core {
+    /// An endpoint with the settings of `options` (JSON; see
+    /// [`options`]).
+    pub fn new(options: &str) -> Result<Core, BadOptions> {
+        let endpoint = options::endpoint(options)?;
+        let tools = tools_of(&endpoint);
+        Ok(Core {
+            endpoint,
+            tools,
+            slots: Vec::new(),
+            heads: wire::Heads::default(),
+            out: Vec::new(),
+        })
+    }
+
+    /// The body budget in bytes.
+    pub fn budget(&self) -> usize {
+        self.endpoint.body_budget()
+    }
+
+    /// The tools this endpoint offers, as a JSON array.
+    pub fn tools(&self) -> &str {
+        &self.tools
+    }
+
+    /// Starts the exchange of a request in `slot`; headers as [`wire`] says.
+    pub fn start(&mut self, slot: u32, method: &str, headers: &str) -> Result<&[u8], Misuse> {
+        let headers = wire::headers(headers);
+        let parts = RequestParts::new(method, "", &headers);
+        let outcome = self.endpoint.begin(&parts);
+        self.settle(slot, outcome)
+    }
+
+    /// Protected Resource Metadata, when `target` is its path.
+    pub fn metadata(&mut self, method: &str, target: &str, headers: &str) -> Option<&[u8]> {
+        let headers = wire::headers(headers);
+        let parts = RequestParts::new(method, target, &headers);
+        let response = self.endpoint.metadata(&parts)?;
+        self.out.clear();
+        self.heads.encode(&response, &mut self.out);
+        Some(&self.out)
+    }
+
+    /// Answers the authenticate effect in `slot`.
+    pub fn authenticate(
+        &mut self,
+        slot: u32,
+        verdict: Verdict,
+        scopes: &[String],
+    ) -> Result<&[u8], Misuse> {
+        let Pending::Authenticate(auth) = self.take(slot, "authenticate")? else {
+            unreachable!("take checks the kind")
+        };
+        let outcome = match verdict {
+            Verdict::Refused => auth.answer(None),
+            Verdict::Caller => auth.answer(Some(())),
+            Verdict::Scoped => {
+                let granted = self
+                    .endpoint
+                    .scopes()
+                    .of_names(scopes.iter().map(String::as_str));
+                auth.answer_scoped((), granted)
+            }
+            Verdict::Unavailable => auth.unavailable(),
+        };
+        self.settle(slot, outcome)
+    }
+
+    /// Takes in a chunk of the body in `slot`: `b` to go on reading, or the
+    /// 413 response (then the host stops reading).
+    pub fn push(&mut self, slot: u32, chunk: &[u8]) -> Result<&[u8], Misuse> {
+        let Pending::Body(intake) = self.take(slot, "body")? else {
+            unreachable!("take checks the kind")
+        };
+        match intake.push(chunk) {
+            Ok(intake) => {
+                self.put(slot, Pending::Body(intake))?;
+                self.out.clear();
+                self.out.push(b'b');
+                Ok(&self.out)
+            }
+            Err(response) => self.settle(slot, Outcome::Respond(response)),
+        }
+    }
+
+    /// Takes in the last chunk of the body in `slot`, if any, and goes on.
+    pub fn finish(&mut self, slot: u32, chunk: Option<&[u8]>) -> Result<&[u8], Misuse> {
+        let Pending::Body(intake) = self.take(slot, "body")? else {
+            unreachable!("take checks the kind")
+        };
+        let outcome = match chunk {
+            None => intake.finish(),
+            Some(chunk) => match intake.push(chunk) {
+                Ok(intake) => intake.finish(),
+                Err(response) => Outcome::Respond(response),
+            },
+        };
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the list effect in `slot` with `[id, title, …]` (JSON).
+    pub fn answer_list(&mut self, slot: u32, flat: &str) -> Result<&[u8], Misuse> {
+        let Pending::List(list) = self.take(slot, "list")? else {
+            unreachable!("take checks the kind")
+        };
+        let Flat(items) = serde_json::from_str(flat)
+            .map_err(|_| Misuse("a list answer is an array of strings".into()))?;
+        if items.len() % 2 != 0 {
+            return Err(Misuse("a list answer pairs ids and titles".into()));
+        }
+        let summaries: Vec<DocumentSummaryRef<'_>> = items
+            .chunks_exact(2)
+            .map(|pair| DocumentSummaryRef {
+                id: &pair[0],
+                title: &pair[1],
+            })
+            .collect();
+        let outcome = list.answer_borrowed(&summaries);
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the read effect in `slot`: the document, or `None` (absent).
+    pub fn answer_read(&mut self, slot: u32, document: Option<Document>) -> Result<&[u8], Misuse> {
+        let Pending::Read(read) = self.take(slot, "read")? else {
+            unreachable!("take checks the kind")
+        };
+        let outcome = read.answer(document.as_ref());
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the create effect in `slot`; `document` (JSON) for
+    /// [`CreateKind::Created`] and [`CreateKind::Replayed`].
+    pub fn answer_create(
+        &mut self,
+        slot: u32,
+        kind: CreateKind,
+        document: Option<&str>,
+    ) -> Result<&[u8], Misuse> {
+        let Pending::Create(create) = self.take(slot, "create")? else {
+            unreachable!("take checks the kind")
+        };
+        let created = match (kind, document) {
+            (CreateKind::Created | CreateKind::Replayed, Some(json)) => Some(
+                serde_json::from_str::<CreatedDocument>(json)
+                    .map_err(|error| Misuse(format!("a created document: {error}")))?,
+            ),
+            (CreateKind::Created | CreateKind::Replayed, None) => {
+                return Err(Misuse("a created document is missing".into()));
+            }
+            _ => None,
+        };
+        let answer = match (kind, &created) {
+            (CreateKind::Created, Some(document)) => CreateAnswer::Created(document),
+            (CreateKind::Replayed, Some(document)) => CreateAnswer::Replayed(document),
+            (CreateKind::Conflict, _) => CreateAnswer::Conflict,
+            (CreateKind::Forbidden, _) => CreateAnswer::Forbidden,
+            _ => CreateAnswer::Unavailable,
+        };
+        let outcome = create.answer(answer);
+        self.settle(slot, outcome)
+    }
+
+    /// Drops whatever exchange `slot` holds (the host gave up on it).
+    pub fn release(&mut self, slot: u32) {
+        if let Some(entry) = self.slots.get_mut(slot as usize) {
+            *entry = None;
+        }
+    }
+
+    /// How many exchanges are waiting for the host.
+    pub fn in_flight(&self) -> usize {
+        self.slots.iter().filter(|slot| slot.is_some()).count()
+    }
+
+    /// The exchange in `slot`, which must be waiting for the `wanted` answer.
+    fn take(&mut self, slot: u32, wanted: &'static str) -> Result<Pending, Misuse> {
+        let entry = self
+            .slots
+            .get_mut(slot as usize)
+            .and_then(Option::take)
+            .ok_or_else(|| Misuse(format!("no exchange is waiting in slot {slot}")))?;
+        if entry.name() != wanted {
+            let waiting = entry.name();
+            // Put it back: the exchange is still the host's to answer.
+            self.slots[slot as usize] = Some(entry);
+            return Err(Misuse(format!(
+                "the exchange in slot {slot} waits for the {waiting} answer, not {wanted}"
+            )));
+        }
+        Ok(entry)
+    }
+
+    /// Keeps `pending` in `slot`: one in use, or the next after the last
+    /// (the package numbers slots from 0 and reuses freed ones, so the
+    /// table grows by one at a time and never past the most exchanges
+    /// in flight at once).
+    fn put(&mut self, slot: u32, pending: Pending) -> Result<(), Misuse> {
+        let index = slot as usize;
+        if index == self.slots.len() && slot < MAX_SLOTS {
+            self.slots.push(None);
+        }
+        match self.slots.get_mut(index) {
+            Some(entry) => {
+                *entry = Some(pending);
+                Ok(())
+            }
+            None => Err(Misuse(format!(
+                "slot {slot} is past the next one ({})",
+                self.slots.len()
+            ))),
+        }
+    }
+
+    /// Writes `outcome` for JavaScript, keeping an effect in `slot`.
+    fn settle(&mut self, slot: u32, outcome: Outcome<()>) -> Result<&[u8], Misuse> {
+        self.out.clear();
+        let (tag, pending) = match outcome {
+            Outcome::Respond(response) => {
+                self.heads.encode(&response, &mut self.out);
+                return Ok(&self.out);
+            }
+            Outcome::Authenticate(auth) => (b'a', Pending::Authenticate(auth)),
+            Outcome::Body(intake) => (b'b', Pending::Body(intake)),
+            Outcome::List(list) => {
+                self.out.push(b'l');
+                self.out.extend_from_slice(list.repository().as_bytes());
+                self.put(slot, Pending::List(list))?;
+                return Ok(&self.out);
+            }
+            Outcome::Read(read) => {
+                self.out.push(b'r');
+                self.out.extend_from_slice(read.id().as_bytes());
+                self.put(slot, Pending::Read(read))?;
+                return Ok(&self.out);
+            }
+            Outcome::Create(create) => {
+                self.out.push(b'c');
+                // Strings and integers: serializing cannot fail.
+                let _ = serde_json::to_writer(&mut self.out, create.document());
+                self.put(slot, Pending::Create(create))?;
+                return Ok(&self.out);
+            }
+        };
+        self.out.push(tag);
+        self.put(slot, pending)?;
+        Ok(&self.out)
+    }
+}
+
+/// The tools a `tools/list` on `endpoint` lists, as a JSON array.
+fn tools_of(endpoint: &Endpoint) -> String {
+    let headers = [
+        chopin_mcp::Header::new("content-type", b"application/json"),
+        chopin_mcp::Header::new("accept", b"application/json"),
+    ];
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let mut outcome =
+        endpoint.handle::<()>(&parts, r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let response = loop {
+        outcome = match outcome {
+            Outcome::Respond(response) => break response,
+            Outcome::Authenticate(auth) => auth.answer(Some(())),
+            Outcome::Body(intake) => intake.finish(),
+            // tools/list asks nothing of the host.
+            Outcome::List(list) => list.answer(&[]),
+            Outcome::Read(read) => read.answer(None),
+            Outcome::Create(create) => create.answer(CreateAnswer::Unavailable),
+        }
+    };
+    // The tools as the endpoint wrote them, keys in its order.
+    #[derive(Deserialize)]
+    struct Reply<'a> {
+        #[serde(borrow)]
+        result: ToolsResult<'a>,
+    }
+    #[derive(Deserialize)]
+    struct ToolsResult<'a> {
+        #[serde(borrow)]
+        tools: &'a serde_json::value::RawValue,
+    }
+    serde_json::from_slice::<Reply<'_>>(response.body())
+        .map(|reply| reply.result.tools.get().to_owned())
+        .unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// Owns endpoint number `id` for JavaScript: when the owner is collected,
+/// the endpoint goes.
+pub struct Owner {
+    id: u32,
+}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        ffi::remove(self.id);
+    }
+}
+
+/// An endpoint from its settings (JSON), or an error naming the bad one:
+/// its owner, whose number the other exports take.
+#[napi(catch_unwind)]
+pub fn endpoint(options: String) -> napi::Result<External<Owner>> {
+    let core = Core::new(&options)
+        .map_err(|BadOptions(message)| Error::new(Status::InvalidArg, message))?;
+    let id = ffi::add(core)?;
+    Ok(External::new(Owner { id }))
+}
+
+/// The number of an endpoint's owner.
+#[napi(catch_unwind)]
+pub fn endpoint_id(owner: &External<Owner>) -> u32 {
+    owner.id
+}
+
+/// The endpoint's tools, as a JSON array.
+#[napi(catch_unwind)]
+pub fn tools(core: u32) -> napi::Result<String> {
+    Ok(ffi::with(core, |core| core.tools().to_owned())?)
+}
+
+/// The endpoint's body budget in bytes.
+#[napi(catch_unwind)]
+pub fn budget(core: u32) -> napi::Result<f64> {
+    Ok(ffi::with(core, |core| core.budget() as f64)?)
+}
+
+/// Protected Resource Metadata for a request, as an outcome string, or
+/// `undefined`.
+#[napi(catch_unwind)]
+pub fn metadata(
+    core: u32,
+    method: String,
+    target: String,
+    headers: String,
+) -> napi::Result<Option<String>> {
+    let out = ffi::with(core, |core| {
+        core.metadata(&method, &target, &headers)
+            .map(|out| String::from_utf8_lossy(out).into_owned())
+    })?;
+    Ok(out)
+}
+
+/// How many exchanges wait for the host (for tests: none is left behind).
+#[napi(catch_unwind)]
+pub fn in_flight(core: u32) -> napi::Result<u32> {
+    Ok(ffi::with(core, |core| core.in_flight() as u32)?)
+}
+
+/// The keep-alive comment an open event stream sends.
+#[napi(catch_unwind)]
+pub fn keep_alive() -> napi::bindgen_prelude::Uint8Array {
+    chopin_mcp::sse::keep_alive().to_vec().into()
+}
+
+/// Adds the exports a request crosses, plain Node-API callbacks ([`ffi`]).
+#[napi(module_exports, catch_unwind)]
+pub fn exports(exports: napi::bindgen_prelude::Object<'_>, env: Env) -> napi::Result<()> {
+    // SAFETY: the module initialization's environment and exports object.
+    use napi::JsValue;
+    unsafe { ffi::export(env.raw(), exports.raw()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADERS: &str = "authorization\0Bearer t\0content-type\0application/json\0";
+    const READ: &str = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"plan-1"}}}"#;
+
+    fn text(out: Result<&[u8], Misuse>) -> String {
+        String::from_utf8(out.expect("a step").to_vec()).unwrap()
+    }
+
+    #[test]
+    fn a_read_goes_authenticate_body_read_respond_and_frees_its_slot() {
+        let mut core = Core::new("{}").unwrap();
+        assert_eq!(text(core.start(0, "POST", HEADERS)), "a");
+        assert_eq!(text(core.authenticate(0, Verdict::Caller, &[])), "b");
+        assert_eq!(text(core.finish(0, Some(READ.as_bytes()))), "rplan-1");
+        assert_eq!(core.in_flight(), 1);
+        let document = Document {
+            id: "plan-1".into(),
+            title: "Plan".into(),
+            source: "# Plan\n".into(),
+            revision: 2,
+        };
+        let out = text(core.answer_read(0, Some(document)));
+        let (head, body) = out.split_once('\0').unwrap();
+        assert!(
+            head.starts_with("H0200\ncontent-type\napplication/json\n"),
+            "{head}"
+        );
+        assert!(body.contains(
+            r##""structuredContent":{"id":"plan-1","title":"Plan","source":"# Plan\n","revision":2}"##
+        ));
+        assert_eq!(core.in_flight(), 0);
+        // The same head again is named by its id.
+        core.start(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[]).unwrap();
+        core.finish(0, Some(READ.as_bytes())).unwrap();
+        assert!(text(core.answer_read(0, None)).starts_with("R0{"));
+    }
+
+    #[test]
+    fn the_wrong_answer_is_a_misuse_and_the_exchange_still_waits() {
+        let mut core = Core::new("{}").unwrap();
+        core.start(0, "POST", HEADERS).unwrap();
+        let Misuse(message) = core.answer_read(0, None).unwrap_err();
+        assert_eq!(
+            message,
+            "the exchange in slot 0 waits for the authenticate answer, not read"
+        );
+        assert_eq!(text(core.authenticate(0, Verdict::Caller, &[])), "b");
+        let Misuse(message) = core.push(1, b"x").unwrap_err();
+        assert_eq!(message, "no exchange is waiting in slot 1");
+    }
+
+    #[test]
+    fn slots_grow_one_at_a_time() {
+        let mut core = Core::new("{}").unwrap();
+        let Misuse(message) = core.start(1, "POST", HEADERS).unwrap_err();
+        assert_eq!(message, "slot 1 is past the next one (0)");
+        for slot in 0..3 {
+            assert_eq!(text(core.start(slot, "POST", HEADERS)), "a");
+        }
+        assert_eq!(core.in_flight(), 3);
+        core.release(1);
+        assert_eq!(core.in_flight(), 2);
+        assert_eq!(text(core.start(1, "POST", HEADERS)), "a");
+    }
+
+    #[test]
+    fn a_push_over_the_budget_answers_413_and_frees_the_slot() {
+        let mut core = Core::new(r#"{"bodyBudget":4}"#).unwrap();
+        core.start(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[]).unwrap();
+        assert_eq!(text(core.push(0, b"1234")), "b");
+        let out = text(core.push(0, b"5"));
+        assert!(
+            out.starts_with("H0413\n") && out.ends_with("\0request too large"),
+            "{out}"
+        );
+        assert_eq!(core.in_flight(), 0);
+    }
+
+    #[test]
+    fn the_create_effect_carries_the_host_input_as_json_in_its_order() {
+        let mut core = Core::new(r#"{"create":true}"#).unwrap();
+        let draft = r##"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document","arguments":{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"T","brief":{"goal":"G","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# P\n"}}}"##;
+        core.start(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[]).unwrap();
+        let out = text(core.finish(0, Some(draft.as_bytes())));
+        let input = out.strip_prefix('c').unwrap();
+        assert!(input.starts_with(r#"{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"T","brief":{"goal":"G","#), "{input}");
+        assert!(input.contains(r##""plan":"# P\n","fingerprint":""##));
+        let Misuse(message) = core
+            .answer_create(0, CreateKind::Created, Some("{}"))
+            .unwrap_err();
+        assert!(
+            message.starts_with("a created document: missing field"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_list_answer_pairs_ids_and_titles() {
+        let mut core = Core::new("{}").unwrap();
+        let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"o/r"}}}"#;
+        for (answer, ok) in [
+            (r#"["a","A"]"#, true),
+            (r#"["a"]"#, false),
+            (r#"{"a":1}"#, false),
+        ] {
+            core.start(0, "POST", HEADERS).unwrap();
+            core.authenticate(0, Verdict::Caller, &[]).unwrap();
+            assert_eq!(text(core.finish(0, Some(list.as_bytes()))), "lo/r");
+            let out = core.answer_list(0, answer);
+            assert_eq!(out.is_ok(), ok, "{answer}");
+            if let Ok(out) = out {
+                assert!(
+                    String::from_utf8_lossy(out)
+                        .contains(r#""structuredContent":{"documents":[{"id":"a","title":"A"}]}"#)
+                );
+            }
+            core.release(0);
+        }
+    }
+
+    #[test]
+    fn the_tools_are_tools_list_s_in_the_endpoint_s_order() {
+        let core = Core::new(r#"{"create":true}"#).unwrap();
+        assert!(
+            core.tools()
+                .starts_with(r#"[{"name":"list_documents","title":"List plan documents","#)
+        );
+        let names: Vec<String> = serde_json::from_str::<Vec<serde_json::Value>>(core.tools())
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["list_documents", "read_document", "create_document"]
+        );
+    }
+}
