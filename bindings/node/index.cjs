@@ -216,6 +216,45 @@ function isStrings(value) {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
+function isBrief(brief) {
+  return (
+    isObject(brief) &&
+    typeof brief.goal === "string" &&
+    isStrings(brief.constraints) &&
+    isStrings(brief.settledDecisions) &&
+    isStrings(brief.openQuestions) &&
+    isStrings(brief.repositoryFindings)
+  );
+}
+
+/** A brief's five keys (other keys a host's object has are not sent). */
+function briefOf(brief) {
+  return {
+    goal: brief.goal,
+    constraints: brief.constraints,
+    settledDecisions: brief.settledDecisions,
+    openQuestions: brief.openQuestions,
+    repositoryFindings: brief.repositoryFindings,
+  };
+}
+
+const BRIEF_KEYS = "{ goal, constraints, settledDecisions, openQuestions, repositoryFindings }";
+
+/**
+ * Answers a read effect with `document`: a Document, or undefined / null
+ * for absent.
+ */
+function answerRead(core, slot, document, where) {
+  if (document === undefined || document === null) return native.answerAbsent(core, slot);
+  if (typeof document !== "object" || !isDocument(document)) badDocument(where, document);
+  let brief;
+  if (document.brief !== undefined && document.brief !== null) {
+    if (!isBrief(document.brief)) fail(`${where} gave a document whose \`brief\` is not ${BRIEF_KEYS}`);
+    brief = JSON.stringify(briefOf(document.brief));
+  }
+  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief);
+}
+
 /** The created document of a create answer, as JSON for the addon. */
 function createdDocument(document, where) {
   if (!isObject(document)) fail(`${where}: a created or replayed answer carries a document, not ${describe(document)}`);
@@ -225,27 +264,11 @@ function createdDocument(document, where) {
   if (!Number.isSafeInteger(document.revision) || document.revision < 0) {
     fail(`${where}: the document's \`revision\` is ${describe(document.revision)}, not a whole number from 0`);
   }
-  const brief = document.brief;
-  if (
-    !isObject(brief) ||
-    typeof brief.goal !== "string" ||
-    !isStrings(brief.constraints) ||
-    !isStrings(brief.settledDecisions) ||
-    !isStrings(brief.openQuestions) ||
-    !isStrings(brief.repositoryFindings)
-  ) {
-    fail(`${where}: the document's \`brief\` is not { goal, constraints, settledDecisions, openQuestions, repositoryFindings }`);
-  }
+  if (!isBrief(document.brief)) fail(`${where}: the document's \`brief\` is not ${BRIEF_KEYS}`);
   return JSON.stringify({
     id: document.id,
     title: document.title,
-    brief: {
-      goal: brief.goal,
-      constraints: brief.constraints,
-      settledDecisions: brief.settledDecisions,
-      openQuestions: brief.openQuestions,
-      repositoryFindings: brief.repositoryFindings,
-    },
+    brief: briefOf(document.brief),
     source: document.source,
     revision: document.revision,
     url: document.url,
@@ -425,16 +448,9 @@ function handler(options) {
           case BODY:
             out = await readWebBody(endpoint, slot, request, declared);
             break;
-          case READ: {
-            const document = await documents.read(who, out.slice(1));
-            if (document === undefined || document === null) {
-              out = native.answerAbsent(endpoint, slot);
-            } else {
-              if (typeof document !== "object" || !isDocument(document)) badDocument("documents.read", document);
-              out = native.answerRead(endpoint, slot, document.id, document.title, document.source, document.revision);
-            }
+          case READ:
+            out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
             break;
-          }
           case LIST: {
             const listed = await documents.list(who, out.slice(1));
             out = native.answerList(endpoint, slot, flatSummaries(listed, "documents.list"));
@@ -668,12 +684,7 @@ class Exchange {
         this.#authenticate(value);
         break;
       case "read":
-        if (value === undefined || value === null) {
-          this.#settle(native.answerAbsent(core.native, this.#slot));
-        } else {
-          if (typeof value !== "object" || !isDocument(value)) badDocument("answer(document)", value);
-          this.#settle(native.answerRead(core.native, this.#slot, value.id, value.title, value.source, value.revision));
-        }
+        this.#settle(answerRead(core.native, this.#slot, value, "answer(document)"));
         break;
       case "list":
         this.#settle(native.answerList(core.native, this.#slot, flatSummaries(value, "answer(documents)")));

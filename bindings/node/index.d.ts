@@ -6,6 +6,8 @@ export type DocumentSummary = { id: string; title: string };
 
 /** A document as `read_document` returns it. */
 export type Document = DocumentSummary & {
+  /** The brief it was created with, when the host keeps one (answered between `title` and `source`). */
+  brief?: Brief | null;
   /** The canonical plan source. */
   source: string;
   /** The revision number: a whole number from 0. */

@@ -425,10 +425,11 @@ unsafe extern "C" fn answer_list(env: sys::napi_env, info: sys::napi_callback_in
     })
 }
 
-/// `answerRead(core, slot, id, title, source, revision)`.
+/// `answerRead(core, slot, id, title, source, revision, brief?)`: the brief
+/// as JSON.
 unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, id, title, source, revision] = args::<6>(env, info)?;
+        let [core, slot, id, title, source, revision, brief] = args::<7>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut text = Text::new();
         let id = text.read(env, id)?.to_owned();
@@ -440,9 +441,19 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
         if !(0.0..=9_007_199_254_740_991.0).contains(&revision) || revision.fract() != 0.0 {
             return Err(Fault::Type("a revision: a whole number from 0"));
         }
+        let brief = if is_undefined(env, brief) {
+            None
+        } else {
+            let json = text.read(env, brief)?;
+            Some(
+                serde_json::from_str::<chopin_mcp::Brief>(json)
+                    .map_err(|error| Fault::Misuse(format!("a document's brief: {error}")))?,
+            )
+        };
         let document = chopin_mcp::Document {
             id,
             title,
+            brief,
             source,
             revision: revision as u64,
         };

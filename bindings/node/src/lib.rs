@@ -522,6 +522,7 @@ mod tests {
         let document = Document {
             id: "plan-1".into(),
             title: "Plan".into(),
+            brief: None,
             source: "# Plan\n".into(),
             revision: 2,
         };

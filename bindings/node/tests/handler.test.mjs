@@ -39,6 +39,16 @@ test("initialize, list and read answer as the crate does", async () => {
   ]);
 });
 
+test("a document read with a brief is answered with it, between title and source", async () => {
+  const brief = { ...DRAFT.brief, extra: "not sent" };
+  const mcp = handler({ caller: () => "octocat", documents: { list: () => [], read: () => ({ ...DOCUMENT, brief }) } });
+  const reply = await (await mcp(post(call("read_document", { id: DOCUMENT.id })))).json();
+  assert.deepEqual(Object.keys(reply.result.structuredContent), ["id", "title", "brief", "source", "revision"]);
+  assert.deepEqual(reply.result.structuredContent.brief, DRAFT.brief);
+  const without = handler({ caller: () => "octocat", documents: { list: () => [], read: () => ({ ...DOCUMENT, brief: null }) } });
+  assert.deepEqual((await (await without(post(call("read_document", { id: DOCUMENT.id })))).json()).result.structuredContent, DOCUMENT);
+});
+
 test("create hands the host the seed's CreateDocumentInput: canonical plan, fingerprint", async () => {
   const host = memoryHost();
   const reply = await (await mcpOf(host)(post(call("create_document", DRAFT, 6)))).json();

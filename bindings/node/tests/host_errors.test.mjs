@@ -45,6 +45,7 @@ test("an answer that is not what its type says rejects with a TypeError naming i
     ["read", { id: DOCUMENT.id }, { read: () => ({ ...DOCUMENT, revision: 1.5 }) }, /`revision`/],
     ["read", { id: DOCUMENT.id }, { read: () => ({ ...DOCUMENT, title: 4 }) }, /`title` is number 4, not a string/],
     ["read", { id: DOCUMENT.id }, { read: () => "a document" }, /must give a document or undefined/],
+    ["read", { id: DOCUMENT.id }, { read: () => ({ ...DOCUMENT, brief: { goal: "g" } }) }, /`brief` is not \{ goal, constraints/],
     ["list", { repository: REPOSITORY }, { list: () => ({ documents: [] }) }, /documents\.list must give an array/],
     ["list", { repository: REPOSITORY }, { list: () => [{ id: "a" }] }, /at index 0/],
   ];
