@@ -49,7 +49,26 @@ function hook(target, core) {
   Object.defineProperty(target, IN_FLIGHT, { value: () => native.inFlight(core.native) });
 }
 const KEEP_ALIVE_MS = 15_000;
-const DIGITS = /^[0-9]+$/;
+
+// Every request header the endpoint reads (src/wire.rs NAMED): the handler
+// passes their values alone, Headers.get of each being cheaper than
+// walking them all.
+// The handler also reads content-length itself (the eighth).
+const NAMED = native.namedHeaders();
+if (NAMED.length !== 10 || NAMED[7] !== "content-length") {
+  throw new Error("chopin-mcp: index.cjs and the addon disagree on the request headers; rebuild the addon");
+}
+const [N0, N1, N2, N3, N4, N5, N6, N7, N8, N9] = NAMED;
+
+/** Whether `text` is a decimal number (a declared length). */
+function isLength(text) {
+  if (text.length === 0 || text.length > 16) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 // --- Answers the host gives the caller function ----------------------------
 
@@ -304,8 +323,19 @@ class Head {
     this.stream = first.endsWith(" stream");
     const headers = {};
     for (let i = 1; i + 1 < lines.length; i += 2) headers[lines[i]] = lines[i + 1];
-    this.headers = headers;
-    this.init = { status: this.status, headers };
+    /** Names to values, shared by every response with this head: frozen. */
+    this.headers = Object.freeze(headers);
+    this.web = undefined;
+  }
+
+  /**
+   * The init of a Web Response with this head. Its Headers object is made
+   * once: a Response copies the headers it is given, and copying a Headers
+   * is cheaper than reading an object's.
+   */
+  get init() {
+    if (this.web === undefined) this.web = { status: this.status, headers: new Headers(this.headers) };
+    return this.web;
   }
 }
 
@@ -355,14 +385,11 @@ function isResponse(tag) {
   return tag === RESPOND || tag === NEW_HEAD || tag === FULL_HEAD;
 }
 
-/** `name\0value\0…` of Web `Headers`, and its `content-length`. */
-let declaredLength = null;
+/** `name\0value\0…` of Web `Headers`. */
 function flatWebHeaders(headers) {
   let flat = "";
-  declaredLength = null;
   headers.forEach((value, name) => {
     flat += name + "\0" + value + "\0";
-    if (name === "content-length") declaredLength = value;
   });
   return flat;
 }
@@ -419,58 +446,66 @@ function handler(options) {
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
 
-  async function mcp(request) {
-    const flat = flatWebHeaders(request.headers);
-    const declared = declaredLength;
-    if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
-      const out = native.metadata(endpoint, request.method, targetOf(request.url), flat);
-      if (out !== null) return webResponse(core, out, request, keepAliveMs);
-    }
+  function mcp(request) {
     const slot = core.take();
-    let out = native.start(endpoint, slot, request.method, flat);
-    let who;
-    try {
-      for (;;) {
-        switch (out.charCodeAt(0)) {
-          case AUTHENTICATE: {
-            let answer = caller(request);
-            if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
-            const verdict = verdictOf(answer);
-            if (verdict === 2) {
-              who = answer.caller;
-              out = native.authenticate(endpoint, slot, 2, answer.scopes);
-            } else {
-              who = answer;
-              out = native.authenticate(endpoint, slot, verdict);
-            }
-            break;
-          }
-          case BODY:
-            out = await readWebBody(endpoint, slot, request, declared);
-            break;
-          case READ:
-            out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
-            break;
-          case LIST: {
-            const listed = await documents.list(who, out.slice(1));
-            out = native.answerList(endpoint, slot, flatSummaries(listed, "documents.list"));
-            break;
-          }
-          case CREATE: {
-            const input = JSON.parse(out.slice(1));
-            const answer = await create.create(who, input);
-            out = answerCreate(endpoint, slot, answer, "create.create");
-            break;
-          }
-          default:
-            return webResponse(core, out, request, keepAliveMs);
-        }
-      }
-    } catch (error) {
+    return drive(request, slot).catch((error) => {
       native.release(endpoint, slot);
-      throw error;
-    } finally {
       core.give(slot);
+      throw error;
+    });
+  }
+
+  async function drive(request, slot) {
+    const method = request.method;
+    if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
+      const out = native.metadata(endpoint, method, targetOf(request.url), flatWebHeaders(request.headers));
+      if (out !== null) {
+        core.give(slot);
+        return webResponse(core, out, request, keepAliveMs);
+      }
+    }
+    const h = request.headers;
+    const declared = h.get(N7);
+    let out = native.start(endpoint, slot, method, h.get(N0), h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
+    if (out.charCodeAt(0) !== AUTHENTICATE) {
+      core.give(slot);
+      return webResponse(core, out, request, keepAliveMs);
+    }
+    let answer = caller(request);
+    if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
+    const verdict = verdictOf(answer);
+    let who = answer;
+    let scopes;
+    if (verdict === 2) {
+      who = answer.caller;
+      scopes = answer.scopes;
+    }
+    if ((verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget) {
+      // The body of an authenticated POST whose declared length is within
+      // the budget (the server framed it) is read whole and goes with the
+      // answer, as Endpoint::handle takes a held body. One over the budget,
+      // or without a declared length, is left to the body step.
+      out = native.authenticate(endpoint, slot, verdict, scopes, await bytesOf(request));
+    } else {
+      out = native.authenticate(endpoint, slot, verdict, scopes);
+    }
+    if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
+    // The effects, one after another (a batch asks for several).
+    for (;;) {
+      switch (out.charCodeAt(0)) {
+        case READ:
+          out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
+          break;
+        case LIST:
+          out = native.answerList(endpoint, slot, flatSummaries(await documents.list(who, out.slice(1)), "documents.list"));
+          break;
+        case CREATE:
+          out = answerCreate(endpoint, slot, await create.create(who, JSON.parse(out.slice(1))), "create.create");
+          break;
+        default:
+          core.give(slot);
+          return webResponse(core, out, request, keepAliveMs);
+      }
     }
   }
   hook(mcp, core);
@@ -484,16 +519,17 @@ function targetOf(url) {
   return path < 0 ? "/" : url.slice(path);
 }
 
+/** A Web request's whole body (a promise of its bytes). */
+function bytesOf(request) {
+  return typeof request.bytes === "function" ? request.bytes() : request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+}
+
 /**
- * Reads a Web request's body into the exchange in `slot`: whole when its
- * length is declared (the server framed it, and the endpoint already
- * refused a declared length over the budget), else chunk by chunk, stopping
- * at the chunk that crosses the budget (the rest is never read).
+ * Pushes a Web request's body into the exchange in `slot` chunk by chunk,
+ * stopping at the chunk that crosses the budget: the reader is cancelled
+ * and the rest never read.
  */
-async function readWebBody(endpoint, slot, request, declared) {
-  if (declared !== null && DIGITS.test(declared)) {
-    return native.finish(endpoint, slot, new Uint8Array(await request.arrayBuffer()));
-  }
+async function streamWebBody(endpoint, slot, request) {
   const body = request.body;
   if (body === null) return native.finish(endpoint, slot, undefined);
   const reader = body.getReader();
@@ -600,7 +636,7 @@ class Endpoint {
     if (typeof method !== "string") fail(`begin(method, headers): method must be a string, not ${describe(method)}`);
     const core = this.#core;
     const slot = core.take();
-    const out = native.start(core.native, slot, method, flatHeaders(headers));
+    const out = native.startListed(core.native, slot, method, flatHeaders(headers));
     return new Exchange(core, slot, out);
   }
 

@@ -6,7 +6,8 @@
 // Prints ns per request, median of RUNS runs of N prebuilt requests, for:
 //   handler      the package's handler(), body read by the bench as the peer bench does
 //   stages       the same loop cut after each step, cumulative (headers in,
-//                start, authenticate, body, read answer, Response + text)
+//                start, the caller and the body's bytes, authenticate with
+//                the body, the read and its answer, Response + text)
 //   stand-in     the same Request/Response work in JavaScript alone, every
 //                crossing replaced by a constant string: the difference to
 //                "stages" at each step is that step's crossing and Rust work
@@ -72,9 +73,9 @@ async function staged(request, stage) {
   let out = native.start(endpoint, 0, request.method, headers);
   if (stage === 1) return native.release(endpoint, 0);
   const who = caller(request);
-  out = native.authenticate(endpoint, 0, who === undefined ? 0 : 1);
+  const bytes = await request.bytes();
   if (stage === 2) return native.release(endpoint, 0);
-  out = native.finish(endpoint, 0, new Uint8Array(await request.arrayBuffer()));
+  out = native.authenticate(endpoint, 0, who === undefined ? 0 : 1, undefined, bytes);
   if (stage === 3) return native.release(endpoint, 0);
   const document = await documents.read(who, out.slice(1));
   out = native.answerRead(endpoint, 0, document.id, document.title, document.source, document.revision);
@@ -84,19 +85,17 @@ async function staged(request, stage) {
 }
 
 // The same work without the core: each crossing is a constant.
-const REPLY = native.answerRead; // replaced below by a constant reply
 let replyText;
-const INIT = { status: 200, headers: { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" } };
+const INIT = { status: 200, headers: new Headers({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" }) };
 async function standIn(request, stage) {
   const headers = flat(request.headers);
   if (stage === 0) return headers.length;
   let out = headers.length > 0 ? "a" : "";
   if (stage === 1) return out;
   const who = caller(request);
-  out = who === undefined ? "" : "b";
+  const bytes = await request.bytes();
   if (stage === 2) return out;
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  out = bytes.length > 0 ? "r" + DOCUMENT.id : "";
+  out = who !== undefined && bytes.length > 0 ? "r" + DOCUMENT.id : "";
   if (stage === 3) return out;
   const document = await documents.read(who, out.slice(1));
   out = document ? replyText : "";
@@ -132,15 +131,14 @@ async function whole(request) {
 // The constant reply of the stand-in: the core's own, once.
 {
   native.start(endpoint, 0, "POST", flat(requests(1)[0].headers));
-  native.authenticate(endpoint, 0, 1);
-  native.finish(endpoint, 0, new TextEncoder().encode(BODY));
-  replyText = REPLY(endpoint, 0, DOCUMENT.id, DOCUMENT.title, DOCUMENT.source, DOCUMENT.revision);
+  native.authenticate(endpoint, 0, 1, undefined, new TextEncoder().encode(BODY));
+  replyText = native.answerRead(endpoint, 0, DOCUMENT.id, DOCUMENT.title, DOCUMENT.source, DOCUMENT.revision);
   if (!replyText.startsWith("H") && !replyText.startsWith("R")) throw new Error(`unexpected ${replyText}`);
   const check = await mcp(requests(1)[0]);
   console.error("check:", check.status, check.headers.get("content-type"), await check.text());
 }
 
-const STAGES = ["headers in", "+ start", "+ authenticate", "+ body", "+ read answer", "+ Response, text"];
+const STAGES = ["headers in", "+ start", "+ caller, body bytes", "+ authenticate & body", "+ read, answer", "+ Response, text"];
 const handlerNs = await time(whole, 0);
 console.log(`inproc handler (${runtime}): median ${handlerNs.toFixed(0)} ns/req  n=${N} runs=${RUNS}`);
 console.log("stage                 package  stand-in  difference (ns/req, cumulative)");

@@ -15,12 +15,14 @@
 
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
+use std::mem::MaybeUninit;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr;
 
 use napi::sys;
 
-use crate::{Core, CreateKind, Misuse, Verdict};
+use crate::wire::NAMED;
+use crate::{Core, CreateKind, DocumentRef, Misuse, Verdict};
 
 // --- Endpoints by number --------------------------------------------------
 
@@ -230,21 +232,23 @@ unsafe fn bytes_of<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], Fau
 /// A string argument as UTF-8: in a stack buffer when it fits, else on the
 /// heap.
 struct Text {
-    stack: [u8; 1024],
+    stack: [MaybeUninit<u8>; 1024],
     heap: Vec<u8>,
 }
 
 impl Text {
     fn new() -> Text {
         Text {
-            stack: [0; 1024],
+            stack: [MaybeUninit::uninit(); 1024],
             heap: Vec::new(),
         }
     }
 
+    /// The string's UTF-8 bytes, as Node-API writes them.
+    ///
     /// # Safety
     /// `env` and `value` are a running callback's.
-    unsafe fn read(&mut self, env: sys::napi_env, value: Value) -> Result<&str, Fault> {
+    unsafe fn bytes(&mut self, env: sys::napi_env, value: Value) -> Result<&[u8], Fault> {
         let mut written = 0;
         // SAFETY: the buffer has room for its length (Node-API writes at
         // most bufsize - 1 bytes and a NUL).
@@ -261,27 +265,38 @@ impl Text {
             return Err(Fault::Type("a string"));
         }
         // Short of the end by more than a character: the whole string.
-        let bytes = if written + 4 < self.stack.len() {
-            &self.stack[..written]
-        } else {
-            let mut length = 0;
-            // SAFETY: a null buffer asks for the length.
-            unsafe {
-                sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut length);
-            }
-            self.heap = vec![0; length + 1];
-            // SAFETY: as above, with a buffer of length + 1.
-            unsafe {
-                sys::napi_get_value_string_utf8(
-                    env,
-                    value,
-                    self.heap.as_mut_ptr().cast::<c_char>(),
-                    self.heap.len(),
-                    &mut written,
-                );
-            }
-            &self.heap[..written.min(length)]
-        };
+        if written + 4 < self.stack.len() {
+            // SAFETY: Node-API initialized the first `written` bytes.
+            return Ok(unsafe {
+                std::slice::from_raw_parts(self.stack.as_ptr().cast::<u8>(), written)
+            });
+        }
+        let mut length = 0;
+        // SAFETY: a null buffer asks for the length.
+        unsafe {
+            sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut length);
+        }
+        self.heap = vec![0; length + 1];
+        // SAFETY: as above, with a buffer of length + 1.
+        unsafe {
+            sys::napi_get_value_string_utf8(
+                env,
+                value,
+                self.heap.as_mut_ptr().cast::<c_char>(),
+                self.heap.len(),
+                &mut written,
+            );
+        }
+        Ok(&self.heap[..written.min(length)])
+    }
+
+    /// The string as Rust text.
+    ///
+    /// # Safety
+    /// `env` and `value` are a running callback's.
+    unsafe fn read(&mut self, env: sys::napi_env, value: Value) -> Result<&str, Fault> {
+        // SAFETY: per this function's contract.
+        let bytes = unsafe { self.bytes(env, value) }?;
         // Node-API writes UTF-8; checked all the same, as the engine is not ours.
         std::str::from_utf8(bytes).map_err(|_| Fault::Type("a string of Unicode text"))
     }
@@ -337,23 +352,152 @@ unsafe fn outcome(
 
 // --- The callbacks ----------------------------------------------------------
 
-/// `start(core, slot, method, headers)`.
+/// `start(core, slot, method, …values)`: the values of the headers
+/// [`NAMED`] names, in its order, each a string or `null` (from Web
+/// `Headers`, whose values are byte strings: read as Latin-1, they are the
+/// bytes that came).
 unsafe extern "C" fn start(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, method, rest @ ..] = args::<{ 3 + NAMED.len() }>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let mut method_text = Text::new();
+        let method = method_text.read(env, method)?;
+        let mut arena = Latin1::new();
+        let mut spans = [None; NAMED.len()];
+        for (span, value) in spans.iter_mut().zip(rest) {
+            *span = arena.read(env, value);
+        }
+        let values = spans.map(|span| span.map(|span| arena.get(span)));
+        outcome(env, core, |core| core.start(slot, method, &values))
+    })
+}
+
+/// `startListed(core, slot, method, headers)`: every header, listed
+/// (`name\0value\0…`).
+unsafe extern "C" fn start_listed(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [core, slot, method, headers] = args::<4>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;
-        let mut headers_text = Text::new();
-        let headers = headers_text.read(env, headers)?;
-        outcome(env, core, |core| core.start(slot, method, headers))
+        let headers = header_bytes(env, headers)?;
+        outcome(env, core, |core| core.start_listed(slot, method, &headers))
     })
 }
 
-/// `authenticate(core, slot, verdict, scopes?)`.
+/// The bytes of a header string: Latin-1 when every character is one
+/// (Node gives header lines so, byte for byte), else its UTF-8 (a host
+/// that decoded them as UTF-8 gets them back).
+///
+/// # Safety
+/// `env` and `value` are a running callback's.
+unsafe fn header_bytes(env: sys::napi_env, value: Value) -> Result<Vec<u8>, Fault> {
+    let mut length = 0;
+    // SAFETY: a null buffer asks for the length in UTF-16 units.
+    let status =
+        unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut length) };
+    if status != sys::Status::napi_ok {
+        return Err(Fault::Type("a string"));
+    }
+    let mut units = vec![0u16; length + 1];
+    let mut written = 0;
+    // SAFETY: the buffer has room for length + 1 units.
+    unsafe {
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written);
+    }
+    units.truncate(written.min(length));
+    if units.iter().all(|&unit| unit <= 0xFF) {
+        Ok(units.into_iter().map(|unit| unit as u8).collect())
+    } else {
+        Ok(String::from_utf16_lossy(&units).into_bytes())
+    }
+}
+
+/// Byte strings read as Latin-1 into one stack buffer (a value too long
+/// for what is left of it goes to the heap).
+struct Latin1 {
+    stack: [MaybeUninit<u8>; 4096],
+    used: usize,
+    spilled: Vec<Vec<u8>>,
+}
+
+/// Where [`Latin1::read`] put a value.
+#[derive(Clone, Copy)]
+enum Span {
+    Stack(usize, usize),
+    Spilled(usize),
+}
+
+impl Latin1 {
+    fn new() -> Latin1 {
+        Latin1 {
+            stack: [MaybeUninit::uninit(); 4096],
+            used: 0,
+            spilled: Vec::new(),
+        }
+    }
+
+    /// Reads `value` if it is a string; `None` for anything else (`null`).
+    ///
+    /// # Safety
+    /// `env` and `value` are a running callback's.
+    unsafe fn read(&mut self, env: sys::napi_env, value: Value) -> Option<Span> {
+        let start = self.used;
+        let room = self.stack.len() - start;
+        let mut written = 0;
+        // SAFETY: the buffer from `start` has `room` bytes.
+        let status = unsafe {
+            sys::napi_get_value_string_latin1(
+                env,
+                value,
+                self.stack[start..].as_mut_ptr().cast::<c_char>(),
+                room,
+                &mut written,
+            )
+        };
+        if status != sys::Status::napi_ok {
+            return None;
+        }
+        if written + 1 < room {
+            self.used = start + written;
+            return Some(Span::Stack(start, start + written));
+        }
+        let mut length = 0;
+        // SAFETY: a null buffer asks for the length.
+        unsafe { sys::napi_get_value_string_latin1(env, value, ptr::null_mut(), 0, &mut length) };
+        let mut heap = vec![0u8; length + 1];
+        // SAFETY: the buffer has room for length + 1 bytes.
+        unsafe {
+            sys::napi_get_value_string_latin1(
+                env,
+                value,
+                heap.as_mut_ptr().cast::<c_char>(),
+                heap.len(),
+                &mut written,
+            );
+        }
+        heap.truncate(written.min(length));
+        self.spilled.push(heap);
+        Some(Span::Spilled(self.spilled.len() - 1))
+    }
+
+    fn get(&self, span: Span) -> &[u8] {
+        match span {
+            // SAFETY: Node-API initialized the bytes up to `used`, which
+            // covers every stack span.
+            Span::Stack(start, end) => unsafe {
+                std::slice::from_raw_parts(self.stack.as_ptr().add(start).cast::<u8>(), end - start)
+            },
+            Span::Spilled(index) => &self.spilled[index],
+        }
+    }
+}
+
+/// `authenticate(core, slot, verdict, scopes?, body?)`: with the whole body
+/// as a `Uint8Array` when the host read it.
 unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, verdict, scopes] = args::<4>(env, info)?;
+        let [core, slot, verdict, scopes, body] = args::<5>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let verdict = Verdict::of(u32_of(env, verdict)?)?;
         let scopes = if is_undefined(env, scopes) {
@@ -361,7 +505,14 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
         } else {
             strings_of(env, scopes)?
         };
-        outcome(env, core, |core| core.authenticate(slot, verdict, &scopes))
+        let body = if is_undefined(env, body) {
+            None
+        } else {
+            Some(bytes_of(env, body)?)
+        };
+        outcome(env, core, |core| {
+            core.authenticate(slot, verdict, &scopes, body)
+        })
     })
 }
 
@@ -431,10 +582,11 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
     guard(env, || unsafe {
         let [core, slot, id, title, source, revision, brief] = args::<7>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
-        let mut text = Text::new();
-        let id = text.read(env, id)?.to_owned();
-        let title = text.read(env, title)?.to_owned();
-        let source = text.read(env, source)?.to_owned();
+        let (mut id_text, mut title_text, mut source_text) =
+            (Text::new(), Text::new(), Text::new());
+        let id = id_text.read(env, id)?;
+        let title = title_text.read(env, title)?;
+        let source = source_text.read(env, source)?;
         let revision = f64_of(env, revision)?;
         // Whole and within 2^53 - 1: the package checks it; this keeps the
         // conversion exact whatever a caller of the addon passes.
@@ -444,20 +596,20 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
         let brief = if is_undefined(env, brief) {
             None
         } else {
-            let json = text.read(env, brief)?;
+            let mut brief_text = Text::new();
+            let json = brief_text.read(env, brief)?;
             Some(
                 serde_json::from_str::<chopin_mcp::Brief>(json)
                     .map_err(|error| Fault::Misuse(format!("a document's brief: {error}")))?,
             )
         };
-        let document = chopin_mcp::Document {
+        let found = DocumentRef {
             id,
             title,
-            brief,
             source,
             revision: revision as u64,
         };
-        outcome(env, core, |core| core.answer_read(slot, Some(document)))
+        outcome(env, core, |core| core.answer_found(slot, found, brief))
     })
 }
 
@@ -466,7 +618,7 @@ unsafe extern "C" fn answer_absent(env: sys::napi_env, info: sys::napi_callback_
     guard(env, || unsafe {
         let [core, slot] = args::<2>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
-        outcome(env, core, |core| core.answer_read(slot, None))
+        outcome(env, core, |core| core.answer_absent(slot))
     })
 }
 
@@ -499,8 +651,9 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 9] = [
+const EXPORTS: [(&CStr, Callback); 10] = [
     (c"start", start),
+    (c"startListed", start_listed),
     (c"authenticate", authenticate),
     (c"push", push),
     (c"finish", finish),

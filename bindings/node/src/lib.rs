@@ -21,12 +21,13 @@ mod options;
 mod wire;
 
 pub use ffi::export_names;
+pub use wire::NAMED;
 
 use std::borrow::Cow;
 
 use chopin_mcp::{
-    Authenticate, BodyIntake, CreateAnswer, CreateDocument, CreatedDocument, Document,
-    DocumentSummaryRef, Endpoint, ListDocuments, Outcome, ReadDocument, RequestParts,
+    Authenticate, BodyIntake, Brief, CreateAnswer, CreateDocument, CreatedDocument, Document,
+    DocumentSummaryRef, Endpoint, Header, ListDocuments, Outcome, ReadDocument, RequestParts,
 };
 use napi::bindgen_prelude::{Env, External};
 use napi::{Error, Status};
@@ -34,6 +35,10 @@ use napi_derive::napi;
 use serde::Deserialize;
 
 pub use options::BadOptions;
+
+/// The addon's allocator (the runtime keeps its own for JavaScript).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The most exchanges one endpoint keeps in flight at once (a slot number
 /// past it is a misuse of the addon, not an input).
@@ -48,6 +53,8 @@ pub struct Core {
     heads: wire::Heads,
     /// The outcome being written (kept to spare an allocation per step).
     out: Vec<u8>,
+    /// The document of the last read answered (kept for its strings).
+    document: Document,
 }
 
 /// An exchange waiting for the host.
@@ -136,6 +143,19 @@ impl CreateKind {
     }
 }
 
+/// A document the host read, its text borrowed from the call.
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentRef<'a> {
+    /// The document id.
+    pub id: &'a str,
+    /// Its title.
+    pub title: &'a str,
+    /// The canonical plan source.
+    pub source: &'a str,
+    /// The revision number, from 0.
+    pub revision: u64,
+}
+
 /// A list answer's summaries: `[id, title, id, title, …]`, as JSON.
 #[derive(Deserialize)]
 struct Flat<'a>(#[serde(borrow)] Vec<Cow<'a, str>>);
@@ -152,6 +172,13 @@ impl Core {
             slots: Vec::new(),
             heads: wire::Heads::default(),
             out: Vec::new(),
+            document: Document {
+                id: String::new(),
+                title: String::new(),
+                brief: None,
+                source: String::new(),
+                revision: 0,
+            },
         })
     }
 
@@ -165,17 +192,34 @@ impl Core {
         &self.tools
     }
 
-    /// Starts the exchange of a request in `slot`; headers as [`wire`] says.
-    pub fn start(&mut self, slot: u32, method: &str, headers: &str) -> Result<&[u8], Misuse> {
-        let headers = wire::headers(headers);
+    /// Starts the exchange of a request in `slot`, its headers the values
+    /// of [`wire::NAMED`].
+    pub fn start(
+        &mut self,
+        slot: u32,
+        method: &str,
+        values: &[Option<&[u8]>; wire::NAMED.len()],
+    ) -> Result<&[u8], Misuse> {
+        let mut lines = [Header::new("", b""); wire::MOST_NAMED];
+        let count = wire::named(values, &mut lines);
+        let parts = RequestParts::new(method, "", &lines[..count]);
+        let outcome = self.endpoint.begin(&parts);
+        self.settle(slot, outcome)
+    }
+
+    /// Starts the exchange of a request in `slot`, its headers listed
+    /// (`name\0value\0…`).
+    pub fn start_listed(&mut self, slot: u32, method: &str, flat: &[u8]) -> Result<&[u8], Misuse> {
+        let headers = wire::listed(flat);
         let parts = RequestParts::new(method, "", &headers);
         let outcome = self.endpoint.begin(&parts);
         self.settle(slot, outcome)
     }
 
-    /// Protected Resource Metadata, when `target` is its path.
-    pub fn metadata(&mut self, method: &str, target: &str, headers: &str) -> Option<&[u8]> {
-        let headers = wire::headers(headers);
+    /// Protected Resource Metadata, when `target` is its path; headers
+    /// listed.
+    pub fn metadata(&mut self, method: &str, target: &str, flat: &[u8]) -> Option<&[u8]> {
+        let headers = wire::listed(flat);
         let parts = RequestParts::new(method, target, &headers);
         let response = self.endpoint.metadata(&parts)?;
         self.out.clear();
@@ -183,12 +227,17 @@ impl Core {
         Some(&self.out)
     }
 
-    /// Answers the authenticate effect in `slot`.
+    /// Answers the authenticate effect in `slot`. With `body` (the whole
+    /// body, which the host read because its declared length is within the
+    /// budget), a body step that follows is taken care of at once: the
+    /// body is pushed and finished, as `Endpoint::handle` does with a held
+    /// body.
     pub fn authenticate(
         &mut self,
         slot: u32,
         verdict: Verdict,
         scopes: &[String],
+        body: Option<&[u8]>,
     ) -> Result<&[u8], Misuse> {
         let Pending::Authenticate(auth) = self.take(slot, "authenticate")? else {
             unreachable!("take checks the kind")
@@ -204,6 +253,13 @@ impl Core {
                 auth.answer_scoped((), granted)
             }
             Verdict::Unavailable => auth.unavailable(),
+        };
+        let outcome = match (outcome, body) {
+            (Outcome::Body(intake), Some(body)) => match intake.push(body) {
+                Ok(intake) => intake.finish(),
+                Err(response) => Outcome::Respond(response),
+            },
+            (outcome, _) => outcome,
         };
         self.settle(slot, outcome)
     }
@@ -261,12 +317,39 @@ impl Core {
         self.settle(slot, outcome)
     }
 
-    /// Answers the read effect in `slot`: the document, or `None` (absent).
-    pub fn answer_read(&mut self, slot: u32, document: Option<Document>) -> Result<&[u8], Misuse> {
+    /// Answers the read effect in `slot` with a document. Its text is
+    /// copied into the endpoint's one scratch document, whose strings keep
+    /// their capacity: a read allocates nothing for it.
+    pub fn answer_found(
+        &mut self,
+        slot: u32,
+        found: DocumentRef<'_>,
+        brief: Option<Brief>,
+    ) -> Result<&[u8], Misuse> {
         let Pending::Read(read) = self.take(slot, "read")? else {
             unreachable!("take checks the kind")
         };
-        let outcome = read.answer(document.as_ref());
+        let document = &mut self.document;
+        for (to, from) in [
+            (&mut document.id, found.id),
+            (&mut document.title, found.title),
+            (&mut document.source, found.source),
+        ] {
+            to.clear();
+            to.push_str(from);
+        }
+        document.brief = brief;
+        document.revision = found.revision;
+        let outcome = read.answer(Some(&self.document));
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the read effect in `slot`: no such document for this caller.
+    pub fn answer_absent(&mut self, slot: u32) -> Result<&[u8], Misuse> {
+        let Pending::Read(read) = self.take(slot, "read")? else {
+            unreachable!("take checks the kind")
+        };
+        let outcome = read.answer(None);
         self.settle(slot, outcome)
     }
 
@@ -475,7 +558,7 @@ pub fn metadata(
     headers: String,
 ) -> napi::Result<Option<String>> {
     let out = ffi::with(core, |core| {
-        core.metadata(&method, &target, &headers)
+        core.metadata(&method, &target, headers.as_bytes())
             .map(|out| String::from_utf8_lossy(out).into_owned())
     })?;
     Ok(out)
@@ -485,6 +568,13 @@ pub fn metadata(
 #[napi(catch_unwind)]
 pub fn in_flight(core: u32) -> napi::Result<u32> {
     Ok(ffi::with(core, |core| core.in_flight() as u32)?)
+}
+
+/// Every request header the endpoint reads, in the order `start` takes
+/// their values.
+#[napi(catch_unwind)]
+pub fn named_headers() -> Vec<&'static str> {
+    NAMED.to_vec()
 }
 
 /// The keep-alive comment an open event stream sends.
@@ -505,7 +595,7 @@ pub fn exports(exports: napi::bindgen_prelude::Object<'_>, env: Env) -> napi::Re
 mod tests {
     use super::*;
 
-    const HEADERS: &str = "authorization\0Bearer t\0content-type\0application/json\0";
+    const HEADERS: &[u8] = b"authorization\0Bearer t\0content-type\0application/json\0";
     const READ: &str = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"plan-1"}}}"#;
 
     fn text(out: Result<&[u8], Misuse>) -> String {
@@ -515,18 +605,17 @@ mod tests {
     #[test]
     fn a_read_goes_authenticate_body_read_respond_and_frees_its_slot() {
         let mut core = Core::new("{}").unwrap();
-        assert_eq!(text(core.start(0, "POST", HEADERS)), "a");
-        assert_eq!(text(core.authenticate(0, Verdict::Caller, &[])), "b");
+        assert_eq!(text(core.start_listed(0, "POST", HEADERS)), "a");
+        assert_eq!(text(core.authenticate(0, Verdict::Caller, &[], None)), "b");
         assert_eq!(text(core.finish(0, Some(READ.as_bytes()))), "rplan-1");
         assert_eq!(core.in_flight(), 1);
-        let document = Document {
-            id: "plan-1".into(),
-            title: "Plan".into(),
-            brief: None,
-            source: "# Plan\n".into(),
+        let document = DocumentRef {
+            id: "plan-1",
+            title: "Plan",
+            source: "# Plan\n",
             revision: 2,
         };
-        let out = text(core.answer_read(0, Some(document)));
+        let out = text(core.answer_found(0, document, None));
         let (head, body) = out.split_once('\0').unwrap();
         assert!(
             head.starts_with("H0200\ncontent-type\napplication/json\n"),
@@ -537,45 +626,83 @@ mod tests {
         ));
         assert_eq!(core.in_flight(), 0);
         // The same head again is named by its id.
-        core.start(0, "POST", HEADERS).unwrap();
-        core.authenticate(0, Verdict::Caller, &[]).unwrap();
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[], None).unwrap();
         core.finish(0, Some(READ.as_bytes())).unwrap();
-        assert!(text(core.answer_read(0, None)).starts_with("R0{"));
+        assert!(text(core.answer_absent(0)).starts_with("R0{"));
+    }
+
+    #[test]
+    fn a_body_given_with_the_answer_is_pushed_and_finished() {
+        let mut core = Core::new("{}").unwrap();
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        let body = Some(READ.as_bytes());
+        assert_eq!(
+            text(core.authenticate(0, Verdict::Caller, &[], body)),
+            "rplan-1"
+        );
+        // A refusal before the body ignores it.
+        core.release(0);
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        let out = text(core.authenticate(0, Verdict::Refused, &[], body));
+        assert!(out.starts_with("H0401\n"), "{out}");
+        // Over the budget: 413.
+        let mut small = Core::new(r#"{"bodyBudget":8}"#).unwrap();
+        small.start_listed(0, "POST", HEADERS).unwrap();
+        let out = text(small.authenticate(0, Verdict::Caller, &[], body));
+        assert!(out.ends_with("\0request too large"), "{out}");
     }
 
     #[test]
     fn the_wrong_answer_is_a_misuse_and_the_exchange_still_waits() {
         let mut core = Core::new("{}").unwrap();
-        core.start(0, "POST", HEADERS).unwrap();
-        let Misuse(message) = core.answer_read(0, None).unwrap_err();
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        let Misuse(message) = core.answer_absent(0).unwrap_err();
         assert_eq!(
             message,
             "the exchange in slot 0 waits for the authenticate answer, not read"
         );
-        assert_eq!(text(core.authenticate(0, Verdict::Caller, &[])), "b");
+        assert_eq!(text(core.authenticate(0, Verdict::Caller, &[], None)), "b");
         let Misuse(message) = core.push(1, b"x").unwrap_err();
         assert_eq!(message, "no exchange is waiting in slot 1");
     }
 
     #[test]
+    fn named_and_listed_headers_start_alike() {
+        let mut core = Core::new(r#"{"allowedHosts":["mcp.example"]}"#).unwrap();
+        let mut values = [None; wire::NAMED.len()];
+        values[1] = Some(&b"mcp.example"[..]);
+        values[3] = Some(&b"Bearer t"[..]);
+        assert_eq!(text(core.start(0, "POST", &values)), "a");
+        core.release(0);
+        assert_eq!(
+            text(core.start_listed(0, "POST", b"Host\0mcp.example\0authorization\0Bearer t")),
+            "a"
+        );
+        core.release(0);
+        values[1] = Some(&b"mcp.example, mcp.example"[..]);
+        assert!(text(core.start(0, "POST", &values)).ends_with("host is not allowed"));
+    }
+
+    #[test]
     fn slots_grow_one_at_a_time() {
         let mut core = Core::new("{}").unwrap();
-        let Misuse(message) = core.start(1, "POST", HEADERS).unwrap_err();
+        let Misuse(message) = core.start_listed(1, "POST", HEADERS).unwrap_err();
         assert_eq!(message, "slot 1 is past the next one (0)");
         for slot in 0..3 {
-            assert_eq!(text(core.start(slot, "POST", HEADERS)), "a");
+            assert_eq!(text(core.start_listed(slot, "POST", HEADERS)), "a");
         }
         assert_eq!(core.in_flight(), 3);
         core.release(1);
         assert_eq!(core.in_flight(), 2);
-        assert_eq!(text(core.start(1, "POST", HEADERS)), "a");
+        assert_eq!(text(core.start_listed(1, "POST", HEADERS)), "a");
     }
 
     #[test]
     fn a_push_over_the_budget_answers_413_and_frees_the_slot() {
         let mut core = Core::new(r#"{"bodyBudget":4}"#).unwrap();
-        core.start(0, "POST", HEADERS).unwrap();
-        core.authenticate(0, Verdict::Caller, &[]).unwrap();
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[], None).unwrap();
         assert_eq!(text(core.push(0, b"1234")), "b");
         let out = text(core.push(0, b"5"));
         assert!(
@@ -589,8 +716,8 @@ mod tests {
     fn the_create_effect_carries_the_host_input_as_json_in_its_order() {
         let mut core = Core::new(r#"{"create":true}"#).unwrap();
         let draft = r##"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document","arguments":{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"T","brief":{"goal":"G","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# P\n"}}}"##;
-        core.start(0, "POST", HEADERS).unwrap();
-        core.authenticate(0, Verdict::Caller, &[]).unwrap();
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[], None).unwrap();
         let out = text(core.finish(0, Some(draft.as_bytes())));
         let input = out.strip_prefix('c').unwrap();
         assert!(input.starts_with(r#"{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"T","brief":{"goal":"G","#), "{input}");
@@ -613,8 +740,8 @@ mod tests {
             (r#"["a"]"#, false),
             (r#"{"a":1}"#, false),
         ] {
-            core.start(0, "POST", HEADERS).unwrap();
-            core.authenticate(0, Verdict::Caller, &[]).unwrap();
+            core.start_listed(0, "POST", HEADERS).unwrap();
+            core.authenticate(0, Verdict::Caller, &[], None).unwrap();
             assert_eq!(text(core.finish(0, Some(list.as_bytes()))), "lo/r");
             let out = core.answer_list(0, answer);
             assert_eq!(out.is_ok(), ok, "{answer}");

@@ -1,13 +1,24 @@
 //! What crosses between JavaScript and the addon, flat: request headers in
-//! as one string, outcomes out as one string.
+//! as strings, outcomes out as one string.
 //!
-//! Every crossing carries strings, never objects: a napi object costs
-//! microseconds to build or read, a string a fraction of one.
+//! Every crossing carries strings and numbers, never objects: a napi object
+//! costs microseconds to build or read, a string a fraction of one.
 //!
-//! **Headers in**: names and values alternating, each followed by a NUL
-//! (`name\0value\0…`; the last NUL may be left out). HTTP field values hold
-//! no NUL (RFC 9110 §5.5), and neither Web `Headers` nor Node's parser
-//! passes one on.
+//! **Headers in**, two ways:
+//!
+//! - *named* ([`named`]): the value of each header the endpoint reads
+//!   ([`NAMED`], in that order), or nothing. From Web `Headers`, whose
+//!   `get` is cheaper than walking them all, and whose values are byte
+//!   strings: read as Latin-1, they are the bytes that came.
+//! - *listed* ([`listed`]): names and values alternating, each followed by a
+//!   NUL (`name\0value\0…`; the last NUL may be left out), every header
+//!   there is. From Node's `rawHeaders` (Latin-1 strings of the bytes that
+//!   came) or a host's own list. HTTP field values hold no NUL (RFC 9110
+//!   §5.5), and neither Web `Headers` nor Node's parser passes one on.
+//!
+//! Web `Headers` join repeated lines with `, `: a joined `Origin` or `Host`
+//! becomes two lines again, which the endpoint refuses as it refuses several
+//! lines (no valid value of either holds a comma).
 //!
 //! **Outcomes out**: one tag character, then what the tag says:
 //!
@@ -28,7 +39,7 @@
 //! or a NUL: the crate refuses configured values that would.
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use chopin_mcp::{Header, Response};
 
@@ -39,31 +50,79 @@ pub(crate) const FIRST_HEAD: u32 = 0x30;
 /// status, headers and CORS grant is one; an endpoint sees a few dozen.
 pub(crate) const MAX_HEADS: usize = 0x100 - FIRST_HEAD as usize;
 
-/// The request headers of `flat`: `name\0value\0…`.
-///
-/// Web `Headers` join repeated lines of a name with `, `; a joined `Origin`
-/// or `Host` is split back into its lines, so that the endpoint refuses it
-/// as it refuses several lines (no valid value of either holds a comma).
-pub(crate) fn headers(flat: &str) -> Vec<Header<'_>> {
-    // Split at NUL bytes by hand: a char-pattern split pays a searcher per
-    // item, several times this loop for a request's dozen short items.
-    let mut items = flat.as_bytes().split(|&b| b == 0);
+/// Every request header the endpoint reads, in the order [`named`] takes
+/// their values. `tests/named_headers.rs` holds it to the crate: a header
+/// the endpoint reads that is not here fails it.
+pub const NAMED: [&str; 10] = [
+    "origin",
+    "host",
+    "access-control-request-method",
+    "authorization",
+    "mcp-protocol-version",
+    "accept",
+    "content-type",
+    "content-length",
+    "mcp-method",
+    "mcp-name",
+];
+
+/// The most lines [`named`] makes: each name once, and a second line for a
+/// joined `Origin` and `Host`.
+pub(crate) const MOST_NAMED: usize = NAMED.len() + 2;
+
+/// The request headers of the values of [`NAMED`], `None` for a header
+/// the request does not have.
+pub(crate) fn named<'a>(
+    values: &[Option<&'a [u8]>; NAMED.len()],
+    headers: &mut [Header<'a>; MOST_NAMED],
+) -> usize {
+    let mut count = 0;
+    for (index, (name, value)) in NAMED.iter().zip(values).enumerate() {
+        let Some(value) = *value else {
+            continue;
+        };
+        // Origin and Host: two lines are as refused as any more.
+        match value.iter().position(|&b| b == b',') {
+            Some(comma) if index < 2 => {
+                headers[count] = Header::new(name, &value[..comma]);
+                headers[count + 1] = Header::new(name, &value[comma + 1..]);
+                count += 2;
+            }
+            _ => {
+                headers[count] = Header::new(name, value);
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// The request headers of `flat`: `name\0value\0…`. A name that is not
+/// UTF-8 is left out (none the endpoint reads is).
+pub(crate) fn listed(flat: &[u8]) -> Vec<Header<'_>> {
     let mut headers = Vec::with_capacity(16);
-    while let (Some(name), Some(value)) = (items.next(), items.next()) {
-        // A NUL is ASCII: the pieces of a `str` split at one are `str`s.
+    let mut name = None;
+    let mut start = 0;
+    let ends = memchr::memchr_iter(0, flat).chain(std::iter::once(flat.len()));
+    for end in ends {
+        let item = &flat[start..end];
+        start = end + 1;
+        let Some(name) = name.take() else {
+            name = Some(item);
+            continue;
+        };
         let Ok(name) = std::str::from_utf8(name) else {
             continue;
         };
         let joinable = matches!(name.len(), 4 | 6)
             && (name.eq_ignore_ascii_case("origin") || name.eq_ignore_ascii_case("host"));
-        if joinable && value.contains(&b',') {
+        if joinable && item.contains(&b',') {
             headers.extend(
-                value
-                    .split(|&b| b == b',')
+                item.split(|&b| b == b',')
                     .map(|line| Header::new(name, line)),
             );
         } else {
-            headers.push(Header::new(name, value));
+            headers.push(Header::new(name, item));
         }
     }
     headers
@@ -72,9 +131,11 @@ pub(crate) fn headers(flat: &str) -> Vec<Header<'_>> {
 /// The heads an endpoint has given ids, by their text.
 #[derive(Debug, Default)]
 pub(crate) struct Heads {
-    ids: HashMap<Box<[u8]>, u32>,
+    ids: HashMap<Box<[u8]>, u32, BuildHasherDefault<Fnv>>,
     /// The head being encoded (kept to spare an allocation per response).
     text: Vec<u8>,
+    /// The last head sent and its id: most responses repeat it.
+    last: Option<(Box<[u8]>, u32)>,
 }
 
 impl Heads {
@@ -82,8 +143,12 @@ impl Heads {
     pub(crate) fn encode(&mut self, response: &Response, out: &mut Vec<u8>) {
         let text = &mut self.text;
         text.clear();
-        // Writing to a Vec cannot fail.
-        let _ = write!(text, "{}", response.status());
+        let status = response.status();
+        text.extend_from_slice(&[
+            b'0' + (status / 100 % 10) as u8,
+            b'0' + (status / 10 % 10) as u8,
+            b'0' + (status % 10) as u8,
+        ]);
         if response.is_event_stream() {
             text.extend_from_slice(b" stream");
         }
@@ -95,9 +160,16 @@ impl Heads {
         }
         let body = response.body();
         out.reserve(4 + text.len() + body.len());
-        if let Some(&id) = self.ids.get(text.as_slice()) {
+        let known = match &self.last {
+            Some((last, id)) if **last == **text => Some(*id),
+            _ => self.ids.get(text.as_slice()).copied(),
+        };
+        if let Some(id) = known {
             out.push(b'R');
             push_char(out, id);
+            if self.last.as_ref().is_none_or(|(_, last)| *last != id) {
+                self.last = Some((text.as_slice().into(), id));
+            }
         } else if self.ids.len() < MAX_HEADS {
             let id = FIRST_HEAD + self.ids.len() as u32;
             self.ids.insert(text.as_slice().into(), id);
@@ -114,6 +186,30 @@ impl Heads {
     }
 }
 
+/// FNV-1a, for the heads' table: its keys are the endpoint's own texts,
+/// not an attacker's, and a hundred bytes hash several times faster than
+/// with the default SipHash.
+#[derive(Debug)]
+pub(crate) struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 /// Appends the character `code` (at most 0xFF) as UTF-8.
 fn push_char(out: &mut Vec<u8>, code: u32) {
     let mut buf = [0; 4];
@@ -126,26 +222,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn headers_alternate_names_and_values_and_a_last_nul_is_optional() {
+    fn listed_headers_alternate_names_and_values_and_a_last_nul_is_optional() {
         for flat in ["a\0one\0B\0two\0", "a\0one\0B\0two"] {
-            let headers = headers(flat);
+            let headers = listed(flat.as_bytes());
             assert_eq!(
                 headers,
                 [Header::new("a", b"one"), Header::new("B", b"two")],
                 "{flat:?}"
             );
         }
-        assert!(headers("").is_empty());
+        assert!(listed(b"").is_empty());
         // A name without a value (a misbuilt string) is dropped, not a panic.
-        assert_eq!(headers("a\0one\0dangling"), [Header::new("a", b"one")]);
+        assert_eq!(listed(b"a\0one\0dangling"), [Header::new("a", b"one")]);
+        // Latin-1 bytes pass as they are; a name that is not UTF-8 is left out.
+        assert_eq!(listed(b"a\0\xe9\0\xff\0v\0"), [Header::new("a", b"\xe9")]);
     }
 
     #[test]
-    fn a_joined_origin_or_host_becomes_the_lines_it_was_joined_from() {
+    fn a_joined_origin_or_host_becomes_several_lines_either_way() {
         let headers =
-            headers("Origin\0https://a.example, https://b.example\0host\0a, b\0accept\0a, b\0");
+            listed(b"Origin\0https://a.example, https://b.example\0host\0a, b\0accept\0a, b\0");
         let names: Vec<&str> = headers.iter().map(|h| h.name).collect();
         assert_eq!(names, ["Origin", "Origin", "host", "host", "accept"]);
+
+        let mut values = [None; NAMED.len()];
+        values[0] = Some(&b"https://a.example, https://b.example, https://c.example"[..]);
+        values[1] = Some(&b"a, b"[..]);
+        values[5] = Some(&b"a, b"[..]);
+        let mut lines = [Header::new("", b""); MOST_NAMED];
+        let count = named(&values, &mut lines);
+        let names: Vec<&str> = lines[..count].iter().map(|h| h.name).collect();
+        assert_eq!(names, ["origin", "origin", "host", "host", "accept"]);
+        assert_eq!(lines[0].value, b"https://a.example");
     }
 
     #[test]
