@@ -274,8 +274,8 @@ function answerRead(core, slot, document, where) {
   return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief);
 }
 
-/** The created document of a create answer, as JSON for the addon. */
-function createdDocument(document, where) {
+/** The fields of a created document but its source, as JSON for the addon. */
+function createdFields(document, where) {
   if (!isObject(document)) fail(`${where}: a created or replayed answer carries a document, not ${describe(document)}`);
   for (const key of ["id", "title", "source", "url"]) {
     if (typeof document[key] !== "string") fail(`${where}: the document's \`${key}\` is ${describe(document[key])}, not a string`);
@@ -284,24 +284,43 @@ function createdDocument(document, where) {
     fail(`${where}: the document's \`revision\` is ${describe(document.revision)}, not a whole number from 0`);
   }
   if (!isBrief(document.brief)) fail(`${where}: the document's \`brief\` is not ${BRIEF_KEYS}`);
-  return JSON.stringify({
-    id: document.id,
-    title: document.title,
-    brief: briefOf(document.brief),
-    source: document.source,
-    revision: document.revision,
-    url: document.url,
-  });
+  return JSON.stringify({ id: document.id, title: document.title, brief: briefOf(document.brief), revision: document.revision, url: document.url });
 }
 
-/** Answers a create effect with `answer` ({ kind, document? }). */
-function answerCreate(core, slot, answer, where) {
-  const kind = isObject(answer) ? CREATE_KINDS[answer.kind] : undefined;
-  if (kind === undefined || !Object.hasOwn(CREATE_KINDS, answer.kind)) {
+/**
+ * Answers a create effect with `answer` ({ kind, document? }); `plan` is
+ * the canonical plan the host was given: a document whose source is it
+ * (as a host that stored what it got answers) does not send it back.
+ */
+function answerCreate(core, slot, answer, plan, where) {
+  const kind = isObject(answer) && Object.hasOwn(CREATE_KINDS, answer.kind) ? CREATE_KINDS[answer.kind] : undefined;
+  if (kind === undefined) {
     fail(`${where} must give { kind: "created" | "replayed" | "conflict" | "forbidden" | "unavailable" }, not ${describe(answer)}`);
   }
-  const document = kind <= 1 ? createdDocument(answer.document, where) : undefined;
-  return native.answerCreate(core, slot, kind, document);
+  if (kind > 1) return native.answerCreate(core, slot, kind);
+  const fields = createdFields(answer.document, where);
+  const source = answer.document.source;
+  return native.answerCreate(core, slot, kind, fields, source === plan ? undefined : source);
+}
+
+/**
+ * The host input of a create effect's outcome: its fields as JSON (their
+ * length first, `12:`), then the plan.
+ */
+function createInput(out) {
+  const colon = out.indexOf(":");
+  const end = colon + 1 + Number(out.slice(1, colon));
+  const fields = JSON.parse(out.slice(colon + 1, end));
+  return {
+    idempotencyKey: fields.idempotencyKey,
+    repository: fields.repository,
+    baseBranch: fields.baseBranch,
+    baseCommit: fields.baseCommit,
+    title: fields.title,
+    brief: fields.brief,
+    plan: out.slice(end),
+    fingerprint: fields.fingerprint,
+  };
 }
 
 /** The verdict code for an answer of the caller function (src/lib.rs). */
@@ -499,9 +518,11 @@ function handler(options) {
         case LIST:
           out = native.answerList(endpoint, slot, flatSummaries(await documents.list(who, out.slice(1)), "documents.list"));
           break;
-        case CREATE:
-          out = answerCreate(endpoint, slot, await create.create(who, JSON.parse(out.slice(1))), "create.create");
+        case CREATE: {
+          const input = createInput(out);
+          out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
           break;
+        }
         default:
           core.give(slot);
           return webResponse(core, out, request, keepAliveMs);
@@ -665,6 +686,7 @@ class Exchange {
   #core;
   #slot;
   #payload = "";
+  #input = undefined;
   #head = null;
   #body = "";
 
@@ -688,7 +710,8 @@ class Exchange {
       return;
     }
     this.kind = KINDS[tag];
-    this.#payload = out.length > 1 ? out.slice(1) : "";
+    if (tag === CREATE) this.#input = createInput(out);
+    else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
 
   #expect(kind, what) {
@@ -726,7 +749,7 @@ class Exchange {
         this.#settle(native.answerList(core.native, this.#slot, flatSummaries(value, "answer(documents)")));
         break;
       case "create":
-        this.#settle(answerCreate(core.native, this.#slot, value, "answer(created)"));
+        this.#settle(answerCreate(core.native, this.#slot, value, this.#input.plan, "answer(created)"));
         break;
       default:
         fail(`answer() has nothing to answer: this exchange is at "${this.kind}"`);
@@ -749,7 +772,7 @@ class Exchange {
   /** What a "create" step asks the host to store. */
   get input() {
     this.#expect("create", "input");
-    return JSON.parse(this.#payload);
+    return this.#input;
   }
 
   /**

@@ -1,28 +1,41 @@
 // In-process tools/call read_document through the package, and where its
-// time goes. Run with Bun (or Node) from bindings/node after `npm run build`:
+// time goes. From bindings/node, after `npm run build`:
 //
-//   node_modules/.bin/bun bench/inproc.mjs [N] [RUNS]
+//   node_modules/.bin/bun bench/inproc.mjs [N] [ROUNDS]   # Bun: handler(), Request in, Response out
+//   node bench/inproc.mjs [N] [ROUNDS]                   # Node: the same, and Endpoint with no Web objects
 //
-// Prints ns per request, median of RUNS runs of N prebuilt requests, for:
-//   handler      the package's handler(), body read by the bench as the peer bench does
-//   stages       the same loop cut after each step, cumulative (headers in,
-//                start, the caller and the body's bytes, authenticate with
-//                the body, the read and its answer, Response + text)
-//   stand-in     the same Request/Response work in JavaScript alone, every
-//                crossing replaced by a constant string: the difference to
-//                "stages" at each step is that step's crossing and Rust work
+// Each case runs N prebuilt requests per round; the rounds go round-robin
+// over the cases (a machine's load drifts), and each case's median over
+// the rounds is printed, in ns per request:
+//
+//   handler         handler(): Request in, the response's text read
+//   stage k         the handler's own steps done by hand, cut after step k
+//                   (cumulative): 1 the ten header values (Headers.get),
+//                   2 + start, 3 + the caller and the body's bytes,
+//                   4 + authenticate with the body (the read effect comes
+//                   back), 5 + the host's read and its answer, 6 + the
+//                   Response and its text
+//   stand-in        stage 6's JavaScript alone, each crossing replaced by the
+//                   string it returns: the gap to stage 6 is the crossings
+//                   and the endpoint's Rust work
+//   endpoint        (Node) Endpoint: rawHeaders and a Buffer in, status,
+//                   headers and body out; no Request, Headers or Response
+//
+// The request and the host are ../shared/peers/ts-handler's (bench.ts,
+// fixture.ts), so the numbers sit beside that bench's for the plain
+// TypeScript handler.
 import { createRequire } from "node:module";
-import { handler } from "../index.mjs";
+import { Endpoint, handler } from "../index.mjs";
 
 const require = createRequire(import.meta.url);
 const native = require(`../chopin-mcp.${process.platform}-${process.arch}.node`);
-const N = Number(process.argv[2] ?? 20000);
-const RUNS = Number(process.argv[3] ?? 7);
-const now = typeof Bun !== "undefined" ? () => Bun.nanoseconds() : () => Number(process.hrtime.bigint());
-const gc = typeof Bun !== "undefined" ? () => Bun.gc(true) : globalThis.gc ?? (() => {});
-const runtime = typeof Bun !== "undefined" ? `bun ${Bun.version}` : `node ${process.version}`;
+const N = Number(process.argv[2] ?? 10_000);
+const ROUNDS = Number(process.argv[3] ?? 15);
+const bun = typeof Bun !== "undefined";
+const now = bun ? () => Bun.nanoseconds() : () => Number(process.hrtime.bigint());
+const gc = bun ? () => Bun.gc(true) : globalThis.gc ?? (() => {});
+const runtime = bun ? `bun ${Bun.version}` : `node ${process.version}`;
 
-// The peer bench's request and host (../shared/peers/ts-handler: bench.ts, fixture.ts).
 const BODY = JSON.stringify({
   jsonrpc: "2.0",
   id: 3,
@@ -48,78 +61,48 @@ const documents = {
   },
 };
 
-function requests(n) {
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) out[i] = new Request("http://127.0.0.1/mcp", { method: "POST", headers: HEADERS, body: BODY });
-  return out;
-}
-
-function flat(headers) {
-  let text = "";
-  headers.forEach((value, name) => {
-    text += name + "\0" + value + "\0";
-  });
-  return text;
-}
-
-const owner = native.endpoint("{}");
-const endpoint = native.endpointId(owner);
 const mcp = handler({ caller, documents });
+const owner = native.endpoint("{}");
+const core = native.endpointId(owner);
+const [N0, N1, N2, N3, N4, N5, N6, N7, N8, N9] = native.namedHeaders();
+const INIT = {
+  status: 200,
+  headers: new Headers({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" }),
+};
+const bytesOf = (request) => (typeof request.bytes === "function" ? request.bytes() : request.arrayBuffer().then((b) => new Uint8Array(b)));
 
-// The loop of index.cjs for this request, cut after `stage` steps.
+function values(h) {
+  return [h.get(N0), h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), h.get(N7), h.get(N8), h.get(N9)];
+}
+
+// The handler's steps by hand, cut after `stage`.
 async function staged(request, stage) {
-  const headers = flat(request.headers);
-  if (stage === 0) return headers.length;
-  let out = native.start(endpoint, 0, request.method, headers);
-  if (stage === 1) return native.release(endpoint, 0);
+  const v = values(request.headers);
+  if (stage === 1) return v.length;
+  let out = native.start(core, 0, request.method, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]);
+  if (stage === 2) return native.release(core, 0);
   const who = caller(request);
-  const bytes = await request.bytes();
-  if (stage === 2) return native.release(endpoint, 0);
-  out = native.authenticate(endpoint, 0, who === undefined ? 0 : 1, undefined, bytes);
-  if (stage === 3) return native.release(endpoint, 0);
+  const bytes = await bytesOf(request);
+  if (stage === 3) return native.release(core, 0);
+  out = native.authenticate(core, 0, 1, undefined, bytes);
+  if (stage === 4) return native.release(core, 0);
   const document = await documents.read(who, out.slice(1));
-  out = native.answerRead(endpoint, 0, document.id, document.title, document.source, document.revision);
-  if (stage === 4) return out.length;
-  const response = new Response(out.slice(2), INIT);
-  return (await response.text()).length;
+  out = native.answerRead(core, 0, document.id, document.title, document.source, document.revision);
+  if (stage === 5) return out.length;
+  return (await new Response(out.slice(2), INIT).text()).length;
 }
 
-// The same work without the core: each crossing is a constant.
-let replyText;
-const INIT = { status: 200, headers: new Headers({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" }) };
-async function standIn(request, stage) {
-  const headers = flat(request.headers);
-  if (stage === 0) return headers.length;
-  let out = headers.length > 0 ? "a" : "";
-  if (stage === 1) return out;
+// Stage 6's JavaScript, each crossing a constant.
+let REPLY;
+async function standIn(request) {
+  const v = values(request.headers);
+  const started = v.length > 0 ? "a" : "";
   const who = caller(request);
-  const bytes = await request.bytes();
-  if (stage === 2) return out;
-  out = who !== undefined && bytes.length > 0 ? "r" + DOCUMENT.id : "";
-  if (stage === 3) return out;
-  const document = await documents.read(who, out.slice(1));
-  out = document ? replyText : "";
-  if (stage === 4) return out.length;
-  const response = new Response(out.slice(2), INIT);
-  return (await response.text()).length;
-}
-
-async function time(run, stage) {
-  const results = [];
-  await loop(run, stage, requests(Math.max(1, N / 10))); // warm-up
-  for (let r = 0; r < RUNS; r++) {
-    const batch = requests(N);
-    gc();
-    results.push(await loop(run, stage, batch));
-  }
-  results.sort((a, b) => a - b);
-  return results[results.length >> 1];
-}
-
-async function loop(run, stage, batch) {
-  const start = now();
-  for (const request of batch) await run(request, stage);
-  return (now() - start) / batch.length;
+  const bytes = await bytesOf(request);
+  const effect = started && who !== undefined && bytes.length > 0 ? "r" + DOCUMENT.id : "";
+  const document = await documents.read(who, effect.slice(1));
+  const out = document ? REPLY : "";
+  return (await new Response(out.slice(2), INIT).text()).length;
 }
 
 async function whole(request) {
@@ -128,22 +111,58 @@ async function whole(request) {
   return (await response.text()).length;
 }
 
-// The constant reply of the stand-in: the core's own, once.
+// Endpoint, as a node:http host drives it (examples/node-http.mjs).
+const endpoint = new Endpoint();
+const RAW = Object.entries(HEADERS).flat();
+const BUFFER = Buffer.from(BODY);
+async function viaEndpoint() {
+  let step = endpoint.begin("POST", RAW);
+  while (step.kind !== "respond") {
+    switch (step.kind) {
+      case "authenticate":
+        step = step.answer("octocat");
+        break;
+      case "body":
+        step = step.finish(BUFFER);
+        break;
+      case "read":
+        step = step.answer(await documents.read(step.caller, step.id));
+        break;
+      default:
+        throw new Error(step.kind);
+    }
+  }
+  if (step.status !== 200) throw new Error(`status ${step.status}`);
+  return step.body.length + Object.keys(step.headers).length;
+}
+
+const requests = (n) => Array.from({ length: n }, () => new Request("http://127.0.0.1/mcp", { method: "POST", headers: HEADERS, body: BODY }));
+const cases = [
+  ["handler", (r) => whole(r)],
+  ...[1, 2, 3, 4, 5, 6].map((stage) => [`stage ${stage}`, (r) => staged(r, stage)]),
+  ["stand-in", (r) => standIn(r)],
+];
+if (!bun) cases.push(["endpoint", () => viaEndpoint()]);
+
 {
-  native.start(endpoint, 0, "POST", flat(requests(1)[0].headers));
-  native.authenticate(endpoint, 0, 1, undefined, new TextEncoder().encode(BODY));
-  replyText = native.answerRead(endpoint, 0, DOCUMENT.id, DOCUMENT.title, DOCUMENT.source, DOCUMENT.revision);
-  if (!replyText.startsWith("H") && !replyText.startsWith("R")) throw new Error(`unexpected ${replyText}`);
+  native.startListed(core, 0, "POST", "authorization\0x\0content-type\0application/json\0");
+  native.authenticate(core, 0, 1, undefined, new TextEncoder().encode(BODY));
+  REPLY = native.answerRead(core, 0, DOCUMENT.id, DOCUMENT.title, DOCUMENT.source, DOCUMENT.revision);
   const check = await mcp(requests(1)[0]);
   console.error("check:", check.status, check.headers.get("content-type"), await check.text());
 }
 
-const STAGES = ["headers in", "+ start", "+ caller, body bytes", "+ authenticate & body", "+ read, answer", "+ Response, text"];
-const handlerNs = await time(whole, 0);
-console.log(`inproc handler (${runtime}): median ${handlerNs.toFixed(0)} ns/req  n=${N} runs=${RUNS}`);
-console.log("stage                 package  stand-in  difference (ns/req, cumulative)");
-for (let stage = 0; stage < STAGES.length; stage++) {
-  const core = await time(staged, stage);
-  const js = await time(standIn, stage);
-  console.log(`${STAGES[stage].padEnd(20)} ${core.toFixed(0).padStart(8)} ${js.toFixed(0).padStart(9)} ${(core - js).toFixed(0).padStart(11)}`);
+const results = new Map();
+for (let round = 0; round < ROUNDS + 2; round++) {
+  for (const [name, run] of cases) {
+    const batch = requests(N);
+    gc();
+    const start = now();
+    for (const request of batch) await run(request);
+    const ns = (now() - start) / N;
+    if (round >= 2) results.set(name, [...(results.get(name) ?? []), ns]); // two warm-up rounds
+  }
 }
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+console.log(`inproc read_document (${runtime}), n=${N} per round, median of ${ROUNDS} rounds, ns/req:`);
+for (const [name, xs] of results) console.log(`  ${name.padEnd(10)} ${median(xs).toFixed(0).padStart(7)}`);

@@ -622,19 +622,27 @@ unsafe extern "C" fn answer_absent(env: sys::napi_env, info: sys::napi_callback_
     })
 }
 
-/// `answerCreate(core, slot, kind, document?)`: the document as JSON.
+/// `answerCreate(core, slot, kind, fields?, source?)`: the document but its
+/// source as JSON, and its source unless it is the canonical plan.
 unsafe extern "C" fn answer_create(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, kind, document] = args::<4>(env, info)?;
+        let [core, slot, kind, fields, source] = args::<5>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let kind = CreateKind::of(u32_of(env, kind)?)?;
-        let mut document_text = Text::new();
-        let document = if is_undefined(env, document) {
+        let (mut fields_text, mut source_text) = (Text::new(), Text::new());
+        let fields = if is_undefined(env, fields) {
             None
         } else {
-            Some(document_text.read(env, document)?)
+            Some(fields_text.read(env, fields)?)
         };
-        outcome(env, core, |core| core.answer_create(slot, kind, document))
+        let source = if is_undefined(env, source) {
+            None
+        } else {
+            Some(source_text.read(env, source)?)
+        };
+        outcome(env, core, |core| {
+            core.answer_create(slot, kind, fields, source)
+        })
     })
 }
 

@@ -32,7 +32,7 @@ use chopin_mcp::{
 use napi::bindgen_prelude::{Env, External};
 use napi::{Error, Status};
 use napi_derive::napi;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use options::BadOptions;
 
@@ -154,6 +154,30 @@ pub struct DocumentRef<'a> {
     pub source: &'a str,
     /// The revision number, from 0.
     pub revision: u64,
+}
+
+/// The create effect's host input but its plan, in `CreateDocumentInput`'s
+/// order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct InputFields<'a> {
+    idempotency_key: &'a str,
+    repository: &'a str,
+    base_branch: &'a str,
+    base_commit: &'a str,
+    title: &'a str,
+    brief: &'a Brief,
+    fingerprint: &'a str,
+}
+
+/// A created document but its source.
+#[derive(Deserialize)]
+struct CreatedFields {
+    id: String,
+    title: String,
+    brief: Brief,
+    revision: u64,
+    url: String,
 }
 
 /// A list answer's summaries: `[id, title, id, title, …]`, as JSON.
@@ -353,22 +377,34 @@ impl Core {
         self.settle(slot, outcome)
     }
 
-    /// Answers the create effect in `slot`; `document` (JSON) for
-    /// [`CreateKind::Created`] and [`CreateKind::Replayed`].
+    /// Answers the create effect in `slot`. For [`CreateKind::Created`] and
+    /// [`CreateKind::Replayed`], `fields` is the document but its source, as
+    /// JSON (`{id, title, brief, revision, url}`), and `source` its source,
+    /// or `None` when it is the canonical plan the effect carried (the host
+    /// stored what it was given: it need not cross back).
     pub fn answer_create(
         &mut self,
         slot: u32,
         kind: CreateKind,
-        document: Option<&str>,
+        fields: Option<&str>,
+        source: Option<&str>,
     ) -> Result<&[u8], Misuse> {
         let Pending::Create(create) = self.take(slot, "create")? else {
             unreachable!("take checks the kind")
         };
-        let created = match (kind, document) {
-            (CreateKind::Created | CreateKind::Replayed, Some(json)) => Some(
-                serde_json::from_str::<CreatedDocument>(json)
-                    .map_err(|error| Misuse(format!("a created document: {error}")))?,
-            ),
+        let created = match (kind, fields) {
+            (CreateKind::Created | CreateKind::Replayed, Some(json)) => {
+                let fields: CreatedFields = serde_json::from_str(json)
+                    .map_err(|error| Misuse(format!("a created document: {error}")))?;
+                Some(CreatedDocument {
+                    id: fields.id,
+                    title: fields.title,
+                    brief: fields.brief,
+                    source: source.map_or_else(|| create.document().plan.clone(), str::to_owned),
+                    revision: fields.revision,
+                    url: fields.url,
+                })
+            }
             (CreateKind::Created | CreateKind::Replayed, None) => {
                 return Err(Misuse("a created document is missing".into()));
             }
@@ -459,9 +495,27 @@ impl Core {
                 return Ok(&self.out);
             }
             Outcome::Create(create) => {
+                // The host input but its plan, as JSON; then the plan as it
+                // is (a 256 KiB plan escaped into JSON and parsed back in
+                // JavaScript cost more than the rest of the crossing).
+                let input = create.document();
+                let fields = serde_json::to_string(&InputFields {
+                    idempotency_key: &input.idempotency_key,
+                    repository: &input.repository,
+                    base_branch: &input.base_branch,
+                    base_commit: &input.base_commit,
+                    title: &input.title,
+                    brief: &input.brief,
+                    fingerprint: &input.fingerprint,
+                })
+                // Strings only: serializing cannot fail.
+                .unwrap_or_default();
+                let length = fields.encode_utf16().count();
                 self.out.push(b'c');
-                // Strings and integers: serializing cannot fail.
-                let _ = serde_json::to_writer(&mut self.out, create.document());
+                self.out.extend_from_slice(length.to_string().as_bytes());
+                self.out.push(b':');
+                self.out.extend_from_slice(fields.as_bytes());
+                self.out.extend_from_slice(input.plan.as_bytes());
                 self.put(slot, Pending::Create(create))?;
                 return Ok(&self.out);
             }
@@ -713,21 +767,43 @@ mod tests {
     }
 
     #[test]
-    fn the_create_effect_carries_the_host_input_as_json_in_its_order() {
+    fn the_create_effect_carries_the_input_fields_as_json_then_the_plan() {
         let mut core = Core::new(r#"{"create":true}"#).unwrap();
-        let draft = r##"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document","arguments":{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"T","brief":{"goal":"G","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# P\n"}}}"##;
+        let draft = r##"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document","arguments":{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"Tï","brief":{"goal":"G","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# P\n"}}}"##;
         core.start_listed(0, "POST", HEADERS).unwrap();
         core.authenticate(0, Verdict::Caller, &[], None).unwrap();
         let out = text(core.finish(0, Some(draft.as_bytes())));
-        let input = out.strip_prefix('c').unwrap();
-        assert!(input.starts_with(r#"{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"T","brief":{"goal":"G","#), "{input}");
-        assert!(input.contains(r##""plan":"# P\n","fingerprint":""##));
+        let (length, rest) = out.strip_prefix('c').unwrap().split_once(':').unwrap();
+        // The length counts UTF-16 units, as JavaScript slices.
+        let units: Vec<u16> = rest.encode_utf16().collect();
+        let length: usize = length.parse().unwrap();
+        let fields = String::from_utf16(&units[..length]).unwrap();
+        let plan = String::from_utf16(&units[length..]).unwrap();
+        assert!(
+            fields.starts_with(r#"{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"Tï","brief":{"goal":"G","#),
+            "{fields}"
+        );
+        assert!(
+            fields.contains(r#","fingerprint":""#) && fields.ends_with("\"}"),
+            "{fields}"
+        );
+        assert_eq!(plan, "# P\n");
         let Misuse(message) = core
-            .answer_create(0, CreateKind::Created, Some("{}"))
+            .answer_create(0, CreateKind::Created, Some("{}"), None)
             .unwrap_err();
         assert!(
             message.starts_with("a created document: missing field"),
             "{message}"
+        );
+        // Without a source, the document's is the canonical plan.
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[], None).unwrap();
+        core.finish(0, Some(draft.as_bytes())).unwrap();
+        let created = r#"{"id":"n","title":"T","brief":{"goal":"G","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"revision":0,"url":"/n"}"#;
+        let out = text(core.answer_create(0, CreateKind::Created, Some(created), None));
+        assert!(
+            out.contains(r##""source":"# P\n","revision":0,"url":"/n"}"##),
+            "{out}"
         );
     }
 

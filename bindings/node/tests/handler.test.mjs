@@ -67,6 +67,26 @@ test("create hands the host the seed's CreateDocumentInput: canonical plan, fing
   assert.equal(again.result.isError, undefined);
 });
 
+test("create's input survives any text; a source other than the plan given is the one answered", async () => {
+  const title = "Plan 😀 ü \u0000 \"quoted\"";
+  const plan = "# Plan 😀\n\nü and \\ backslash.\n";
+  let given;
+  const mcp = handler({
+    caller: () => "octocat",
+    documents: memoryHost().reader,
+    create: {
+      create(_caller, input) {
+        given = input;
+        return { kind: "created", document: { id: "n", title: input.title, brief: input.brief, source: `${input.plan}stored\n`, revision: 0, url: "/n" } };
+      },
+    },
+  });
+  const reply = await (await mcp(post(call("create_document", { ...DRAFT, title, plan })))).json();
+  assert.equal(given.title, title);
+  assert.equal(given.plan, plan);
+  assert.equal(reply.result.structuredContent.source, `${plan}stored\n`);
+});
+
 test("each create answer is written as the crate writes it", async () => {
   for (const [answer, result] of [
     [{ kind: "conflict" }, { content: [{ type: "text", text: '{"code":"idempotency-conflict"}' }], structuredContent: { code: "idempotency-conflict" }, isError: true }],
