@@ -464,6 +464,7 @@ function handler(options) {
   const core = new Core(settings);
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
+  const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
 
   function mcp(request) {
     const slot = core.take();
@@ -484,11 +485,23 @@ function handler(options) {
       }
     }
     const h = request.headers;
+    const origin = h.get(N0);
     const declared = h.get(N7);
-    let out = native.start(endpoint, slot, method, h.get(N0), h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
-    if (out.charCodeAt(0) !== AUTHENTICATE) {
-      core.give(slot);
-      return webResponse(core, out, request, keepAliveMs);
+    // Before authentication the endpoint answers a CORS preflight (OPTIONS
+    // with an Origin), a method other than GET and POST (405), a refused
+    // Origin and, with a host allowlist, a refused Host (403). A GET or POST
+    // without an Origin, on a handler without a host allowlist, passes all of
+    // them: its caller is found first, and the addon starts and
+    // authenticates in one call (the Host and a preflight's method header
+    // then decide nothing and are not read). Any other request starts first.
+    const early = origin === null && !hostAllowlist && (method === "POST" || method === "GET");
+    let out;
+    if (!early) {
+      out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
+      if (out.charCodeAt(0) !== AUTHENTICATE) {
+        core.give(slot);
+        return webResponse(core, out, request, keepAliveMs);
+      }
     }
     let answer = caller(request);
     if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
@@ -499,15 +512,17 @@ function handler(options) {
       who = answer.caller;
       scopes = answer.scopes;
     }
-    if ((verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget) {
-      // The body of an authenticated POST whose declared length is within
-      // the budget (the server framed it) is read whole and goes with the
-      // answer, as Endpoint::handle takes a held body. One over the budget,
-      // or without a declared length, is left to the body step.
-      out = native.authenticate(endpoint, slot, verdict, scopes, await bytesOf(request));
-    } else {
-      out = native.authenticate(endpoint, slot, verdict, scopes);
-    }
+    // The body of an authenticated POST whose declared length is within the
+    // budget (the server framed it) is read whole and goes with the answer,
+    // as Endpoint::handle takes a held body. One over the budget, or without
+    // a declared length, is left to the body step.
+    const body =
+      (verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget
+        ? await bytesOf(request)
+        : undefined;
+    out = early
+      ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), verdict, scopes, body)
+      : native.authenticate(endpoint, slot, verdict, scopes, body);
     if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
     // The effects, one after another (a batch asks for several).
     for (;;) {

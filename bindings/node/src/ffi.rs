@@ -232,14 +232,16 @@ unsafe fn bytes_of<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], Fau
 /// A string argument as UTF-8: in a stack buffer when it fits, else on the
 /// heap.
 struct Text {
-    stack: [MaybeUninit<u8>; 1024],
+    /// Never read before Node-API wrote it: left uninitialized (an array
+    /// of `MaybeUninit<u8>` was zeroed by a `memset` all the same).
+    stack: MaybeUninit<[u8; 1024]>,
     heap: Vec<u8>,
 }
 
 impl Text {
     fn new() -> Text {
         Text {
-            stack: [MaybeUninit::uninit(); 1024],
+            stack: MaybeUninit::uninit(),
             heap: Vec::new(),
         }
     }
@@ -250,6 +252,7 @@ impl Text {
     /// `env` and `value` are a running callback's.
     unsafe fn bytes(&mut self, env: sys::napi_env, value: Value) -> Result<&[u8], Fault> {
         let mut written = 0;
+        let room = size_of_val(&self.stack);
         // SAFETY: the buffer has room for its length (Node-API writes at
         // most bufsize - 1 bytes and a NUL).
         let status = unsafe {
@@ -257,7 +260,7 @@ impl Text {
                 env,
                 value,
                 self.stack.as_mut_ptr().cast::<c_char>(),
-                self.stack.len(),
+                room,
                 &mut written,
             )
         };
@@ -265,7 +268,7 @@ impl Text {
             return Err(Fault::Type("a string"));
         }
         // Short of the end by more than a character: the whole string.
-        if written + 4 < self.stack.len() {
+        if written + 4 < room {
             // SAFETY: Node-API initialized the first `written` bytes.
             return Ok(unsafe {
                 std::slice::from_raw_parts(self.stack.as_ptr().cast::<u8>(), written)
@@ -416,7 +419,8 @@ unsafe fn header_bytes(env: sys::napi_env, value: Value) -> Result<Vec<u8>, Faul
 /// Byte strings read as Latin-1 into one stack buffer (a value too long
 /// for what is left of it goes to the heap).
 struct Latin1 {
-    stack: [MaybeUninit<u8>; 4096],
+    /// Initialized up to `used` (see [`Text`] for why not an array).
+    stack: MaybeUninit<[u8; 4096]>,
     used: usize,
     spilled: Vec<Vec<u8>>,
 }
@@ -431,7 +435,7 @@ enum Span {
 impl Latin1 {
     fn new() -> Latin1 {
         Latin1 {
-            stack: [MaybeUninit::uninit(); 4096],
+            stack: MaybeUninit::uninit(),
             used: 0,
             spilled: Vec::new(),
         }
@@ -443,14 +447,14 @@ impl Latin1 {
     /// `env` and `value` are a running callback's.
     unsafe fn read(&mut self, env: sys::napi_env, value: Value) -> Option<Span> {
         let start = self.used;
-        let room = self.stack.len() - start;
+        let room = size_of_val(&self.stack) - start;
         let mut written = 0;
         // SAFETY: the buffer from `start` has `room` bytes.
         let status = unsafe {
             sys::napi_get_value_string_latin1(
                 env,
                 value,
-                self.stack[start..].as_mut_ptr().cast::<c_char>(),
+                self.stack.as_mut_ptr().cast::<c_char>().add(start),
                 room,
                 &mut written,
             )
@@ -486,7 +490,7 @@ impl Latin1 {
             // SAFETY: Node-API initialized the bytes up to `used`, which
             // covers every stack span.
             Span::Stack(start, end) => unsafe {
-                std::slice::from_raw_parts(self.stack.as_ptr().add(start).cast::<u8>(), end - start)
+                std::slice::from_raw_parts(self.stack.as_ptr().cast::<u8>().add(start), end - start)
             },
             Span::Spilled(index) => &self.spilled[index],
         }
@@ -512,6 +516,40 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
         };
         outcome(env, core, |core| {
             core.authenticate(slot, verdict, &scopes, body)
+        })
+    })
+}
+
+/// `run(core, slot, method, …values, verdict, scopes?, body?)`: `start`'s
+/// arguments then `authenticate`'s, in one call.
+unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, method, rest @ ..] = args::<{ 6 + NAMED.len() }>(env, info)?;
+        let (named, [verdict, scopes, body]) = rest.split_at(NAMED.len()) else {
+            unreachable!("the arguments are split at their length")
+        };
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let mut method_text = Text::new();
+        let method = method_text.read(env, method)?;
+        let mut arena = Latin1::new();
+        let mut spans = [None; NAMED.len()];
+        for (span, &value) in spans.iter_mut().zip(named) {
+            *span = arena.read(env, value);
+        }
+        let values = spans.map(|span| span.map(|span| arena.get(span)));
+        let verdict = Verdict::of(u32_of(env, *verdict)?)?;
+        let scopes = if is_undefined(env, *scopes) {
+            Vec::new()
+        } else {
+            strings_of(env, *scopes)?
+        };
+        let body = if is_undefined(env, *body) {
+            None
+        } else {
+            Some(bytes_of(env, *body)?)
+        };
+        outcome(env, core, |core| {
+            core.start_answered(slot, method, &values, verdict, &scopes, body)
         })
     })
 }
@@ -659,8 +697,9 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 10] = [
+const EXPORTS: [(&CStr, Callback); 11] = [
     (c"start", start),
+    (c"run", run),
     (c"startListed", start_listed),
     (c"authenticate", authenticate),
     (c"push", push),

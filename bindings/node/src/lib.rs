@@ -266,6 +266,41 @@ impl Core {
         let Pending::Authenticate(auth) = self.take(slot, "authenticate")? else {
             unreachable!("take checks the kind")
         };
+        let outcome = self.answer_authenticate(auth, verdict, scopes, body);
+        self.settle(slot, outcome)
+    }
+
+    /// [`start`](Self::start) and [`authenticate`](Self::authenticate) in
+    /// one call, for a request whose caller the host found first (the
+    /// package does when nothing before authentication can refuse the
+    /// request). Should the endpoint answer before authentication all the
+    /// same, that answer is the outcome.
+    pub fn start_answered(
+        &mut self,
+        slot: u32,
+        method: &str,
+        values: &[Option<&[u8]>; wire::NAMED.len()],
+        verdict: Verdict,
+        scopes: &[String],
+        body: Option<&[u8]>,
+    ) -> Result<&[u8], Misuse> {
+        let mut lines = [Header::new("", b""); wire::MOST_NAMED];
+        let count = wire::named(values, &mut lines);
+        let parts = RequestParts::new(method, "", &lines[..count]);
+        let outcome = match self.endpoint.begin(&parts) {
+            Outcome::Authenticate(auth) => self.answer_authenticate(auth, verdict, scopes, body),
+            outcome => outcome,
+        };
+        self.settle(slot, outcome)
+    }
+
+    fn answer_authenticate(
+        &self,
+        auth: Authenticate<()>,
+        verdict: Verdict,
+        scopes: &[String],
+        body: Option<&[u8]>,
+    ) -> Outcome<()> {
         let outcome = match verdict {
             Verdict::Refused => auth.answer(None),
             Verdict::Caller => auth.answer(Some(())),
@@ -278,14 +313,13 @@ impl Core {
             }
             Verdict::Unavailable => auth.unavailable(),
         };
-        let outcome = match (outcome, body) {
+        match (outcome, body) {
             (Outcome::Body(intake), Some(body)) => match intake.push(body) {
                 Ok(intake) => intake.finish(),
                 Err(response) => Outcome::Respond(response),
             },
             (outcome, _) => outcome,
-        };
-        self.settle(slot, outcome)
+        }
     }
 
     /// Takes in a chunk of the body in `slot`: `b` to go on reading, or the
@@ -736,6 +770,25 @@ mod tests {
         core.release(0);
         values[1] = Some(&b"mcp.example, mcp.example"[..]);
         assert!(text(core.start(0, "POST", &values)).ends_with("host is not allowed"));
+    }
+
+    #[test]
+    fn start_answered_is_start_then_authenticate() {
+        let mut core = Core::new(r#"{"allowedHosts":["mcp.example"]}"#).unwrap();
+        let mut values = [None; wire::NAMED.len()];
+        values[1] = Some(&b"mcp.example"[..]);
+        values[4] = Some(&b"2025-03-26"[..]);
+        let body = Some(READ.as_bytes());
+        assert_eq!(
+            text(core.start_answered(0, "POST", &values, Verdict::Caller, &[], body)),
+            "rplan-1"
+        );
+        core.release(0);
+        // An answer before authentication stands: the caller is not used.
+        values[1] = Some(&b"elsewhere.example"[..]);
+        let out = text(core.start_answered(0, "POST", &values, Verdict::Caller, &[], body));
+        assert!(out.ends_with("host is not allowed"), "{out}");
+        assert_eq!(core.in_flight(), 0);
     }
 
     #[test]

@@ -15,7 +15,7 @@ const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {},
 test("the addon exports the functions index.cjs uses, and no other", () => {
   assert.deepEqual(Object.keys(native).sort(), [
     "answerAbsent", "answerCreate", "answerList", "answerRead", "authenticate", "budget", "endpoint", "endpointId",
-    "finish", "inFlight", "keepAlive", "metadata", "namedHeaders", "push", "release", "start", "startListed", "tools",
+    "finish", "inFlight", "keepAlive", "metadata", "namedHeaders", "push", "release", "run", "start", "startListed", "tools",
   ]);
 });
 
