@@ -184,15 +184,18 @@ mod jsx;
 mod leaf;
 mod location;
 mod patterns;
+mod summary;
 mod text;
 mod tree;
 mod validate;
 
 use std::collections::HashSet;
 
+pub use catalog::{Attribute, AttributeType, Component, Content, Placement, component, components};
 pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use issue::{Issue, issues_json};
 pub use location::LineIndex;
+pub use summary::catalog_summary;
 pub use tree::{Attr, AttrValue, Element, Kind, Node, NodeId, Tree};
 pub use validate::{MAX_DEPTH, MAX_IMAGES, MAX_OPTIONS, MAX_TABLE_COLUMNS, MAX_TABLE_ROWS};
 
