@@ -1,14 +1,16 @@
-//! The Chopin plan dialect (DIALECT.md): parser, validator and canonicalizer.
+//! The Chopin plan dialect: parser, validator and canonicalizer.
 //!
 //! A plan is Markdown (CommonMark, GFM tables, `~~` strikethrough, task items,
-//! footnotes, math) with a fixed catalog of MDX JSX components. [`check`] runs
-//! the whole pipeline of §1: parse, mint ids (canonicalize), validate. The
-//! issues it finds serialize as DIALECT.md §7.1 says ([`issues_json`]); the
-//! ids it mints come from an [`IdSource`], the crate's one source of time and
-//! entropy ([`SystemIds`], or [`SequentialIds`] for tests).
+//! footnotes, math) with a fixed catalog of MDX JSX components
+//! ([`components`]; `docs/plans.md` in the repository describes them for
+//! authors). [`check`] runs the whole pipeline: parse, mint ids
+//! (canonicalize), validate. The issues it finds serialize as
+//! `create_document` answers them ([`issues_json`]); the ids it mints come
+//! from an [`IdSource`], the crate's one source of time and entropy
+//! ([`SystemIds`], or [`SequentialIds`] for tests).
 //!
 //! The `chopin-plan` command (`src/bin/chopin-plan.rs`) checks and formats
-//! plan files with this crate: `cargo install --path dialect`, then
+//! plan files with this crate: `cargo install --locked --path dialect`, then
 //! `chopin-plan --help`.
 //!
 //! ```

@@ -33,10 +33,10 @@ owner/name. Call list_documents with a repository to get the ids and titles of i
 documents, then read_document with an id for the plan's canonical source and \
 revision. Ids come from list_documents; do not guess them.";
 const INSTRUCTIONS_CREATE: &str = " To add a plan, call create_document with a \
-structured brief and a plan written in the Chopin plan dialect (Markdown with \
-Chopin's MDX components). A plan with problems is answered with issues (code, \
-message, line, column) and nothing is stored: fix them and call again with the \
-same idempotencyKey, which also makes a retry safe.";
+structured brief and a plan written in the Chopin plan dialect, below. A plan with \
+problems is answered with issues (code, message, line, column) and nothing is \
+stored: fix them and call again with the same idempotencyKey, which also makes a \
+retry safe.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -577,12 +577,17 @@ fn random_token() -> String {
 }
 
 /// The instructions the endpoint gives a model: `--instructions-file`'s
-/// text (none for an empty file), else the built-in ones for the mode.
+/// text (none for an empty file), else the built-in ones for the mode (with
+/// creation, the plan dialect's catalog too).
 fn instructions(options: &Options) -> Result<Option<String>, String> {
     let Some(path) = &options.instructions_file else {
         let mut text = INSTRUCTIONS_READ.to_owned();
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
+            // The components a plan may use, written from the catalog the
+            // validator checks (`chopin-plan catalog` prints the same).
+            text.push_str("\n\n");
+            text.push_str(&chopin_mcp::dialect::catalog_summary());
         }
         return Ok(Some(text));
     };
