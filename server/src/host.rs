@@ -566,7 +566,7 @@ impl Hasher for DigestHasher {
 
 /// 32 bytes from the OS's randomness, as hex. Exits when there is none:
 /// a guessable token would be worse than no server.
-fn random_token() -> String {
+pub(crate) fn random_token() -> String {
     let mut bytes = [0u8; 32];
     let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
     if let Err(e) = read {

@@ -7,7 +7,14 @@ use std::time::Duration;
 use crate::store::{Database, Limits};
 
 pub const USAGE: &str = "\
-Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
+Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp, and each
+document at its URL, /documents/ID.
+
+Usage:
+  chopin-mcp-server [OPTIONS]             serve
+  chopin-mcp-server token add CALLER      mint a token for CALLER in the database,
+                                          printed once (also token revoke CALLER,
+                                          token list; see token --help)
 
 Options:
   --listen ADDR                 address to bind (default 127.0.0.1:8080; port 0 picks one)
@@ -123,10 +130,17 @@ pub struct Options {
 pub enum Command {
     Serve(Options),
     Help,
+    /// `token …`: see [`crate::token`].
+    Token(crate::token::TokenCommand),
 }
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == "token") {
+        args.next();
+        return crate::token::parse(args).map(Command::Token);
+    }
     let mut options = Options {
         listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
         database: Database::File(PathBuf::from("chopin.db")),
@@ -146,7 +160,6 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         oauth: None,
     };
     let mut oauth = crate::oauth::Flags::default();
-    let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
@@ -258,8 +271,9 @@ fn is_repository(text: &str) -> bool {
         .is_some_and(|(owner, name)| !owner.is_empty() && !name.is_empty() && !name.contains('/'))
 }
 
-/// The options of this process's command line; exits (0 after `--help`, 2
-/// on a usage error) when there is nothing to serve.
+/// The options of this process's command line; the exit code instead when
+/// there is nothing to serve (0 after `--help`, 2 on a usage error, or the
+/// outcome of a `token` command, which this runs).
 pub fn from_command_line() -> Result<Options, std::process::ExitCode> {
     match parse(std::env::args().skip(1)) {
         Ok(Command::Serve(options)) => Ok(options),
@@ -267,6 +281,8 @@ pub fn from_command_line() -> Result<Options, std::process::ExitCode> {
             print!("{USAGE}");
             Err(std::process::ExitCode::SUCCESS)
         }
+        // An administrative command, run instead of a server.
+        Ok(Command::Token(command)) => Err(crate::token::run(command)),
         Err(message) => {
             eprintln!("{message}");
             Err(std::process::ExitCode::from(2))

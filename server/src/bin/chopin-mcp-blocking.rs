@@ -66,7 +66,7 @@ fn serve(options: &options::Options) -> Result<(), String> {
         .ok()
         .and_then(|command| match command {
             options::Command::Serve(defaults) => Some(defaults),
-            options::Command::Help => None,
+            options::Command::Help | options::Command::Token(_) => None,
         });
     let operated = defaults.is_some_and(|d| {
         options.log_format != d.log_format
