@@ -22,6 +22,7 @@ use crate::store::{
     ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Setup, Sqlite,
     Started, Store, StoreError, token_digest,
 };
+use crate::token::random_token;
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
@@ -365,6 +366,32 @@ impl Host {
         })
     }
 
+    /// The document a document URL names, when `caller` may see it: the
+    /// read of `read_document`, so that the URL and the tool agree on what
+    /// a caller sees.
+    pub async fn read_document(
+        &self,
+        caller: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
+        self.store.read(caller, id).await
+    }
+
+    /// [`Host::read_document`] on the calling thread, for
+    /// `chopin-mcp-blocking` (whose store is SQLite).
+    pub fn read_document_blocking(
+        &self,
+        caller: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
+        match &self.store {
+            Store::Sqlite(store) => store.read(caller, id),
+            Store::Postgres(_) => Err(StoreError::Invalid(
+                "the blocking server has no PostgreSQL store".to_owned(),
+            )),
+        }
+    }
+
     /// [`Host::carry_out`] on the calling thread, for `chopin-mcp-blocking`
     /// (whose store is SQLite: see [`Host::prepare_blocking`]).
     pub fn carry_out_blocking(
@@ -562,18 +589,6 @@ impl Hasher for DigestHasher {
         word[..n].copy_from_slice(&bytes[..n]);
         self.0 = self.0.rotate_left(5) ^ u64::from_le_bytes(word);
     }
-}
-
-/// 32 bytes from the OS's randomness, as hex. Exits when there is none:
-/// a guessable token would be worse than no server.
-pub(crate) fn random_token() -> String {
-    let mut bytes = [0u8; 32];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if let Err(e) = read {
-        eprintln!("cannot read /dev/urandom for a token: {e}");
-        std::process::exit(1);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The instructions the endpoint gives a model: `--instructions-file`'s

@@ -14,9 +14,9 @@
 //! starts, so a running one accepts an added token, and refuses a revoked
 //! one, after its next start.
 
+use std::io::Read;
 use std::process::ExitCode;
 
-use crate::host::random_token;
 use crate::store::{ALL_REPOSITORIES, Database, Store};
 
 /// What `token` was asked to do, and where.
@@ -191,4 +191,16 @@ async fn carry_out(command: TokenCommand) -> Result<(), String> {
         Action::Help => {}
     }
     Ok(())
+}
+
+/// 32 bytes from the OS's randomness, as hex. Exits when there is none:
+/// a guessable token would be worse than no server.
+pub(crate) fn random_token() -> String {
+    let mut bytes = [0u8; 32];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if let Err(e) = read {
+        eprintln!("cannot read /dev/urandom for a token: {e}");
+        std::process::exit(1);
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

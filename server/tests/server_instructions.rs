@@ -44,7 +44,10 @@ fn built_in_instructions_say_how_the_tools_fit_together_for_the_mode() {
         let read_only = initialize(&Server::seeded_with(name, &["--read-only"]));
         let text = read_only["instructions"].as_str().unwrap();
         assert!(text.contains("read_document") && !text.contains("create_document"));
-        assert!(!text.contains("<Callout"), "{name}: no plan is written here");
+        assert!(
+            !text.contains("<Callout"),
+            "{name}: no plan is written here"
+        );
     }
 }
 

@@ -12,7 +12,38 @@ fn parse(args: &[&str]) -> Result<Options, String> {
     match options::parse(args.iter().map(|a| a.to_string()))? {
         Command::Serve(options) => Ok(options),
         Command::Help => Err("help".to_owned()),
+        Command::Token(_) => Err("token".to_owned()),
     }
+}
+
+#[test]
+fn token_commands_take_the_server_s_database() {
+    use chopin_mcp_server::token::{Action, TokenCommand};
+    let token = |args: &[&str]| match options::parse(args.iter().map(|a| a.to_string())) {
+        Ok(Command::Token(command)) => command,
+        _ => panic!("{args:?} is a token command"),
+    };
+    assert_eq!(
+        token(&["token", "add", "local"]),
+        TokenCommand {
+            action: Action::Add("local".to_owned()),
+            database: Database::File(PathBuf::from("chopin.db")),
+        }
+    );
+    let url = "postgres://u@localhost/chopin";
+    assert_eq!(
+        token(&["token", "revoke", "--db", url, "ci bot"]),
+        TokenCommand {
+            action: Action::Revoke("ci bot".to_owned()),
+            database: Database::Postgres(url.to_owned()),
+        }
+    );
+    assert_eq!(
+        token(&["token", "list", "--db", "x.db"]).action,
+        Action::List
+    );
+    // Only as the first argument: elsewhere it is no flag of the server.
+    assert!(parse(&["--memory", "token"]).is_err());
 }
 
 #[test]

@@ -91,7 +91,10 @@ fn replace_a_lost_token(name: &str, db: &str) {
     for token in [&first, &second] {
         assert_eq!(read(&server, token, SAMPLE_ID).0, 200, "{name}");
         let (code, body) = read(&server, token, &created_id);
-        assert!(code == 200 && body.contains(r#"\"title\":\"Kept\""#), "{name}: {body}");
+        assert!(
+            code == 200 && body.contains(r#"\"title\":\"Kept\""#),
+            "{name}: {body}"
+        );
     }
     server.kill();
 
@@ -115,7 +118,10 @@ fn replace_a_lost_token(name: &str, db: &str) {
         assert_eq!(read(&server, token, SAMPLE_ID).0, 401, "{name}: revoked");
     }
     assert_eq!(read(&server, &third, SAMPLE_ID).0, 200, "{name}");
-    assert!(read(&server, &third, &created_id).1.contains("Kept"), "{name}");
+    assert!(
+        read(&server, &third, &created_id).1.contains("Kept"),
+        "{name}"
+    );
 }
 
 #[test]
@@ -144,15 +150,24 @@ fn a_token_for_a_new_caller_reaches_what_the_server_grants_it() {
     assert!(said.contains("--grant alice="), "{said}");
     let server = serve("chopin-mcp-server", db, &[]);
     assert!(
-        !read(&server, &alice, SAMPLE_ID).1.contains("Keep the reading"),
+        !read(&server, &alice, SAMPLE_ID)
+            .1
+            .contains("Keep the reading"),
         "no grant, no document"
     );
     server.kill();
     let server = serve("chopin-mcp-server", db, &["--grant", "alice=example/plans"]);
-    assert!(read(&server, &alice, SAMPLE_ID).1.contains("Keep the reading"));
+    assert!(
+        read(&server, &alice, SAMPLE_ID)
+            .1
+            .contains("Keep the reading")
+    );
     server.kill();
     let (_, said) = add("chopin-mcp-server", "alice", db);
-    assert!(said.contains("caller alice may use: example/plans"), "{said}");
+    assert!(
+        said.contains("caller alice may use: example/plans"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -168,15 +183,26 @@ fn a_database_no_server_set_up_is_refused_and_left_as_it_was() {
     // A file that is a database but was never set up by a server.
     let empty = temp_path("tokens-empty", "db");
     std::fs::write(&empty, b"").unwrap();
-    let out = token("chopin-mcp-server", &["add", "x", "--db", empty.to_str().unwrap()]);
+    let out = token(
+        "chopin-mcp-server",
+        &["add", "x", "--db", empty.to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("never set up"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("never set up"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
     if let Some(cluster) = pg::shared() {
         let url = cluster.url(&cluster.new_database());
         let out = token("chopin-mcp-server", &["add", "x", "--db", &url]);
         assert_eq!(out.status.code(), Some(1));
-        assert!(text(&out.stderr).contains("never set up"), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("never set up"),
+            "{}",
+            text(&out.stderr)
+        );
         assert!(out.stdout.is_empty());
     }
 }
@@ -195,7 +221,12 @@ fn usage_errors_exit_2_and_help_says_how() {
         &["add", "local", "--listen", "127.0.0.1:0"],
     ] {
         let out = token("chopin-mcp-server", args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
         assert!(out.stdout.is_empty(), "{args:?}");
     }
     let out = token("chopin-mcp-server", &["--help"]);
