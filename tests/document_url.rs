@@ -71,6 +71,7 @@ fn a_missing_document_and_a_hidden_one_get_the_same_404() {
         Document {
             id: "hidden".into(),
             title: "Hidden".into(),
+            brief: None,
             source: "# Hidden\n".into(),
             revision: 0,
         },
