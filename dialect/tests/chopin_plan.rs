@@ -197,8 +197,15 @@ fn help_says_what_a_column_counts_and_version_prints_the_version() {
         assert!(help.contains("PATH:LINE:COLUMN: CODE: MESSAGE"));
         assert!(help.contains("Unicode scalar values"));
         assert!(help.contains("fresh ULIDs"));
-        // Where an author finds the dialect, in the repository itself.
+        // Where an author finds the dialect, in the repository itself; no
+        // file the repository does not hold.
         assert!(help.contains("docs/plans.md"));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for word in help.split(|c: char| c.is_whitespace() || "(),;:".contains(c)) {
+            if word.ends_with(".md") {
+                assert!(root.join(word).exists(), "--help cites {word}");
+            }
+        }
     }
     let out = run(&["fmt", "--help"], b"");
     assert!(text(&out.stdout).starts_with("chopin-plan: check and format"));

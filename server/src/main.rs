@@ -1,8 +1,8 @@
 //! An MCP server on tokio, backed by SQLite or PostgreSQL.
 //!
 //! ```sh
-//! cargo run --release --bin chopin-mcp-server          # ./chopin.db, seeded on first run
-//! cargo run --release --bin chopin-mcp-server -- --help
+//! cargo run --release -p chopin-mcp-server            # ./chopin.db, seeded on first run
+//! cargo run --release -p chopin-mcp-server -- --help
 //! ```
 //!
 //! The endpoint decides everything; this file only moves bytes, with the

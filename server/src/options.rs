@@ -17,7 +17,9 @@ Usage:
                                           token list; see token --help)
 
 Options:
-  --listen ADDR                 address to bind (default 127.0.0.1:8080; port 0 picks one)
+  --listen ADDR                 address to bind (default 127.0.0.1:8080, or the
+                                CHOPIN_MCP_LISTEN environment variable; port 0
+                                picks a free one)
   --db PATH                     SQLite database file (default ./chopin.db)
   --db postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?KEY=VALUE...]
                                 a PostgreSQL database (also postgresql://), for
@@ -84,6 +86,10 @@ Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
   --oauth-client-secret-file FILE
                                 a file holding its client secret
 ";
+
+/// The environment variable that sets the address to bind when `--listen`
+/// is not given (a container's, or a test's free port).
+pub const LISTEN_ENV: &str = "CHOPIN_MCP_LISTEN";
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,7 +281,15 @@ fn is_repository(text: &str) -> bool {
 /// there is nothing to serve (0 after `--help`, 2 on a usage error, or the
 /// outcome of a `token` command, which this runs).
 pub fn from_command_line() -> Result<Options, std::process::ExitCode> {
-    match parse(std::env::args().skip(1)) {
+    let given: Vec<String> = std::env::args().skip(1).collect();
+    // `CHOPIN_MCP_LISTEN` stands for a `--listen` the command line does
+    // not give.
+    let listen = std::env::var(LISTEN_ENV).ok();
+    let serving = given.first().is_none_or(|first| first != "token");
+    let from_env = listen
+        .filter(|_| serving && !given.iter().any(|arg| arg == "--listen"))
+        .map(|addr| ["--listen".to_owned(), addr]);
+    match parse(from_env.into_iter().flatten().chain(given)) {
         Ok(Command::Serve(options)) => Ok(options),
         Ok(Command::Help) => {
             print!("{USAGE}");
