@@ -48,6 +48,13 @@ pub enum Creating {
     Echo,
 }
 
+/// The fake host's answer to an authenticate effect.
+enum Judged {
+    Unavailable,
+    Scoped(String, Granted),
+    Caller(Option<String>),
+}
+
 /// The fake host.
 pub struct Host {
     pub tokens: HashMap<String, String>,
@@ -101,6 +108,18 @@ impl Host {
         }
     }
 
+    /// How the host answers a bearer token: it cannot judge `down`; the
+    /// scoped tokens get their scopes; the others their caller, if any.
+    fn judge(&self, token: Option<&str>) -> Judged {
+        if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
+            Judged::Unavailable
+        } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
+            Judged::Scoped(caller.clone(), *granted)
+        } else {
+            Judged::Caller(token.and_then(|t| self.tokens.get(t)).cloned())
+        }
+    }
+
     fn may_see(&self, caller: &str, repository: &str) -> bool {
         self.grants
             .get(caller)
@@ -122,15 +141,10 @@ impl Host {
                 }
                 Outcome::Authenticate(auth) => {
                     self.transcript.push(Step::Authenticate);
-                    let token = auth.bearer_token().map(str::to_owned);
-                    let token = token.as_deref();
-                    if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
-                        auth.unavailable()
-                    } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
-                        auth.answer_scoped(caller.clone(), *granted)
-                    } else {
-                        let caller = token.and_then(|t| self.tokens.get(t)).cloned();
-                        auth.answer(caller)
+                    match self.judge(auth.bearer_token()) {
+                        Judged::Unavailable => auth.unavailable(),
+                        Judged::Scoped(caller, granted) => auth.answer_scoped(caller, granted),
+                        Judged::Caller(caller) => auth.answer(caller),
                     }
                 }
                 Outcome::Body(mut intake) => {
@@ -239,15 +253,10 @@ impl Host {
                 }
                 DocumentOutcome::Authenticate(auth) => {
                     self.transcript.push(Step::Authenticate);
-                    let token = auth.bearer_token().map(str::to_owned);
-                    let token = token.as_deref();
-                    if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
-                        auth.unavailable()
-                    } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
-                        auth.answer_scoped(caller.clone(), *granted)
-                    } else {
-                        let caller = token.and_then(|t| self.tokens.get(t)).cloned();
-                        auth.answer(caller)
+                    match self.judge(auth.bearer_token()) {
+                        Judged::Unavailable => auth.unavailable(),
+                        Judged::Scoped(caller, granted) => auth.answer_scoped(caller, granted),
+                        Judged::Caller(caller) => auth.answer(caller),
                     }
                 }
                 DocumentOutcome::Read(read) => {

@@ -1,7 +1,7 @@
-//! The token table on SQLite, for `chopin-mcp-server token`: add, revoke
-//! and list, each one `BEGIN IMMEDIATE` transaction on a database a server
-//! has set up (a running server's own writes wait their turn, as another
-//! process's would).
+//! The token table on SQLite, for `chopin-mcp-server token`: add and
+//! revoke, each one `BEGIN IMMEDIATE` transaction (a running server's own
+//! writes wait their turn, as another process's would), and list, on a
+//! database a server has set up.
 
 use rusqlite::{Transaction, TransactionBehavior, params};
 
