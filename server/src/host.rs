@@ -188,7 +188,8 @@ impl Host {
                 let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
                 notes.push(format!(
                     "stored tokens: {} (callers: {}; only digests are stored, a generated \
-                     token was printed once, by the run that generated it)",
+                     token was printed once, by the run that generated it; a lost one is \
+                     replaced with: token revoke CALLER, token add CALLER)",
                     callers.len(),
                     callers.join(", ")
                 ));

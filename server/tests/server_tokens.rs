@@ -88,6 +88,14 @@ fn replace_a_lost_token(name: &str, db: &str) {
     assert!(said.contains("printed once"), "{said}");
     assert!(said.contains("restart"), "{said}");
     let server = serve(name, db, &[]);
+    // A later start says how a lost token is replaced.
+    let stored = server
+        .banner_line("stored tokens: 2 ")
+        .expect("the stored tokens");
+    assert!(
+        stored.contains("token revoke CALLER, token add CALLER"),
+        "{stored}"
+    );
     for token in [&first, &second] {
         assert_eq!(read(&server, token, SAMPLE_ID).0, 200, "{name}");
         let (code, body) = read(&server, token, &created_id);
