@@ -389,7 +389,7 @@ fn the_readme_commands_run_as_written() {
 
     let started = Instant::now();
     let server = shell.start(&serve, FIRST_BUILD);
-    println!("first start (a release build): {:?}", started.elapsed());
+    println!("first start (its build included): {:?}", started.elapsed());
     let first = server.token().expect("a first run prints its token");
     let base = server.base();
     assert_eq!(
