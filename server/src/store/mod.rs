@@ -54,9 +54,11 @@ impl Database {
 pub mod postgres;
 mod sqlite;
 pub mod tls;
+mod tokens;
 
 pub use postgres::Postgres;
 pub use sqlite::Sqlite;
+pub use tokens::TokenAdded;
 
 /// The grant that opens every repository.
 pub const ALL_REPOSITORIES: &str = "*";

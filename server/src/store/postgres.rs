@@ -26,6 +26,8 @@
 //! hold NUL, as it may on SQLite. Repositories and callers are `text
 //! COLLATE "C"`.
 
+mod tokens;
+
 use std::fmt::Write as _;
 use std::future::Future;
 use std::str::FromStr;

@@ -23,6 +23,7 @@ use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 mod handle;
+mod tokens;
 
 use handle::Handle;
 
