@@ -533,6 +533,7 @@ fn store_reads_with_one_and_two_threads() {
             static DOCUMENT: std::cell::RefCell<Document> = const { std::cell::RefCell::new(Document {
                 id: String::new(),
                 title: String::new(),
+                brief: None,
                 source: String::new(),
                 revision: 0,
             }) };

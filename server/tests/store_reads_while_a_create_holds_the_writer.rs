@@ -37,6 +37,7 @@ fn reads_and_lists_answer_while_a_create_holds_the_writer() {
                 let mut document = Document {
                     id: String::new(),
                     title: String::new(),
+                    brief: None,
                     source: String::new(),
                     revision: 0,
                 };
