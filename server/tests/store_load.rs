@@ -18,8 +18,13 @@
 //! `list_summaries` of its repository (100 summaries, as `benches/load.sh`
 //! seeds it) from one thread, then from two, on the in-memory store and on
 //! a file, alternating, `CHOPIN_LOAD_ROUNDS` rounds (default 3) of 2 s
-//! phases; per round each store's two-thread rate against its one-thread
-//! rate (the cores' scaling, without a load generator sharing them):
+//! phases; per round and phase the calls a second, the CPU time a call
+//! (the whole process's, from `getrusage`) and the CPUs that makes, and
+//! each store's two-thread rate against its one-thread rate: the cores'
+//! scaling, without a load generator sharing them, where the two threads
+//! got two CPUs (on a machine others keep busy, the kernel's autogroup
+//! scheduling gives a process its share whatever its threads: then the
+//! CPU time a call is the figure to compare):
 //!
 //! ```sh
 //! cargo test --release -p chopin-mcp-server --test store_load -- --ignored --nocapture two_threads
@@ -484,10 +489,26 @@ fn load_bench_documents() -> Vec<Imported> {
     documents
 }
 
-/// `threads` threads repeating `job` for `phase`: calls per second.
-fn calls_per_second(threads: usize, phase: Duration, job: &(dyn Fn() + Sync)) -> f64 {
+/// The CPU time this process has used, every thread, user and system.
+fn process_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()), 0);
+        usage.assume_init()
+    };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// `threads` threads repeating `job` for `phase`: calls per second, and
+/// the CPU time per call (µs) the process used meanwhile.
+fn calls_per_second(threads: usize, phase: Duration, job: &(dyn Fn() + Sync)) -> (f64, f64) {
     let stop = AtomicBool::new(false);
     let calls = AtomicUsize::new(0);
+    let cpu = process_cpu();
     let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..threads {
@@ -503,7 +524,9 @@ fn calls_per_second(threads: usize, phase: Duration, job: &(dyn Fn() + Sync)) ->
         std::thread::sleep(phase);
         stop.store(true, Ordering::Relaxed);
     });
-    calls.into_inner() as f64 / started.elapsed().as_secs_f64()
+    let calls = calls.into_inner() as f64;
+    let cpu = (process_cpu() - cpu).as_secs_f64();
+    (calls / started.elapsed().as_secs_f64(), cpu * 1e6 / calls)
 }
 
 #[test]
@@ -514,6 +537,9 @@ fn store_reads_with_one_and_two_threads() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(3);
+    // As the servers start: SQLite's allocation statistics off (with them
+    // on, every allocation takes one process-wide mutex).
+    chopin_mcp_server::sqlite::configure();
     let file = temp_path("threads", "db");
     let stores = [
         ("memory", Sqlite::memory().unwrap()),
@@ -556,8 +582,10 @@ fn store_reads_with_one_and_two_threads() {
         "load: {} CPUs, {rounds} rounds of {PHASE:?} phases",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    println!("| round | store | call | 1 thread /s | 2 threads /s | 2 / 1 |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| round | store | call | 1 thread /s | CPU µs a call | CPUs | 2 threads /s | CPU µs a call | CPUs | 2 / 1 |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut ratios: Vec<(&str, &str, Vec<f64>)> = Vec::new();
     for round in 1..=rounds {
         let mut order: Vec<_> = stores.iter().collect();
@@ -569,10 +597,12 @@ fn store_reads_with_one_and_two_threads() {
                 ("read", &read as &(dyn Fn(&Sqlite) + Sync)),
                 ("list", &list),
             ] {
-                let one = calls_per_second(1, PHASE, &|| job(store));
-                let two = calls_per_second(2, PHASE, &|| job(store));
+                let (one, one_cpu) = calls_per_second(1, PHASE, &|| job(store));
+                let (two, two_cpu) = calls_per_second(2, PHASE, &|| job(store));
                 println!(
-                    "| {round} | {kind} | {call} | {one:.0} | {two:.0} | {:.2} |",
+                    "| {round} | {kind} | {call} | {one:.0} | {one_cpu:.2} | {:.2} | {two:.0} | {two_cpu:.2} | {:.2} | {:.2} |",
+                    one * one_cpu / 1e6,
+                    two * two_cpu / 1e6,
                     two / one
                 );
                 match ratios.iter_mut().find(|(k, c, _)| k == kind && *c == call) {

@@ -80,7 +80,7 @@ CREATE TABLE IF NOT EXISTS grants (
 /// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
 /// over an ephemeral table, created, filled and dropped by every statement
 /// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
-/// SQLite, BENCHMARKS.md).
+/// SQLite, `benches/history/host-floor.md`).
 ///
 /// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
 /// (what the servers answer with) steps it through SQLite's C interface,
