@@ -1,7 +1,15 @@
 # Shared by benches/load.sh and benches/scale.sh: sourced, not run. The
 # caller sets `root` (the repository), `work` (its temporary directory),
-# `PEERS` (../shared/peers) and `peer_build` (where the peers are built,
-# outside the repository).
+# `pids` (what it starts, stopped at exit), `PEERS` (../shared/peers) and
+# `peer_build` (where the peers are built, outside the repository).
+
+# At exit: the processes started stopped, the temporary directory removed.
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
 
 # The request both benches measure (the peers serve the same document).
 read_body='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}'

@@ -63,13 +63,6 @@ pids=()
 # shellcheck source=benches/common.sh
 source "$root/benches/common.sh"
 
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
 command -v wrk >/dev/null || { echo "wrk is missing (Debian: apt-get install -y wrk)" >&2; exit 1; }
 
 # --- seed --------------------------------------------------------------------

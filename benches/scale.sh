@@ -60,13 +60,6 @@ pids=()
 # shellcheck source=benches/common.sh
 source "$root/benches/common.sh"
 
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
 command -v "$WRK" >/dev/null || { echo "wrk is missing (Debian: apt-get install -y wrk; or set WRK)" >&2; exit 1; }
 command -v taskset >/dev/null || { echo "taskset is missing (util-linux)" >&2; exit 1; }
 
