@@ -118,8 +118,9 @@ fi
 # --- PostgreSQL ------------------------------------------------------------------
 postmaster=
 pg_port=$((BASE_PORT + 98))
-# as_pg COMMAND...: as the user PostgreSQL runs as (it refuses root).
-as_pg() { "$@"; }
+# What runs a command as the user PostgreSQL runs as (it refuses root):
+# nothing when not root.
+as_pg=()
 start_postgres() {
     local bin=${PG_BIN:-}
     [[ -n $bin ]] || bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -136,17 +137,18 @@ start_postgres() {
         # alone) to the data folder, its own.
         chmod 711 "$work"
         chown "$user" "$data" && chmod 700 "$data"
-        as_pg() { setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups -- "$@"; }
+        as_pg=(setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups --)
     fi
     # Timezone GMT: PostgreSQL knows it without the system's zoneinfo files
     # (which a machine carrying PostgreSQL's binaries may lack).
-    if ! TZ=GMT as_pg "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 --locale=C >"$work/initdb.log" 2>&1; then
+    if ! env TZ=GMT "${as_pg[@]}" "$bin/initdb" -D "$data" -A trust -U postgres -E UTF8 --locale=C >"$work/initdb.log" 2>&1; then
         echo "postgres: skipped (initdb failed: $(tail -1 "$work/initdb.log"))"
         return 1
     fi
     # Pinned from the start to the servers' half; max_connections above both
-    # pools of the widest server.
-    TZ=GMT as_pg taskset -c "$(IFS=,; echo "${cpus[*]:0:half}")" "$bin/postgres" -D "$data" -p "$pg_port" \
+    # pools of the widest server. One process from here on (env, setpriv and
+    # taskset exec what they run), so $! is the postmaster.
+    env TZ=GMT "${as_pg[@]}" taskset -c "$(IFS=,; echo "${cpus[*]:0:half}")" "$bin/postgres" -D "$data" -p "$pg_port" \
         -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=100 \
         >"$work/postgres.log" 2>&1 &
     postmaster=$!
