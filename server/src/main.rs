@@ -13,12 +13,12 @@
 //! effects to the store (`Host::read_now` inline for SQLite reads,
 //! `Host::carry_out` otherwise), writes the response, and hands `GET` event
 //! streams, their head written, to the streams thread ([`Holder`]), which
-//! holds them with nothing of the connection's buffers (BENCHMARKS.md,
+//! holds them with nothing of the connection's buffers (`benches/history/host-floor.md`,
 //! "Held event streams" and "The crate's adapter in place of hyper").
 //!
 //! One single-threaded runtime per core, each kept on its core, serves
 //! connections handed out in turn (see [`serve`]; `benches/load.sh` and
-//! BENCHMARKS.md measure why); one more, on every core, holds the streams.
+//! `benches/history/loopback.md` measure why); one more, on every core, holds the streams.
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
 //! (`record::Record` per request), `/healthz` and `/readyz`, a metrics
@@ -65,7 +65,7 @@ fn keep_alive_phase() -> Duration {
 /// mimalloc for the server's own allocations (SQLite keeps the C library's
 /// malloc): a request's dozen-odd small allocations come from the worker's
 /// own heap, freed on the same thread, without glibc's arena bookkeeping.
-/// BENCHMARKS.md ("On the kind of machine") has what it changed
+/// `benches/history/host-floor.md` ("On the kind of machine") has what it changed
 /// per read and per held stream.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -907,7 +907,7 @@ type Handed = (std::net::TcpStream, Tracked, Option<u64>);
 /// that thread can then no longer reuse: written from a worker, every
 /// reply after them goes to a fresh, cold page (and the pages add up, 32
 /// KiB each). Written from here, the unread comments fill this thread's
-/// pages only, a few bytes each (BENCHMARKS.md, "Held event streams").
+/// pages only, a few bytes each (`benches/history/host-floor.md`, "Held event streams").
 struct Holder {
     streams: tokio::sync::mpsc::UnboundedSender<Handed>,
     thread: std::thread::JoinHandle<()>,

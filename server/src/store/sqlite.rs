@@ -1,12 +1,14 @@
 //! The SQLite engine: one database file in WAL mode with `synchronous=FULL`
 //! (a document whose creation was answered survives a `kill -9` or a power
-//! cut), or a private in-memory database.
+//! cut), or a private in-memory database of the same shape.
 //!
 //! Connections: one writer, behind a mutex, for creates and the set-up; and a
 //! few readers for list and read. A reader never waits for the writer: WAL
 //! lets readers see the last commit while a write (and its fsync) is under
 //! way, and the readers are never lent to a create. An in-memory database is
-//! one connection (nothing to sync), so there reads and creates take turns.
+//! the same: WAL on files and a WAL index in this process's memory
+//! ([`memory`]), so its reads never wait for each other nor for a create
+//! either, and nothing is written to disk.
 //!
 //! Several processes may share one file (on one machine): each create is one
 //! `BEGIN IMMEDIATE` transaction, so two racing creates of one key cannot
@@ -23,6 +25,7 @@ use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
 mod handle;
+mod memory;
 mod tokens;
 
 use handle::Handle;
@@ -37,7 +40,7 @@ use super::{
 /// tables is not ready.
 const READY: &str = "SELECT count(*) FROM tokens";
 
-/// Reader connections per database file, at least: more than the runtime's
+/// Reader connections per database, at least: more than the runtime's
 /// workers (one per core), so each worker has a connection of its own.
 const READERS: usize = 4;
 
@@ -78,7 +81,7 @@ CREATE TABLE IF NOT EXISTS grants (
 /// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
 /// over an ephemeral table, created, filled and dropped by every statement
 /// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
-/// SQLite, BENCHMARKS.md).
+/// SQLite, `benches/history/host-floor.md`).
 ///
 /// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
 /// (what the servers answer with) steps it through SQLite's C interface,
@@ -105,7 +108,6 @@ const NO_LIMIT: Duration = Duration::from_millis(i32::MAX as u64);
 /// A SQLite database: a writer connection and reader connections.
 pub struct Sqlite {
     writer: Mutex<Handle>,
-    /// Empty for an in-memory database: reads then use the writer.
     readers: Readers,
     /// SQLite's busy timeout for requests.
     busy: Duration,
@@ -130,12 +132,41 @@ impl Sqlite {
 
     /// Opens (creating if needed) the database file at `path`.
     pub fn open_with(path: &Path, limits: Limits) -> Result<Sqlite, StoreError> {
+        Sqlite::connect(|| Connection::open(path), limits)
+    }
+
+    /// A private in-memory database (gone when the store is dropped): its
+    /// own name in the in-memory VFS, so no other store sees it.
+    pub fn memory() -> Result<Sqlite, StoreError> {
+        let name = memory::database_name()?;
+        // "Multi-thread" mode, as `Connection::open` opens the file's
+        // connections: each connection is used by one thread at a time.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        Sqlite::connect(
+            || Connection::open_with_flags_and_vfs(&name, flags, memory::VFS),
+            Limits::default(),
+        )
+    }
+
+    /// The writer, then the readers, each from `open`, on one database.
+    fn connect(
+        open: impl Fn() -> rusqlite::Result<Connection>,
+        limits: Limits,
+    ) -> Result<Sqlite, StoreError> {
         let busy = busy_timeout(&limits);
-        let writer = Connection::open(path)?;
+        let writer = open()?;
         writer.busy_timeout(busy)?;
         // WAL lets readers run beside the one writer; FULL syncs the WAL on
         // every commit, which is what makes a created document durable.
-        writer.pragma_update(None, "journal_mode", "WAL")?;
+        let mode: String =
+            writer.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Invalid(format!(
+                "SQLite kept journal_mode={mode}, not WAL: readers would wait for the writer"
+            )));
+        }
         // Deleted content (a replaced grant, a migrated plain token) is
         // overwritten, not left in free pages.
         writer.pragma_update(None, "secure_delete", "ON")?;
@@ -145,29 +176,13 @@ impl Sqlite {
             .max(READERS);
         let mut readers = Vec::with_capacity(count);
         for _ in 0..count {
-            let reader = prepare(Connection::open(path)?, busy)?;
+            let reader = prepare(open()?, busy)?;
             reader.pragma_update(None, "query_only", "ON")?;
             readers.push(reader);
         }
         Ok(Sqlite {
             writer: Mutex::new(Handle::new(writer)),
             readers: Readers::new(readers),
-            busy,
-        })
-    }
-
-    /// A private in-memory database (gone when the server stops).
-    pub fn memory() -> Result<Sqlite, StoreError> {
-        // "Multi-thread" mode, as `Connection::open` opens the file's
-        // connections: the connection is used by one thread at a time.
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let busy = busy_timeout(&Limits::default());
-        let writer = prepare(Connection::open_in_memory_with_flags(flags)?, busy)?;
-        Ok(Sqlite {
-            writer: Mutex::new(Handle::new(writer)),
-            readers: Readers::new(Vec::new()),
             busy,
         })
     }
@@ -195,11 +210,8 @@ impl Sqlite {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs `job` on a reader connection (the writer for a memory database).
+    /// Runs `job` on a reader connection.
     fn reading<T>(&self, job: impl FnOnce(&mut Handle) -> T) -> T {
-        if self.readers.is_empty() {
-            return job(&mut self.writer());
-        }
         self.readers.with(job)
     }
 
@@ -349,12 +361,40 @@ impl Sqlite {
         })
     }
 
+    /// Test hook, not for servers: runs `inside` on a reader connection
+    /// in an open read transaction (its snapshot taken), as a list or a read
+    /// holds one while it steps; then ends it.
+    #[doc(hidden)]
+    pub fn in_read_transaction<T>(&self, inside: impl FnOnce() -> T) -> Result<T, StoreError> {
+        self.reading(|conn| {
+            let tx = conn.transaction()?;
+            tx.query_row("SELECT count(*) FROM documents", [], |_| Ok(()))?;
+            let answer = inside();
+            tx.commit()?;
+            Ok(answer)
+        })
+    }
+
     /// See [`super::Store::create`]. Blocks for the commit's fsync.
     pub fn create(
         &self,
         caller: &str,
         id: &str,
         draft: &Draft,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.create_before_commit(caller, id, draft, || {})
+    }
+
+    /// Test hook, not for servers: [`Sqlite::create`], running
+    /// `before_commit` inside its transaction, holding the writer, once a
+    /// new document is inserted and before it is committed.
+    #[doc(hidden)]
+    pub fn create_before_commit(
+        &self,
+        caller: &str,
+        id: &str,
+        draft: &Draft,
+        before_commit: impl FnOnce(),
     ) -> Result<CreateOutcome, StoreError> {
         let mut conn = self.writer();
         // IMMEDIATE takes the write lock up front, so two racing retries of
@@ -399,6 +439,7 @@ impl Sqlite {
                 draft.brief
             ],
         )?;
+        before_commit();
         tx.commit()?;
         let document = Document {
             id: id.to_owned(),
@@ -541,10 +582,6 @@ impl Readers {
                 .map(|conn| Mutex::new(Handle::new(conn)))
                 .collect(),
         }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.slots.is_empty()
     }
 
     /// Runs `job` on a reader, waiting for one to be free.

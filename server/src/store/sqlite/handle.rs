@@ -12,7 +12,7 @@
 //! SQL and an LRU move, each time) and allocates a `String` per column; here
 //! the statement is the handle's own and the columns are copied into a
 //! document whose buffers are reused. In the store bench
-//! (`server/benches/store.rs`) that is the difference BENCHMARKS.md records
+//! (`server/benches/store.rs`) that is the difference `benches/history/host-floor.md` records
 //! for `list_summaries_100` and `read_into`. Everything else on a connection
 //! (creates, set-up, health) goes through rusqlite.
 
