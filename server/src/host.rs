@@ -19,8 +19,8 @@ pub use crate::labels::CreateResult;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Setup, Sqlite,
-    Started, Store, StoreError, token_digest,
+    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing, Setup,
+    Sqlite, Started, Store, StoreError, token_digest,
 };
 
 /// The caller of the token generated on a first run.
@@ -319,7 +319,12 @@ impl Host {
     ) -> Result<Outcome<Caller>, StoreError> {
         Ok(match outcome {
             Outcome::List(list) => {
-                let documents = self.store.list(list.caller(), list.repository()).await?;
+                let documents = match self.store.list(list.caller(), list.repository()).await? {
+                    Listing::Listed(documents) => documents,
+                    // The list effect has no forbidden answer (yet): as
+                    // before, the caller sees an empty repository.
+                    Listing::Forbidden => Vec::new(),
+                };
                 list.answer(&documents)
             }
             Outcome::Read(read) => {
@@ -351,7 +356,10 @@ impl Host {
         Now::Done(match outcome {
             Outcome::List(list) => store
                 .list_summaries(list.caller(), list.repository())
-                .map(|summaries| list.answer_borrowed(&summaries.borrowed())),
+                .map(|listing| match listing {
+                    Listing::Listed(summaries) => list.answer_borrowed(&summaries.borrowed()),
+                    Listing::Forbidden => list.answer_borrowed(&[]),
+                }),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
                 let next = read.answer(found.then_some(&*document));

@@ -13,9 +13,10 @@ mod pg;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use chopin_mcp::Document;
 use chopin_mcp_server::store::Database;
 use chopin_mcp_server::store::{
-    CreateOutcome, Draft, FirstToken, Imported, SCHEMA_VERSION, Setup, Store, StoreError,
+    CreateOutcome, Draft, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Store, StoreError,
     token_digest,
 };
 
@@ -107,9 +108,13 @@ async fn seeded(engine: Engine) -> Option<(Store, Database)> {
     Some((store, database))
 }
 
+/// The ids `caller` lists in `repository`, which must answer (not be
+/// forbidden).
 async fn ids(store: &Store, caller: &str, repository: &str) -> Vec<String> {
-    let listed = store.list(caller, repository).await.unwrap();
-    listed.into_iter().map(|d| d.id).collect()
+    match store.list(caller, repository).await.unwrap() {
+        Listing::Listed(documents) => documents.into_iter().map(|d| d.id).collect(),
+        Listing::Forbidden => panic!("{caller} may not list {repository}"),
+    }
 }
 
 /// Each behaviour as a test per engine: `sqlite_memory::NAME`,
@@ -141,7 +146,7 @@ macro_rules! on_every_engine {
 
 on_every_engine!(
     a_list_is_ordered_by_title_then_id_byte_wise,
-    a_list_of_an_ungranted_repository_is_empty,
+    a_list_of_an_ungranted_repository_is_forbidden,
     the_star_grant_opens_every_repository,
     a_forbidden_read_looks_like_a_missing_one,
     grants_are_replaced_per_caller,
@@ -174,13 +179,10 @@ async fn a_list_is_ordered_by_title_then_id_byte_wise(engine: Engine) {
         .map(|(n, title)| doc(&format!("o{n}"), "acme/order", title))
         .collect();
     store.import(&docs).await.unwrap();
-    let listed: Vec<String> = store
-        .list("root", "acme/order")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|d| d.title)
-        .collect();
+    let Listing::Listed(listed) = store.list("root", "acme/order").await.unwrap() else {
+        panic!("root may list every repository");
+    };
+    let listed: Vec<String> = listed.into_iter().map(|d| d.title).collect();
     assert_eq!(
         listed,
         ["Beta", "Zeta", "_draft", "alpha", "beta", "e", "Éclair"],
@@ -188,12 +190,21 @@ async fn a_list_is_ordered_by_title_then_id_byte_wise(engine: Engine) {
     );
 }
 
-async fn a_list_of_an_ungranted_repository_is_empty(engine: Engine) {
+async fn a_list_of_an_ungranted_repository_is_forbidden(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };
-    assert!(ids(&store, "ann", "acme/secret").await.is_empty());
-    assert!(ids(&store, "nobody", "acme/plans").await.is_empty());
+    for (caller, repository) in [("ann", "acme/secret"), ("nobody", "acme/plans")] {
+        let listed = store.list(caller, repository).await.unwrap();
+        assert_eq!(listed, Listing::Forbidden, "{caller} {repository}");
+    }
+    // A granted repository without documents is an empty list.
+    store
+        .set_grants("ann", &["acme/plans".to_owned(), "acme/empty".to_owned()])
+        .await
+        .unwrap();
+    assert!(ids(&store, "ann", "acme/empty").await.is_empty());
+    assert!(ids(&store, "root", "acme/nothing-here").await.is_empty());
 }
 
 async fn the_star_grant_opens_every_repository(engine: Engine) {
@@ -261,10 +272,18 @@ async fn a_create_stores_revision_zero_with_a_documents_url(engine: Engine) {
     };
     assert_eq!(created.url, "/documents/01NEW");
     assert_eq!(created.document.revision, 0);
+    // The read gives the document with the brief it was created with.
+    let brief = serde_json::from_str(&created.brief).unwrap();
     assert_eq!(
         store.read("ann", "01NEW").await.unwrap(),
-        Some(created.document)
+        Some(Document {
+            brief: Some(brief),
+            ..created.document
+        })
     );
+    // An imported document has none.
+    let imported = store.read("ann", "a").await.unwrap().unwrap();
+    assert_eq!(imported.brief, None);
 }
 
 async fn a_retried_create_replays_the_stored_document(engine: Engine) {
@@ -582,9 +601,8 @@ async fn sqlite_reads_do_not_wait_behind_stuck_creates() {
     one_created(stuck).await;
 }
 
-/// A database set up by a server from before the read and list functions
-/// (schema version 1 all the same) gets them at the next start, and keeps
-/// its data.
+/// A database that lost its read and list functions (as one from before
+/// them did) gets them at the next start, and keeps its data.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start() {
     let Some((store, Database::Postgres(url))) = seeded(Engine::Postgres).await else {
@@ -595,7 +613,7 @@ async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start()
     cluster
         .psql(
             pg::database_name(&url),
-            "DROP FUNCTION chopin_read_v1(text, bytea); DROP FUNCTION chopin_list_v1(text, text)",
+            "DROP FUNCTION chopin_read_v2(text, bytea); DROP FUNCTION chopin_list_v2(text, text)",
         )
         .unwrap();
     assert!(
