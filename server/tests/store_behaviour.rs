@@ -2,147 +2,30 @@
 //! SQLite in a file, PostgreSQL (a throwaway server, see `support/pg.rs`),
 //! and the same PostgreSQL behind Debian's PgBouncer in transaction mode
 //! (4 server connections per database, no protocol-level prepared
-//! statements), as hosted poolers are used. Grants, byte-wise ordering, the create operation's
-//! idempotency (new, replay, conflict, forbidden) and atomicity, token
-//! digests, the versioned set-up, and reads that never wait for a create.
+//! statements), as hosted poolers are used. Grants (a list of an
+//! ungranted repository is forbidden), byte-wise ordering, the create
+//! operation's idempotency (new, replay as created, conflict, forbidden) and
+//! atomicity, token digests, the versioned set-up, and reads that never
+//! wait for a create. The lifecycle writes have files of their own
+//! (`store_update.rs`, `store_rename.rs`, `store_archive.rs`, …).
 #![allow(clippy::disallowed_methods)] // timing reads needs the clock
 
 #[path = "support/pg.rs"]
 mod pg;
 
-use std::path::PathBuf;
+#[macro_use]
+#[path = "support/engines.rs"]
+mod engines;
+
 use std::time::{Duration, Instant};
 
 use chopin_mcp::Document;
 use chopin_mcp_server::store::Database;
 use chopin_mcp_server::store::{
-    CreateOutcome, Draft, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Store, StoreError,
-    token_digest,
+    CreateOutcome, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Store, StoreError,
+    UpdateOutcome, token_digest,
 };
-
-#[derive(Debug, Clone, Copy)]
-enum Engine {
-    Memory,
-    File,
-    Postgres,
-    Pgbouncer,
-}
-
-/// A fresh, set-up store of `engine` and where it lives; `None` when
-/// PostgreSQL is not installed (the test then says it skipped).
-async fn fresh(engine: Engine) -> Option<(Store, Database)> {
-    let database = match engine {
-        Engine::Memory => Database::Memory,
-        Engine::File => Database::File(temp_db("behaviour")),
-        Engine::Postgres => Database::Postgres(pg::shared()?.database()),
-        Engine::Pgbouncer => {
-            let cluster = pg::shared()?;
-            let bouncer = pg::shared_bouncer()?;
-            Database::Postgres(bouncer.url(&cluster.new_database()))
-        }
-    };
-    let store = Store::open(&database).await.unwrap();
-    let started = store.setup(&Setup::default()).await.unwrap();
-    assert!(
-        started.new_database && started.found_version == 0,
-        "{started:?}"
-    );
-    Some((store, database))
-}
-
-/// A fresh database file in the target directory.
-fn temp_db(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}-{n}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
-
-fn doc(id: &str, repository: &str, title: &str) -> Imported {
-    Imported {
-        id: id.to_owned(),
-        repository: repository.to_owned(),
-        title: title.to_owned(),
-        source: format!("# {title}\n"),
-        revision: 3,
-    }
-}
-
-fn draft(key: &str, fingerprint: &str, repository: &str) -> Draft {
-    Draft {
-        idempotency_key: key.to_owned(),
-        fingerprint: fingerprint.to_owned(),
-        repository: repository.to_owned(),
-        title: "Draft".to_owned(),
-        source: "# Draft\n".to_owned(),
-        brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
-    }
-}
-
-/// A create the store must answer (whatever its outcome), not fail.
-async fn create(store: &Store, caller: &str, id: &str, draft: &Draft) -> CreateOutcome {
-    store.create(caller, id, draft).await.unwrap()
-}
-
-async fn seeded(engine: Engine) -> Option<(Store, Database)> {
-    let (store, database) = fresh(engine).await?;
-    store
-        .import(&[
-            doc("b", "acme/plans", "Zeta"),
-            doc("c", "acme/plans", "Alpha"),
-            doc("a", "acme/plans", "Alpha"),
-            doc("s", "acme/secret", "Hidden"),
-        ])
-        .await
-        .unwrap();
-    store
-        .set_grants("ann", &["acme/plans".to_owned()])
-        .await
-        .unwrap();
-    store.set_grants("root", &["*".to_owned()]).await.unwrap();
-    Some((store, database))
-}
-
-/// The ids `caller` lists in `repository`, which must answer (not be
-/// forbidden).
-async fn ids(store: &Store, caller: &str, repository: &str) -> Vec<String> {
-    match store.list(caller, repository).await.unwrap() {
-        Listing::Listed(documents) => documents.into_iter().map(|d| d.id).collect(),
-        Listing::Forbidden => panic!("{caller} may not list {repository}"),
-    }
-}
-
-/// Each behaviour as a test per engine: `sqlite_memory::NAME`,
-/// `sqlite_file::NAME`, `postgres::NAME`, `pgbouncer::NAME`.
-macro_rules! on_every_engine {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite_memory {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::Memory).await }
-            )*
-        }
-        mod sqlite_file {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::File).await }
-            )*
-        }
-        mod postgres {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::Postgres).await }
-            )*
-        }
-        mod pgbouncer {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::Pgbouncer).await }
-            )*
-        }
-    };
-}
+use engines::{Engine, change, create, doc, draft, fresh, ids, seeded, update};
 
 on_every_engine!(
     a_list_is_ordered_by_title_then_id_byte_wise,
@@ -154,6 +37,7 @@ on_every_engine!(
     an_import_is_all_or_nothing,
     a_create_stores_revision_zero_with_a_documents_url,
     a_retried_create_replays_the_stored_document,
+    a_create_replayed_after_later_writes_answers_the_document_as_created,
     a_key_reused_for_another_request_conflicts,
     idempotency_keys_belong_to_their_caller,
     a_create_in_an_ungranted_repository_is_forbidden_and_stores_nothing,
@@ -298,6 +182,35 @@ async fn a_retried_create_replays_the_stored_document(engine: Engine) {
     // Byte-identical: document, brief text and url.
     assert_eq!(first, again);
     assert!(store.read("ann", "01SECOND").await.unwrap().is_none());
+}
+
+async fn a_create_replayed_after_later_writes_answers_the_document_as_created(engine: Engine) {
+    let Some((store, _)) = seeded(engine).await else {
+        return;
+    };
+    let CreateOutcome::New(first) =
+        create(&store, "ann", "01FIRST", &draft("k1", "f1", "acme/plans")).await
+    else {
+        panic!("not new");
+    };
+    for (revision, plan) in [(0, "# One\n"), (1, "# Two\n")] {
+        let key = format!("u{revision}");
+        let revised = update(&store, "ann", &change("01FIRST", revision, plan, &key, &key)).await;
+        assert!(matches!(revised, UpdateOutcome::Updated(_)), "{revised:?}");
+    }
+    for title in ["Renamed", "Renamed again"] {
+        store.rename("ann", "01FIRST", title).await.unwrap();
+    }
+    // Revision 0, its first title and plan, whatever happened since; also
+    // when archived.
+    let again = create(&store, "ann", "01SECOND", &draft("k1", "f1", "acme/plans")).await;
+    assert_eq!(again, CreateOutcome::Replayed(first.clone()));
+    store
+        .archive("ann", "01FIRST", std::time::SystemTime::UNIX_EPOCH)
+        .await
+        .unwrap();
+    let archived = create(&store, "ann", "01THIRD", &draft("k1", "f1", "acme/plans")).await;
+    assert_eq!(archived, CreateOutcome::Replayed(first));
 }
 
 async fn a_key_reused_for_another_request_conflicts(engine: Engine) {
