@@ -19,8 +19,8 @@ pub use crate::labels::CreateResult;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing, Setup,
-    Sqlite, Started, Store, StoreError, token_digest,
+    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing,
+    Setup, Sqlite, Started, Store, StoreError, token_digest,
 };
 
 /// The caller of the token generated on a first run.
@@ -354,12 +354,12 @@ impl Host {
             return Now::Await(outcome);
         };
         Now::Done(match outcome {
-            Outcome::List(list) => store
-                .list_summaries(list.caller(), list.repository())
-                .map(|listing| match listing {
+            Outcome::List(list) => store.list_summaries(list.caller(), list.repository()).map(
+                |listing| match listing {
                     Listing::Listed(summaries) => list.answer_borrowed(&summaries.borrowed()),
                     Listing::Forbidden => list.answer_borrowed(&[]),
-                }),
+                },
+            ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
                 let next = read.answer(found.then_some(&*document));

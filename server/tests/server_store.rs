@@ -90,7 +90,7 @@ fn a_plain_token_database_is_migrated_to_digests_and_its_token_still_works() {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 1);
+        assert_eq!(version, chopin_mcp_server::store::SCHEMA_VERSION);
         drop(server);
         // A later start: nothing more to migrate, the token still works.
         let again = Server::start(name, &["--db", db.to_str().unwrap()]);
@@ -145,7 +145,7 @@ fn a_newer_schema_is_refused_at_start_and_left_alone() {
         let (code, stderr) = run(name, &["--db", db.to_str().unwrap()]);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         assert!(
-            stderr.contains("schema version 7, newer than this server's 1"),
+            stderr.contains("schema version 7, newer than this server's 2"),
             "{name}: {stderr}"
         );
         let conn = rusqlite::Connection::open(&db).unwrap();

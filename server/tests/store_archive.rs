@@ -14,9 +14,7 @@ mod engines;
 
 use std::time::{Duration, SystemTime};
 
-use chopin_mcp_server::store::{
-    ArchiveOutcome, RestoreOutcome, Store, UpdateOutcome, timestamp,
-};
+use chopin_mcp_server::store::{ArchiveOutcome, RestoreOutcome, Store, UpdateOutcome, timestamp};
 use engines::{Engine, change, ids, read, seeded, update};
 
 on_every_engine!(
@@ -134,9 +132,7 @@ async fn an_archived_document_keeps_its_plan_revision_and_keys(engine: Engine) {
     );
 }
 
-async fn archive_and_restore_of_a_document_the_caller_cannot_see_are_unavailable(
-    engine: Engine,
-) {
+async fn archive_and_restore_of_a_document_the_caller_cannot_see_are_unavailable(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };

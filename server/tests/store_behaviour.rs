@@ -195,7 +195,12 @@ async fn a_create_replayed_after_later_writes_answers_the_document_as_created(en
     };
     for (revision, plan) in [(0, "# One\n"), (1, "# Two\n")] {
         let key = format!("u{revision}");
-        let revised = update(&store, "ann", &change("01FIRST", revision, plan, &key, &key)).await;
+        let revised = update(
+            &store,
+            "ann",
+            &change("01FIRST", revision, plan, &key, &key),
+        )
+        .await;
         assert!(matches!(revised, UpdateOutcome::Updated(_)), "{revised:?}");
     }
     for title in ["Renamed", "Renamed again"] {

@@ -34,7 +34,9 @@ fn listed(store: &Sqlite, caller: &str, repository: &str) -> Option<Vec<(String,
 /// The summaries `list` gives; `None`: forbidden.
 fn owned(store: &Sqlite, caller: &str, repository: &str) -> Option<Vec<(String, String)>> {
     match store.list(caller, repository).unwrap() {
-        Listing::Listed(documents) => Some(documents.into_iter().map(|s| (s.id, s.title)).collect()),
+        Listing::Listed(documents) => {
+            Some(documents.into_iter().map(|s| (s.id, s.title)).collect())
+        }
         Listing::Forbidden => None,
     }
 }
@@ -149,10 +151,7 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
          UPDATE documents SET title = 'fine again' WHERE id = 'a';",
     )
     .unwrap();
-    assert_eq!(
-        all_of_o_r(&store),
-        2
-    );
+    assert_eq!(all_of_o_r(&store), 2);
 }
 
 #[test]

@@ -26,7 +26,10 @@ fn the_canonical_path_and_absolute_urls_name_their_segment() {
     for (locator, id) in [
         ("/documents/a", "a"),
         ("http://localhost:8080/documents/a", "a"),
-        ("https://plans.example.com/documents/01JD2X7K4M8Q3R5T6V7W8X9Y0Z", "01JD2X7K4M8Q3R5T6V7W8X9Y0Z"),
+        (
+            "https://plans.example.com/documents/01JD2X7K4M8Q3R5T6V7W8X9Y0Z",
+            "01JD2X7K4M8Q3R5T6V7W8X9Y0Z",
+        ),
         ("HTTPS://Plans.Example/documents/b", "b"),
         ("hTtP://user:pw@[::1]:3000/documents/c", "c"),
         ("http://h/documents/%41%2fb", "A/b"),

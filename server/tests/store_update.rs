@@ -131,10 +131,7 @@ async fn a_key_reused_for_another_update_conflicts(engine: Engine) {
         change("a", 4, "# Two\n", "k1", "f2"),
         change("b", 3, "# Two\n", "k1", "f3"),
     ] {
-        assert_eq!(
-            update(&store, "ann", &other).await,
-            UpdateOutcome::Conflict
-        );
+        assert_eq!(update(&store, "ann", &other).await, UpdateOutcome::Conflict);
     }
     assert_eq!(read(&store, "ann", "a").await.revision, 4);
     assert_eq!(read(&store, "ann", "b").await, seed("b", "Zeta"));
@@ -145,7 +142,13 @@ async fn update_keys_belong_to_their_caller_and_are_apart_from_create_keys(engin
         return;
     };
     // A create key is not an update key.
-    let created = create(&store, "ann", "01NEW", &draft("k", "f-create", "acme/plans")).await;
+    let created = create(
+        &store,
+        "ann",
+        "01NEW",
+        &draft("k", "f-create", "acme/plans"),
+    )
+    .await;
     assert!(matches!(created, CreateOutcome::New(_)), "{created:?}");
     updated(&store, "ann", &change("a", 3, "# Ann\n", "k", "f-ann")).await;
     // Another caller's key is its own.
@@ -153,9 +156,7 @@ async fn update_keys_belong_to_their_caller_and_are_apart_from_create_keys(engin
     assert_eq!(root.document.revision, 5);
 }
 
-async fn an_update_at_another_revision_names_the_current_one_and_records_nothing(
-    engine: Engine,
-) {
+async fn an_update_at_another_revision_names_the_current_one_and_records_nothing(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };
@@ -261,7 +262,12 @@ async fn an_update_names_its_document_by_id_or_canonical_url(engine: Engine) {
     for (n, locator) in locators.into_iter().enumerate() {
         let revision = 3 + n as u64;
         let key = format!("k{n}");
-        let made = updated(&store, "ann", &change(locator, revision, "# x\n", &key, &key)).await;
+        let made = updated(
+            &store,
+            "ann",
+            &change(locator, revision, "# x\n", &key, &key),
+        )
+        .await;
         assert_eq!(made.document.id, "a", "{locator}");
         assert_eq!(made.document.revision, revision + 1, "{locator}");
         assert_eq!(made.url, "/documents/a");
@@ -338,9 +344,7 @@ async fn racing(
     outcomes
 }
 
-async fn racing_updates_of_one_key_apply_once_and_every_racer_gets_the_same_answer(
-    engine: Engine,
-) {
+async fn racing_updates_of_one_key_apply_once_and_every_racer_gets_the_same_answer(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };

@@ -72,9 +72,9 @@ const LIST: &str = "SELECT d.id, d.title FROM documents d
     ORDER BY d.title, d.id";
 
 /// Whether `caller` (?1) has a grant for repository ?2.
-const GRANTED: &str = "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+const GRANTED: &str =
+    "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
     OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)";
-
 
 /// `read`: document ?2 if it is live and `caller` (?1) may see it (the
 /// grant's two lookups as in [`LIST`]), with its brief: the one it was
@@ -380,20 +380,16 @@ impl Sqlite {
             return Ok(CreateOutcome::Forbidden);
         }
         let earlier = tx
-            .query_row(
-                AS_CREATED,
-                params![caller, draft.idempotency_key],
-                |row| {
-                    let document = Document {
-                        id: row.get(0)?,
-                        title: row.get(1)?,
-                        brief: None,
-                        source: row.get(2)?,
-                        revision: 0,
-                    };
-                    Ok((document, row.get::<_, String>(3)?, row.get(4)?))
-                },
-            )
+            .query_row(AS_CREATED, params![caller, draft.idempotency_key], |row| {
+                let document = Document {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                    brief: None,
+                    source: row.get(2)?,
+                    revision: 0,
+                };
+                Ok((document, row.get::<_, String>(3)?, row.get(4)?))
+            })
             .optional()?;
         if let Some((document, fingerprint, brief)) = earlier {
             if fingerprint != draft.fingerprint {
@@ -478,13 +474,7 @@ fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Resu
              ON CONFLICT (id) DO UPDATE SET repository = excluded.repository,
                title = excluded.title, source = excluded.source,
                revision = excluded.revision",
-            params![
-                doc.id,
-                doc.repository,
-                doc.title,
-                doc.source,
-                revision
-            ],
+            params![doc.id, doc.repository, doc.title, doc.source, revision],
         )?;
     }
     Ok(())
@@ -527,7 +517,11 @@ fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
             .map(|json| serde_json::from_str(&json))
             .transpose()
             .map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(4, rusqlite::types::Type::Text, Box::new(e))
+                rusqlite::Error::FromSqlConversionFailure(
+                    4,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
             })?,
         source: row.get(2)?,
         revision: revision_of(row.get(3)?),

@@ -14,6 +14,7 @@ use chopin_mcp_server::store::{
 
 /// Each behaviour as a test per engine: `sqlite_memory::NAME`,
 /// `sqlite_file::NAME`, `postgres::NAME`, `pgbouncer::NAME`.
+#[allow(unused_macros)]
 macro_rules! on_every_engine {
     ($($name:ident),* $(,)?) => {
         mod sqlite_memory {
@@ -141,7 +142,6 @@ pub async fn ids(store: &Store, caller: &str, repository: &str) -> Vec<String> {
         Listing::Forbidden => panic!("{caller} may not list {repository}"),
     }
 }
-
 
 /// An update of the document `locator` names at `revision`, by key and
 /// fingerprint.

@@ -258,13 +258,12 @@ async fn update_on(
         (&update.fingerprint, Type::TEXT),
     ];
     for _ in 0..TRIES {
-        let row = match in_transaction(client, deadline, client.query_typed_one(UPDATE, &params))
-            .await
-        {
-            Ok(row) => row,
-            Err(StoreError::Postgres(e)) if lost_the_key(&e) => continue,
-            Err(e) => return Err(e),
-        };
+        let row =
+            match in_transaction(client, deadline, client.query_typed_one(UPDATE, &params)).await {
+                Ok(row) => row,
+                Err(StoreError::Postgres(e)) if lost_the_key(&e) => continue,
+                Err(e) => return Err(e),
+            };
         if let Some(outcome) = outcome_of(&row, update)? {
             return Ok(outcome);
         }
