@@ -195,7 +195,8 @@ pub struct Revised {
     pub url: String,
 }
 
-/// How an update ended, decided in this order (LIFECYCLE.md §2).
+/// How an update ended. LIFECYCLE.md §2 decides in the order: unavailable,
+/// replayed or conflict, archived, revision conflict, updated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateOutcome {
     /// The plan was stored as the next revision; the replaced one is kept.

@@ -22,12 +22,20 @@ use std::time::Duration;
 use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+/// The current time in SQL as the history records it (RFC 3339 UTC with
+/// milliseconds, as `archived_at` is written), for `concat!`: the
+/// statements that record it stay constant text.
+macro_rules! now {
+    () => {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    };
+}
+
 mod handle;
 mod lifecycle;
 mod schema;
 
 use handle::Handle;
-use schema::NOW;
 
 use super::Database;
 use super::{
@@ -48,17 +56,19 @@ const READERS: usize = 4;
 ///
 /// The grant depends on the repository alone, so it is checked once, as
 /// the index seek's key: `repository = CASE WHEN granted THEN ?2 END` seeks
-/// `NULL` (no rows) without a grant. `archived_at IS NULL` is the seek's
-/// second key (the index is `(repository, archived_at, title, id)`): the
-/// live documents, in title and id order, from the index alone. A list that
-/// finds nothing asks [`GRANTED`] whether that is an empty repository or a
-/// forbidden one (only then: a second statement for empty answers alone). As a condition beside the seek, SQLite
+/// `NULL` (no rows) without a grant. As a condition beside the seek, SQLite
 /// evaluates it (cached, but still five opcodes) for every row. And it is
 /// two lookups of the `grants` key (`*`, then the repository), not one with
 /// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
 /// over an ephemeral table, created, filled and dropped by every statement
 /// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
 /// SQLite, BENCHMARKS.md).
+///
+/// `archived_at IS NULL` is the seek's second key (the index is
+/// `(repository, archived_at, title, id)`): the live documents, in title and
+/// id order, from the index alone. A list that finds nothing asks [`GRANTED`]
+/// whether the repository is empty or forbidden: a second statement for
+/// empty answers only.
 ///
 /// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
 /// (what the servers answer with) steps it through SQLite's C interface,
@@ -79,8 +89,8 @@ const GRANTED: &str =
 /// `read`: document ?2 if it is live and `caller` (?1) may see it (the
 /// grant's two lookups as in [`LIST`]), with its brief: the one it was
 /// created with, none for an imported document (whose `brief` column holds
-/// the schema's default).
-/// Constant text, so each connection prepares it once (`prepare_cached`).
+/// the schema's default). Constant text, so each connection prepares it once
+/// (`prepare_cached`).
 const READ: &str = "SELECT d.id, d.title, d.source, d.revision,
       CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
     FROM documents d
@@ -295,7 +305,8 @@ impl Sqlite {
                 })
             })?;
             let documents: Vec<DocumentSummary> = rows.collect::<Result<_, _>>()?;
-            listing(conn, caller, repository, documents)
+            let empty = documents.is_empty();
+            listing(conn, caller, repository, documents, empty)
         })
     }
 
@@ -322,7 +333,8 @@ impl Sqlite {
             }) {
                 return Err(invalid());
             }
-            listing(conn, caller, repository, Summaries { text, ends })
+            let empty = ends.is_empty();
+            listing(conn, caller, repository, Summaries { text, ends }, empty)
         })
     }
 
@@ -338,8 +350,8 @@ impl Sqlite {
 
     /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
     /// the document there, `false` (and `document` untouched) when it is
-    /// missing, archived or the caller may not see it. Stepped through SQLite's C
-    /// interface (`handle`); the same answers and failures as
+    /// missing, archived or the caller may not see it. Stepped through
+    /// SQLite's C interface (`handle`); the same answers and failures as
     /// [`Sqlite::read`].
     pub fn read_into(
         &self,
@@ -454,17 +466,20 @@ fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Resu
         let revision = stored_revision(doc)?;
         // What an import replaces is kept, as what a write replaces.
         tx.execute(
-            &format!(
+            concat!(
                 "INSERT INTO plan_history (document_id, revision, source, replaced_at)
-                 SELECT id, revision, source, {NOW} FROM documents
-                 WHERE id = ?1 AND (source <> ?2 OR revision <> ?3)"
+                 SELECT id, revision, source, ",
+                now!(),
+                " FROM documents WHERE id = ?1 AND (source <> ?2 OR revision <> ?3)"
             ),
             params![doc.id, doc.source, revision],
         )?;
         tx.execute(
-            &format!(
+            concat!(
                 "INSERT INTO title_history (document_id, title, replaced_at)
-                 SELECT id, title, {NOW} FROM documents WHERE id = ?1 AND title <> ?2"
+                 SELECT id, title, ",
+                now!(),
+                " FROM documents WHERE id = ?1 AND title <> ?2"
             ),
             params![doc.id, doc.title],
         )?;
@@ -528,15 +543,16 @@ fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
     })
 }
 
-/// A list's `found` as its answer: an empty one may be of a repository the
-/// caller has no grant for ([`GRANTED`]).
-fn listing<T: Listed>(
+/// A list's `found` as its answer: an `empty` one may be of a repository
+/// the caller has no grant for ([`GRANTED`]).
+fn listing<T>(
     conn: &Connection,
     caller: &str,
     repository: &str,
     found: T,
+    empty: bool,
 ) -> Result<Listing<T>, StoreError> {
-    if !found.is_empty() {
+    if !empty {
         return Ok(Listing::Listed(found));
     }
     let granted: bool = conn
@@ -547,23 +563,6 @@ fn listing<T: Listed>(
     } else {
         Listing::Forbidden
     })
-}
-
-/// What a list found, whether nothing.
-trait Listed {
-    fn is_empty(&self) -> bool;
-}
-
-impl Listed for Vec<DocumentSummary> {
-    fn is_empty(&self) -> bool {
-        Vec::is_empty(self)
-    }
-}
-
-impl Listed for Summaries {
-    fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
 }
 
 /// The reader connections, each behind its own mutex. Every thread has a

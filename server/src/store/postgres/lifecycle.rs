@@ -18,10 +18,11 @@
 //! once the first commits (its whole transaction rolled back), and its
 //! next try answers `conflict`.
 //!
-//! Rename, archive and restore lock the document's row first (`FOR UPDATE`
-//! in READ COMMITTED gives its latest version), so the title they replace
-//! and the state they keep are the latest, and racing renames each keep
-//! the title they replaced.
+//! Rename, archive and restore lock the document's row first (`FOR NO KEY
+//! UPDATE`, as an `UPDATE` of other columns would: in READ COMMITTED it
+//! gives the row's latest version), so the title they replace and the state
+//! they keep are the latest, and racing renames each keep the title they
+//! replaced.
 
 use std::time::SystemTime;
 
@@ -91,7 +92,7 @@ const RENAME: &str = "WITH doc AS (
     SELECT d.id, d.title, d.archived_at IS NOT NULL AS archived FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
-    FOR UPDATE OF d
+    FOR NO KEY UPDATE OF d
 ), renamed AS (
     UPDATE documents d SET title = $3 FROM doc
     WHERE d.id = doc.id AND NOT doc.archived AND doc.title <> $3
@@ -109,7 +110,7 @@ const ARCHIVE: &str = "WITH doc AS (
     SELECT d.id, d.title, d.archived_at FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
-    FOR UPDATE OF d
+    FOR NO KEY UPDATE OF d
 ), archived AS (
     UPDATE documents d SET archived_at = $3, archived_by = $1 FROM doc
     WHERE d.id = doc.id AND doc.archived_at IS NULL
@@ -123,7 +124,7 @@ const RESTORE: &str = "WITH doc AS (
     SELECT d.id, d.title, d.archived_at FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
-    FOR UPDATE OF d
+    FOR NO KEY UPDATE OF d
 ), restored AS (
     UPDATE documents d SET archived_at = NULL, archived_by = NULL FROM doc
     WHERE d.id = doc.id AND doc.archived_at IS NOT NULL

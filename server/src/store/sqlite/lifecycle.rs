@@ -10,7 +10,7 @@ use std::time::SystemTime;
 use chopin_mcp::Document;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
-use super::{NOW, Sqlite};
+use super::Sqlite;
 use crate::store::{
     ArchiveOutcome, RenameOutcome, RestoreOutcome, Revised, StoreError, Update, UpdateOutcome,
     brief_of, document_id, revised, revision_of, timestamp,
@@ -103,17 +103,21 @@ impl Sqlite {
         // Before anything is written: a brief that cannot be answered
         // leaves nothing behind.
         let brief = brief_of(found.brief.as_deref())?;
-        tx.prepare_cached(&format!(
+        tx.prepare_cached(concat!(
             "INSERT INTO plan_history (document_id, revision, source, replaced_at, replaced_by)
-             SELECT id, revision, source, {NOW}, ?2 FROM documents WHERE id = ?1"
+             SELECT id, revision, source, ",
+            now!(),
+            ", ?2 FROM documents WHERE id = ?1"
         ))?
         .execute(params![found.id, caller])?;
         tx.prepare_cached("UPDATE documents SET source = ?2, revision = ?3 WHERE id = ?1")?
             .execute(params![found.id, update.plan, stored_next])?;
-        tx.prepare_cached(&format!(
+        tx.prepare_cached(concat!(
             "INSERT INTO updates (caller, idempotency_key, fingerprint, document_id, revision,
                title, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, {NOW})"
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ",
+            now!(),
+            ")"
         ))?
         .execute(params![
             caller,
@@ -150,9 +154,11 @@ impl Sqlite {
         }
         if found.title != title {
             tx.execute(
-                &format!(
+                concat!(
                     "INSERT INTO title_history (document_id, title, replaced_at, replaced_by)
-                     VALUES (?1, ?2, {NOW}, ?3)"
+                     VALUES (?1, ?2, ",
+                    now!(),
+                    ", ?3)"
                 ),
                 params![found.id, found.title, caller],
             )?;

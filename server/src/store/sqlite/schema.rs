@@ -82,10 +82,6 @@ CREATE TABLE updates (
 );
 ";
 
-/// The current time as the history records it: RFC 3339 UTC with
-/// milliseconds, as `archived_at` is written.
-pub(super) const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
-
 /// Brings a database of schema `found` (0: none, or the plain-token layout
 /// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
 /// transaction; how many plain tokens were replaced by digests.
