@@ -15,11 +15,11 @@
 //! Behind a pooler in transaction mode each transaction may run on another
 //! server connection, so nothing outlives a transaction: no named statement
 //! (tokio-postgres's `*_typed` calls send unnamed ones; reads and lists are
-//! simple queries calling two PL/pgSQL functions, whose plans PostgreSQL
-//! caches per server connection), no session setting (`SET LOCAL`), no
-//! session lock (`pg_advisory_xact_lock`). A create is one round trip:
-//! `BEGIN; SET LOCAL statement_timeout`, the insert and `COMMIT` sent at
-//! once.
+//! simple queries calling PL/pgSQL functions, as updates call one, whose
+//! plans PostgreSQL caches per server connection), no session setting (`SET
+//! LOCAL`), no session lock (`pg_advisory_xact_lock`). A create is one round
+//! trip: `BEGIN; SET LOCAL statement_timeout`, the insert and `COMMIT` sent
+//! at once; so is each lifecycle write (`lifecycle.rs`).
 //!
 //! Text that users choose (id, title, source, idempotency key) is stored as
 //! `bytea`: it compares byte-wise whatever the database's collation, and may

@@ -102,12 +102,12 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
     Ok(())
 }
 
-/// The read and list queries, as PL/pgSQL functions that the set-up makes
-/// when missing (their names carry their version: a change of meaning is a
-/// new name). A function's plan is cached inside the server process that
-/// runs it, so a read is planned once per server connection, not once per
-/// request, without any named statement on the protocol (which a pooler in
-/// transaction mode would hand to another connection).
+/// The read, list and update statements, as PL/pgSQL functions that the
+/// set-up makes when missing (their names carry their version: a change of
+/// meaning is a new name). A function's plan is cached inside the server
+/// process that runs it, so a read is planned once per server connection,
+/// not once per request, without any named statement on the protocol
+/// (which a pooler in transaction mode would hand to another connection).
 ///
 /// `list`: the live documents of repository `p_repository` when `p_caller`
 /// has a grant for it (the grant depends on the repository alone, so it is
@@ -115,7 +115,21 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
 /// document `p_id` if it is live and `p_caller` may see it, with its brief
 /// (the one it was created with; none for an imported document, whose
 /// `brief` column holds the schema's default).
-pub(super) const FUNCTIONS: [(&str, &str); 2] = [
+///
+/// `update` (LIFECYCLE.md §2, see `lifecycle.rs` for how racers agree): one
+/// statement, so one snapshot, taken before any wait. One row: the document
+/// `p_caller` may see (id, revision, archived; NULLs without one); the
+/// update made, if it was (its title and brief; NULLs without); and the
+/// caller's earlier update under `p_key` (whether its fingerprint is this
+/// one, its document, revision and title; with the same fingerprint, the
+/// plan of that revision, the current one or the latest kept, and the
+/// brief). The revision is compared and set by the `UPDATE`, which waits for
+/// a racing write of the row and then sees its revision. The replaced plan
+/// is copied into `plan_history` from the table (the snapshot's row, at
+/// revision `p_revision`), not through `doc`: a value read from the table
+/// stays as stored (compressed, in TOAST), one carried through a CTE is
+/// decompressed and compressed again (milliseconds for a 256 KiB plan).
+pub(super) const FUNCTIONS: [(&str, &str); 3] = [
     (
         "chopin_list_v2(text,text)",
         r#"CREATE FUNCTION chopin_list_v2(p_caller text, p_repository text)
@@ -144,6 +158,58 @@ BEGIN
         FROM documents d
         WHERE d.id = p_id AND d.archived_at IS NULL AND EXISTS (SELECT 1 FROM grants g
           WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = d.repository));
+END
+$body$"#,
+    ),
+    (
+        "chopin_update_v1(text,bytea,bigint,bytea,bytea,text)",
+        r#"CREATE FUNCTION chopin_update_v1(p_caller text, p_id bytea, p_revision bigint,
+    p_plan bytea, p_key bytea, p_fingerprint text)
+RETURNS TABLE (id bytea, revision bigint, archived boolean, title bytea, brief text,
+    same_request boolean, earlier_id bytea, earlier_revision bigint, earlier_title bytea,
+    replay_source bytea, replay_brief text)
+LANGUAGE plpgsql AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY WITH doc AS (
+        SELECT d.id, d.revision, d.archived_at IS NOT NULL AS archived
+        FROM documents d
+        WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = p_caller
+          AND (g.repository = '*' OR g.repository = d.repository))
+    ), earlier AS (
+        SELECT u.fingerprint, u.document_id, u.revision, u.title FROM updates u
+        WHERE u.caller = p_caller AND u.idempotency_key = p_key
+    ), changed AS (
+        UPDATE documents d SET source = p_plan, revision = p_revision + 1
+        FROM doc
+        WHERE d.id = doc.id AND d.revision = p_revision AND d.archived_at IS NULL
+          AND doc.revision = p_revision AND NOT doc.archived
+          AND NOT EXISTS (SELECT 1 FROM earlier)
+        RETURNING d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
+    ), kept AS (
+        INSERT INTO plan_history (document_id, revision, source, replaced_by)
+        SELECT o.id, o.revision, o.source, p_caller FROM documents o, changed
+        WHERE o.id = p_id
+    ), recorded AS (
+        INSERT INTO updates (caller, idempotency_key, fingerprint, document_id, revision, title)
+        SELECT p_caller, p_key, p_fingerprint, doc.id, p_revision + 1, changed.title
+        FROM doc, changed
+    )
+    SELECT doc.id, doc.revision, doc.archived, changed.title, changed.brief,
+        earlier.fingerprint = p_fingerprint, earlier.document_id, earlier.revision,
+        earlier.title, replay.source, replay.brief
+    FROM (SELECT 1) AS one
+    LEFT JOIN doc ON true
+    LEFT JOIN changed ON true
+    LEFT JOIN earlier ON true
+    LEFT JOIN LATERAL (
+        SELECT CASE WHEN r.revision = earlier.revision THEN r.source
+              ELSE (SELECT p.source FROM plan_history p WHERE p.document_id = r.id
+                AND p.revision = earlier.revision ORDER BY p.seq DESC LIMIT 1) END AS source,
+            CASE WHEN r.created_by IS NULL THEN NULL ELSE r.brief END AS brief
+        FROM documents r
+        WHERE r.id = earlier.document_id AND earlier.fingerprint = p_fingerprint
+    ) AS replay ON true;
 END
 $body$"#,
     ),
