@@ -22,6 +22,7 @@ use crate::store::{
     ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing,
     Setup, Sqlite, Started, Store, StoreError, token_digest,
 };
+use crate::token::random_token;
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
@@ -33,10 +34,10 @@ owner/name. Call list_documents with a repository to get the ids and titles of i
 documents, then read_document with an id for the plan's canonical source and \
 revision. Ids come from list_documents; do not guess them.";
 const INSTRUCTIONS_CREATE: &str = " To add a plan, call create_document with a \
-structured brief and a plan written in the Chopin plan dialect (Markdown with \
-Chopin's MDX components). A plan with problems is answered with issues (code, \
-message, line, column) and nothing is stored: fix them and call again with the \
-same idempotencyKey, which also makes a retry safe.";
+structured brief and a plan written in the Chopin plan dialect, below. A plan with \
+problems is answered with issues (code, message, line, column) and nothing is \
+stored: fix them and call again with the same idempotencyKey, which also makes a \
+retry safe.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -187,7 +188,8 @@ impl Host {
                 let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
                 notes.push(format!(
                     "stored tokens: {} (callers: {}; only digests are stored, a generated \
-                     token was printed once, by the run that generated it)",
+                     token was printed once, by the run that generated it; a lost one is \
+                     replaced with: token revoke CALLER, token add CALLER)",
                     callers.len(),
                     callers.join(", ")
                 ));
@@ -375,6 +377,32 @@ impl Host {
             }),
             other => return Now::Await(other),
         })
+    }
+
+    /// The document a document URL names, when `caller` may see it: the
+    /// read of `read_document`, so that the URL and the tool agree on what
+    /// a caller sees.
+    pub async fn read_document(
+        &self,
+        caller: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
+        self.store.read(caller, id).await
+    }
+
+    /// [`Host::read_document`] on the calling thread, for
+    /// `chopin-mcp-blocking` (whose store is SQLite).
+    pub fn read_document_blocking(
+        &self,
+        caller: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
+        match &self.store {
+            Store::Sqlite(store) => store.read(caller, id),
+            Store::Postgres(_) => Err(StoreError::Invalid(
+                "the blocking server has no PostgreSQL store".to_owned(),
+            )),
+        }
     }
 
     /// [`Host::carry_out`] on the calling thread, for `chopin-mcp-blocking`
@@ -584,25 +612,18 @@ impl Hasher for DigestHasher {
     }
 }
 
-/// 32 bytes from the OS's randomness, as hex. Exits when there is none:
-/// a guessable token would be worse than no server.
-fn random_token() -> String {
-    let mut bytes = [0u8; 32];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if let Err(e) = read {
-        eprintln!("cannot read /dev/urandom for a token: {e}");
-        std::process::exit(1);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The instructions the endpoint gives a model: `--instructions-file`'s
-/// text (none for an empty file), else the built-in ones for the mode.
+/// text (none for an empty file), else the built-in ones for the mode (with
+/// creation, the plan dialect's catalog too).
 fn instructions(options: &Options) -> Result<Option<String>, String> {
     let Some(path) = &options.instructions_file else {
         let mut text = INSTRUCTIONS_READ.to_owned();
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
+            // The components a plan may use, written from the catalog the
+            // validator checks (`chopin-plan catalog` prints the same).
+            text.push_str("\n\n");
+            text.push_str(&chopin_mcp::dialect::catalog_summary());
         }
         return Ok(Some(text));
     };

@@ -94,7 +94,11 @@ fn a_plain_token_database_is_migrated_to_digests_and_its_token_still_works() {
         drop(server);
         // A later start: nothing more to migrate, the token still works.
         let again = Server::start(name, &["--db", db.to_str().unwrap()]);
-        assert!(!again.banner.join("\n").contains("replaced"), "{name}");
+        let banner = again.banner.join("\n");
+        assert!(
+            !banner.contains("stored tokens replaced by their SHA-256 digests"),
+            "{name}: {banner}"
+        );
         let list = again.post(
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"example/plans"}}}"#,
             Some(token),

@@ -66,10 +66,12 @@ mod locator;
 pub mod postgres;
 mod sqlite;
 pub mod tls;
+mod tokens;
 
 pub use locator::document_id;
 pub use postgres::Postgres;
 pub use sqlite::Sqlite;
+pub use tokens::TokenAdded;
 
 /// The grant that opens every repository.
 pub const ALL_REPOSITORIES: &str = "*";

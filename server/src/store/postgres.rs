@@ -26,6 +26,10 @@
 //! hold NUL, as it may on SQLite. Repositories and callers are `text
 //! COLLATE "C"`.
 
+mod lifecycle;
+mod schema;
+mod tokens;
+
 use std::fmt::Write as _;
 use std::future::Future;
 use std::str::FromStr;
@@ -42,9 +46,6 @@ use tokio_postgres::{
     Transaction,
 };
 use tokio_postgres_rustls::MakeRustlsConnect;
-
-mod lifecycle;
-mod schema;
 
 use super::tls::{self, SslMode, Tls};
 use super::{

@@ -34,6 +34,7 @@ macro_rules! now {
 mod handle;
 mod lifecycle;
 mod schema;
+mod tokens;
 
 use handle::Handle;
 
