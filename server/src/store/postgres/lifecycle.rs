@@ -9,10 +9,10 @@
 //! (an unnamed statement is parsed and planned each time): about half the
 //! round trip of a 4 KiB update on this machine.
 //!
-//! An update is a compare-and-set of the revision: its `UPDATE … WHERE
-//! revision = $3` waits for a racing write of the row and then sees that
-//! write's revision. The statement's other parts read one snapshot, taken
-//! before any wait, so every answer it gives but `updated` is true of that
+//! An update is a compare-and-set of the revision: the function's `UPDATE …
+//! WHERE revision = p_revision` waits for a racing write of the row and then
+//! sees that write's revision. Its statement's other parts read one
+//! snapshot, taken before any wait, so every answer it gives but `updated` is true of that
 //! snapshot. When the snapshot said the update should apply and it did not
 //! (a racer committed between the snapshot and the row's lock), the racer's
 //! revision and key were not in the snapshot: the update is tried again,
