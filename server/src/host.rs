@@ -19,8 +19,8 @@ pub use crate::labels::CreateResult;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Setup, Sqlite,
-    Started, Store, StoreError, token_digest,
+    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing,
+    Setup, Sqlite, Started, Store, StoreError, token_digest,
 };
 use crate::token::random_token;
 
@@ -321,11 +321,19 @@ impl Host {
     ) -> Result<Outcome<Caller>, StoreError> {
         Ok(match outcome {
             Outcome::List(list) => {
-                let documents = self.store.list(list.caller(), list.repository()).await?;
+                let documents = match self.store.list(list.caller(), list.repository()).await? {
+                    Listing::Listed(documents) => documents,
+                    // The list effect has no forbidden answer (yet): as
+                    // before, the caller sees an empty repository.
+                    Listing::Forbidden => Vec::new(),
+                };
                 list.answer(&documents)
             }
             Outcome::Read(read) => {
-                let document = self.store.read(read.caller(), read.id()).await?;
+                let mut document = self.store.read(read.caller(), read.id()).await?;
+                if let Some(document) = &mut document {
+                    without_brief(document);
+                }
                 read.answer(document.as_ref())
             }
             Outcome::Create(create) => {
@@ -351,11 +359,15 @@ impl Host {
             return Now::Await(outcome);
         };
         Now::Done(match outcome {
-            Outcome::List(list) => store
-                .list_summaries(list.caller(), list.repository())
-                .map(|summaries| list.answer_borrowed(&summaries.borrowed())),
+            Outcome::List(list) => store.list_summaries(list.caller(), list.repository()).map(
+                |listing| match listing {
+                    Listing::Listed(summaries) => list.answer_borrowed(&summaries.borrowed()),
+                    Listing::Forbidden => list.answer_borrowed(&[]),
+                },
+            ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
+                without_brief(document);
                 let next = read.answer(found.then_some(&*document));
                 // A large document's buffers are not kept for the next read.
                 if document.source.capacity() > SCRATCH_KEPT {
@@ -434,6 +446,13 @@ const fn no_document() -> Document {
         source: String::new(),
         revision: 0,
     }
+}
+
+/// A read's document as `read_document` answers it in this crate version:
+/// its output schema has no `brief` (LIFECYCLE.md §5 adds it), so the brief
+/// the store reads is left out.
+fn without_brief(document: &mut Document) {
+    document.brief = None;
 }
 
 /// What [`Host::read_now`] did.

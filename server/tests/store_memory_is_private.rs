@@ -2,7 +2,7 @@
 //! process never see each other's documents or grants, and a store opened
 //! after another was dropped starts empty.
 
-use chopin_mcp_server::store::{CreateOutcome, Draft, Imported, Setup, Sqlite};
+use chopin_mcp_server::store::{CreateOutcome, Draft, Imported, Listing, Setup, Sqlite};
 
 fn seeded(id: &str, caller: &str) -> Sqlite {
     let store = Sqlite::memory().unwrap();
@@ -22,20 +22,23 @@ fn seeded(id: &str, caller: &str) -> Sqlite {
     store
 }
 
-fn ids(store: &Sqlite, caller: &str) -> Vec<String> {
-    let listed = store.list(caller, "acme/plans").unwrap();
-    listed.into_iter().map(|summary| summary.id).collect()
+/// The ids `caller` lists in `acme/plans`; `None` when it has no grant there.
+fn ids(store: &Sqlite, caller: &str) -> Option<Vec<String>> {
+    match store.list(caller, "acme/plans").unwrap() {
+        Listing::Listed(summaries) => Some(summaries.into_iter().map(|s| s.id).collect()),
+        Listing::Forbidden => None,
+    }
 }
 
 #[test]
 fn two_memory_stores_never_see_each_other() {
     let first = seeded("one", "ann");
     let second = seeded("two", "bob");
-    assert_eq!(ids(&first, "ann"), ["one"]);
-    assert_eq!(ids(&second, "bob"), ["two"]);
+    assert_eq!(ids(&first, "ann").unwrap(), ["one"]);
+    assert_eq!(ids(&second, "bob").unwrap(), ["two"]);
     // Each has only its own grants.
-    assert!(ids(&first, "bob").is_empty());
-    assert!(ids(&second, "ann").is_empty());
+    assert_eq!(ids(&first, "bob"), None);
+    assert_eq!(ids(&second, "ann"), None);
     let draft = Draft {
         idempotency_key: "k".to_owned(),
         fingerprint: "f".to_owned(),
@@ -47,15 +50,15 @@ fn two_memory_stores_never_see_each_other() {
     let created = first.create("ann", "three", &draft).unwrap();
     assert!(matches!(created, CreateOutcome::New(_)), "{created:?}");
     // By title, byte-wise: "New" before "ONE".
-    assert_eq!(ids(&first, "ann"), ["three", "one"]);
-    assert_eq!(ids(&second, "bob"), ["two"]);
+    assert_eq!(ids(&first, "ann").unwrap(), ["three", "one"]);
+    assert_eq!(ids(&second, "bob").unwrap(), ["two"]);
     assert!(second.read("bob", "three").unwrap().is_none());
 }
 
 #[test]
 fn a_memory_store_opened_after_another_was_dropped_starts_empty() {
     let first = seeded("one", "ann");
-    assert_eq!(ids(&first, "ann"), ["one"]);
+    assert_eq!(ids(&first, "ann").unwrap(), ["one"]);
     drop(first);
     let next = Sqlite::memory().unwrap();
     let started = next
@@ -65,6 +68,6 @@ fn a_memory_store_opened_after_another_was_dropped_starts_empty() {
         })
         .unwrap();
     assert!(started.new_database, "{started:?}");
-    assert!(ids(&next, "ann").is_empty());
+    assert_eq!(ids(&next, "ann").unwrap(), Vec::<String>::new());
     assert!(next.read("ann", "one").unwrap().is_none());
 }

@@ -24,16 +24,27 @@ use std::time::Duration;
 use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+/// The current time in SQL as the history records it (RFC 3339 UTC with
+/// milliseconds, as `archived_at` is written), for `concat!`: the
+/// statements that record it stay constant text.
+macro_rules! now {
+    () => {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    };
+}
+
 mod handle;
+mod lifecycle;
 mod memory;
+mod schema;
 mod tokens;
 
 use handle::Handle;
 
 use super::Database;
 use super::{
-    CreateOutcome, Draft, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
-    stored_revision, token_digest,
+    CreateOutcome, Draft, Limits, Listing, SCHEMA_VERSION, Setup, Started, StoreError, created,
+    revision_of, stored_revision, token_digest,
 };
 
 /// The readiness query: it reads the schema, so a database that lost its
@@ -44,34 +55,8 @@ const READY: &str = "SELECT count(*) FROM tokens";
 /// workers (one per core), so each worker has a connection of its own.
 const READERS: usize = 4;
 
-/// Schema version 1.
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS documents (
-    id              TEXT PRIMARY KEY,
-    repository      TEXT NOT NULL,
-    title           TEXT NOT NULL,
-    source          TEXT NOT NULL,
-    revision        INTEGER NOT NULL DEFAULT 0 CHECK (revision >= 0),
-    created_by      TEXT,
-    idempotency_key TEXT,
-    fingerprint     TEXT,
-    brief           TEXT NOT NULL DEFAULT '{}',
-    UNIQUE (created_by, idempotency_key)
-);
-CREATE INDEX IF NOT EXISTS documents_in_repository ON documents (repository, title, id);
-CREATE TABLE IF NOT EXISTS tokens (
-    token_sha256 TEXT PRIMARY KEY CHECK (length(token_sha256) = 64),
-    caller       TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS grants (
-    caller     TEXT NOT NULL,
-    repository TEXT NOT NULL,
-    PRIMARY KEY (caller, repository)
-);
-";
-
-/// `list`: the summaries of repository ?2 that `caller` (?1) may see. SQLite
-/// compares TEXT with BINARY collation: byte-wise.
+/// `list`: the live summaries of repository ?2 that `caller` (?1) may see.
+/// SQLite compares TEXT with BINARY collation: byte-wise.
 ///
 /// The grant depends on the repository alone, so it is checked once, as
 /// the index seek's key: `repository = CASE WHEN granted THEN ?2 END` seeks
@@ -83,6 +68,12 @@ CREATE TABLE IF NOT EXISTS grants (
 /// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
 /// SQLite, `benches/history/host-floor.md`).
 ///
+/// `archived_at IS NULL` is the seek's second key (the index is
+/// `(repository, archived_at, title, id)`): the live documents, in title and
+/// id order, from the index alone. A list that finds nothing asks [`GRANTED`]
+/// whether the repository is empty or forbidden: a second statement for
+/// empty answers only.
+///
 /// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
 /// (what the servers answer with) steps it through SQLite's C interface,
 /// prepared once per connection ([`handle`]).
@@ -91,15 +82,37 @@ const LIST: &str = "SELECT d.id, d.title FROM documents d
       WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
         OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)
       THEN ?2 END
+      AND d.archived_at IS NULL
     ORDER BY d.title, d.id";
 
-/// `read`: document ?2 if `caller` (?1) may see it (the grant's two lookups
-/// as in [`LIST`]). Constant text, so each connection prepares it once
+/// Whether `caller` (?1) has a grant for repository ?2.
+const GRANTED: &str =
+    "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+    OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)";
+
+/// `read`: document ?2 if it is live and `caller` (?1) may see it (the
+/// grant's two lookups as in [`LIST`]), with its brief: the one it was
+/// created with, none for an imported document (whose `brief` column holds
+/// the schema's default). Constant text, so each connection prepares it once
 /// (`prepare_cached`).
-const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
-    WHERE d.id = ?2
+const READ: &str = "SELECT d.id, d.title, d.source, d.revision,
+      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
+    FROM documents d
+    WHERE d.id = ?2 AND d.archived_at IS NULL
       AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
         OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = d.repository))";
+
+/// `create`'s replay: the creation that holds caller ?1's key ?2, as it was
+/// created (LIFECYCLE.md §6): revision 0, its first title (the oldest
+/// replaced one, else the current) and the plan of revision 0 (the oldest
+/// kept, else the current); its fingerprint and brief.
+const AS_CREATED: &str = "SELECT d.id,
+      coalesce((SELECT t.title FROM title_history t WHERE t.document_id = d.id
+        ORDER BY t.seq LIMIT 1), d.title),
+      coalesce((SELECT p.source FROM plan_history p WHERE p.document_id = d.id
+        AND p.revision = 0 ORDER BY p.seq LIMIT 1), d.source),
+      d.fingerprint, d.brief
+    FROM documents d WHERE d.created_by = ?1 AND d.idempotency_key = ?2";
 
 /// How long a connection waits for another's lock when there is to be no
 /// limit: SQLite takes milliseconds as a C int (about 24 days).
@@ -244,9 +257,7 @@ impl Sqlite {
         )?;
         let mut tokens_migrated = 0;
         if found_version < SCHEMA_VERSION {
-            tokens_migrated = migrate_plain_tokens(&tx)?;
-            tx.execute_batch(SCHEMA)?;
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            tokens_migrated = schema::migrate(&tx, found_version)?;
         }
         let new_database = !had_documents;
         if new_database {
@@ -293,7 +304,11 @@ impl Sqlite {
     }
 
     /// See [`super::Store::list`].
-    pub fn list(&self, caller: &str, repository: &str) -> Result<Vec<DocumentSummary>, StoreError> {
+    pub fn list(
+        &self,
+        caller: &str,
+        repository: &str,
+    ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
         self.reading(|conn| {
             let mut statement = conn.prepare_cached(LIST)?;
             let rows = statement.query_map(params![caller, repository], |row| {
@@ -302,14 +317,20 @@ impl Sqlite {
                     title: row.get(1)?,
                 })
             })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let documents: Vec<DocumentSummary> = rows.collect::<Result<_, _>>()?;
+            let empty = documents.is_empty();
+            listing(conn, caller, repository, documents, empty)
         })
     }
 
     /// [`Sqlite::list`] into one buffer: the summaries' text read from each
     /// row as it comes (no `String` per field), for answering with
     /// `Summaries::borrowed`.
-    pub fn list_summaries(&self, caller: &str, repository: &str) -> Result<Summaries, StoreError> {
+    pub fn list_summaries(
+        &self,
+        caller: &str,
+        repository: &str,
+    ) -> Result<Listing<Summaries>, StoreError> {
         self.reading(|conn| {
             let mut text = Vec::with_capacity(4096);
             let mut ends = Vec::with_capacity(128);
@@ -325,7 +346,8 @@ impl Sqlite {
             }) {
                 return Err(invalid());
             }
-            Ok(Summaries { text, ends })
+            let empty = ends.is_empty();
+            listing(conn, caller, repository, Summaries { text, ends }, empty)
         })
     }
 
@@ -341,8 +363,8 @@ impl Sqlite {
 
     /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
     /// the document there, `false` (and `document` untouched) when it is
-    /// missing or the caller may not see it. Stepped through SQLite's C
-    /// interface (`handle`); the same answers and failures as
+    /// missing, archived or the caller may not see it. Stepped through
+    /// SQLite's C interface (`handle`); the same answers and failures as
     /// [`Sqlite::read`].
     pub fn read_into(
         &self,
@@ -411,12 +433,16 @@ impl Sqlite {
             return Ok(CreateOutcome::Forbidden);
         }
         let earlier = tx
-            .query_row(
-                "SELECT d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
-                 FROM documents d WHERE d.created_by = ?1 AND d.idempotency_key = ?2",
-                params![caller, draft.idempotency_key],
-                |row| Ok((document_row(row)?, row.get::<_, String>(4)?, row.get(5)?)),
-            )
+            .query_row(AS_CREATED, params![caller, draft.idempotency_key], |row| {
+                let document = Document {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                    brief: None,
+                    source: row.get(2)?,
+                    revision: 0,
+                };
+                Ok((document, row.get::<_, String>(3)?, row.get(4)?))
+            })
             .optional()?;
         if let Some((document, fingerprint, brief)) = earlier {
             if fingerprint != draft.fingerprint {
@@ -462,35 +488,6 @@ fn prepare(conn: Connection, busy: Duration) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-/// Replaces a pre-version-1 `tokens (token, caller)` table, if there is
-/// one, by digests; returns how many tokens it held.
-fn migrate_plain_tokens(tx: &rusqlite::Transaction<'_>) -> Result<usize, StoreError> {
-    let plain: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('tokens') WHERE name = 'token')",
-        [],
-        |row| row.get(0),
-    )?;
-    if !plain {
-        return Ok(0);
-    }
-    let tokens = {
-        let mut statement = tx.prepare("SELECT token, caller FROM tokens")?;
-        let rows = statement.query_map([], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-        })?;
-        rows.collect::<Result<Vec<_>, _>>()?
-    };
-    tx.execute_batch("DROP TABLE tokens")?;
-    tx.execute_batch(SCHEMA)?;
-    for (token, caller) in &tokens {
-        tx.execute(
-            "INSERT OR REPLACE INTO tokens (token_sha256, caller) VALUES (?1, ?2)",
-            params![token_digest(token), caller],
-        )?;
-    }
-    Ok(tokens.len())
-}
-
 fn set_grants(
     tx: &rusqlite::Transaction<'_>,
     caller: &str,
@@ -508,19 +505,33 @@ fn set_grants(
 
 fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Result<(), StoreError> {
     for doc in documents {
+        let revision = stored_revision(doc)?;
+        // What an import replaces is kept, as what a write replaces.
+        tx.execute(
+            concat!(
+                "INSERT INTO plan_history (document_id, revision, source, replaced_at)
+                 SELECT id, revision, source, ",
+                now!(),
+                " FROM documents WHERE id = ?1 AND (source <> ?2 OR revision <> ?3)"
+            ),
+            params![doc.id, doc.source, revision],
+        )?;
+        tx.execute(
+            concat!(
+                "INSERT INTO title_history (document_id, title, replaced_at)
+                 SELECT id, title, ",
+                now!(),
+                " FROM documents WHERE id = ?1 AND title <> ?2"
+            ),
+            params![doc.id, doc.title],
+        )?;
         tx.execute(
             "INSERT INTO documents (id, repository, title, source, revision)
              VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (id) DO UPDATE SET repository = excluded.repository,
                title = excluded.title, source = excluded.source,
                revision = excluded.revision",
-            params![
-                doc.id,
-                doc.repository,
-                doc.title,
-                doc.source,
-                stored_revision(doc)?
-            ],
+            params![doc.id, doc.repository, doc.title, doc.source, revision],
         )?;
     }
     Ok(())
@@ -553,13 +564,46 @@ impl Summaries {
     }
 }
 
+/// A [`READ`] row.
 fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
+    let brief: Option<String> = row.get(4)?;
     Ok(Document {
         id: row.get(0)?,
         title: row.get(1)?,
-        brief: None,
+        brief: brief
+            .map(|json| serde_json::from_str(&json))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    4,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })?,
         source: row.get(2)?,
         revision: revision_of(row.get(3)?),
+    })
+}
+
+/// A list's `found` as its answer: an `empty` one may be of a repository
+/// the caller has no grant for ([`GRANTED`]).
+fn listing<T>(
+    conn: &Connection,
+    caller: &str,
+    repository: &str,
+    found: T,
+    empty: bool,
+) -> Result<Listing<T>, StoreError> {
+    if !empty {
+        return Ok(Listing::Listed(found));
+    }
+    let granted: bool = conn
+        .prepare_cached(GRANTED)?
+        .query_row(params![caller, repository], |row| row.get(0))?;
+    Ok(if granted {
+        Listing::Listed(found)
+    } else {
+        Listing::Forbidden
     })
 }
 

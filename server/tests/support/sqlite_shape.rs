@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use chopin_mcp_server::store::{Draft, Imported, Setup, Sqlite};
+use chopin_mcp_server::store::{Draft, Imported, Listing, Setup, Sqlite};
 
 /// How long a test waits for what must happen at once before failing.
 pub const DEADLINE: Duration = Duration::from_secs(60);
@@ -64,12 +64,10 @@ pub fn draft(key: &str) -> Draft {
 
 /// The ids of [`REPOSITORY`] as `all` lists them.
 pub fn listed(store: &Sqlite) -> Vec<String> {
-    store
-        .list("all", REPOSITORY)
-        .unwrap()
-        .into_iter()
-        .map(|summary| summary.id)
-        .collect()
+    match store.list("all", REPOSITORY).unwrap() {
+        Listing::Listed(summaries) => summaries.into_iter().map(|summary| summary.id).collect(),
+        Listing::Forbidden => panic!("`all` has a grant for {REPOSITORY}"),
+    }
 }
 
 /// Waits for `what` to arrive on `channel`, failing at the deadline.
