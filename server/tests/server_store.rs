@@ -217,7 +217,7 @@ fn two_stores_on_one_file_racing_one_key_create_one_document() {
             repository: "acme/plans".to_owned(),
             title: "T".to_owned(),
             source: "# T\n".to_owned(),
-            brief: "{}".to_owned(),
+            brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
         };
         // Each store is what one server process has: its own connections.
         let mut racers = Vec::new();

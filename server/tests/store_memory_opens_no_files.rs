@@ -36,7 +36,7 @@ fn a_memory_store_holds_no_file_open() {
         repository: "o/r".to_owned(),
         title: "B".to_owned(),
         source: "# B\n".to_owned(),
-        brief: "{}".to_owned(),
+        brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
     };
     let created = store.create("all", "b", &draft).unwrap();
     assert!(matches!(created, CreateOutcome::New(_)), "{created:?}");

@@ -58,7 +58,7 @@ pub fn draft(key: &str) -> Draft {
         repository: REPOSITORY.to_owned(),
         title: "Beta".to_owned(),
         source: "# Beta\n".to_owned(),
-        brief: "{}".to_owned(),
+        brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
     }
 }
 
