@@ -5,7 +5,10 @@
 //! The endpoint's sources are read for the names they look up: the
 //! `parts.all("…")` and `parts.header("…")` calls, and the headers
 //! `src/headers.rs` keeps (`KEPT`). The HTTP/1.1 adapter (`src/http1.rs`,
-//! framing: `connection`, `expect`) is the host's side, not the endpoint's.
+//! framing: `connection`, `expect`) is the host's side, not the endpoint's;
+//! a document's URL (`src/exchange/document.rs`, `Endpoint::document`) is
+//! another entry point than an MCP exchange, which the package does not
+//! serve.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -40,7 +43,7 @@ fn named_holds_every_header_the_endpoint_reads_and_no_other() {
     let mut read = BTreeSet::new();
     for file in files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        if ["http1.rs", "http.rs", "fuzz.rs"].contains(&name.as_str()) {
+        if ["http1.rs", "http.rs", "fuzz.rs", "document.rs"].contains(&name.as_str()) {
             continue;
         }
         let text = fs::read_to_string(&file).unwrap();
