@@ -2,12 +2,12 @@
 // chopin-mcp for Node and Bun: the Rust endpoint (a Node-API addon, built
 // from src/ by `npm run build`) driven from JavaScript.
 //
-// The drive loop runs here. Each step is one call into the addon, a free
-// function on the endpoint's External, with flat arguments (strings,
-// numbers, byte arrays) and one string back (src/wire.rs has its format);
-// each effect is a plain, awaited call of the host's function. Caller values
-// stay in JavaScript. index.d.ts documents the API; docs/typescript.md is
-// the guide.
+// The drive loop runs here. Each step is one call into the addon, a plain
+// function taking the endpoint's number, flat arguments (strings, numbers,
+// byte arrays) and returning one string (src/wire.rs has its format); each
+// effect is a plain, awaited call of the host's function. Caller values stay
+// in JavaScript. index.d.ts documents the API; docs/typescript.md is the
+// guide.
 
 const native = loadAddon();
 
@@ -38,6 +38,7 @@ const CREATE = 99; // c
 const FIRST_HEAD = 0x30;
 
 const KEEP_ALIVE = native.keepAlive();
+const KEEP_ALIVE_MS = 15_000;
 
 /**
  * A function on every handler and Endpoint counting the exchanges its
@@ -48,12 +49,10 @@ const IN_FLIGHT = Symbol.for("chopin-mcp.inFlight");
 function hook(target, core) {
   Object.defineProperty(target, IN_FLIGHT, { value: () => native.inFlight(core.native) });
 }
-const KEEP_ALIVE_MS = 15_000;
 
 // Every request header the endpoint reads (src/wire.rs NAMED): the handler
-// passes their values alone, Headers.get of each being cheaper than
-// walking them all.
-// The handler also reads content-length itself (the eighth).
+// passes their values alone, Headers.get of each being cheaper than walking
+// them all. It reads content-length (the eighth) itself too.
 const NAMED = native.namedHeaders();
 if (NAMED.length !== 10 || NAMED[7] !== "content-length") {
   throw new Error("chopin-mcp: index.cjs and the addon disagree on the request headers; rebuild the addon");
@@ -914,7 +913,6 @@ const KEEP_ALIVE_TEXT = new TextDecoder().decode(KEEP_ALIVE);
 module.exports = {
   handler,
   Endpoint,
-  Exchange,
   TOOLS,
   tools,
   scoped,

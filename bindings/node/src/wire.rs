@@ -31,7 +31,7 @@
 //! | `b` | push the body (also: a push taken in) | — |
 //! | `l` | list documents | the repository |
 //! | `r` | read a document | the id |
-//! | `c` | create a document | the host input as JSON |
+//! | `c` | create a document | the length of the next part in UTF-16 units, `:`, the host input but its plan as JSON, then the plan |
 //!
 //! A head text is the status (followed by ` stream` for an accepted GET's
 //! open event stream), then each header's name and value, every item on a
