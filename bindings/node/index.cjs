@@ -474,13 +474,19 @@ function handler(options) {
     });
   }
 
+  /** The response of `out`; the slot is free again once it is made. */
+  function respond(slot, out, request) {
+    const response = webResponse(core, out, request, keepAliveMs);
+    core.give(slot);
+    return response;
+  }
+
   async function drive(request, slot) {
     const method = request.method;
     if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
       const out = native.metadata(endpoint, method, targetOf(request.url), flatWebHeaders(request.headers));
       if (out !== null) {
-        core.give(slot);
-        return webResponse(core, out, request, keepAliveMs);
+        return respond(slot, out, request);
       }
     }
     const h = request.headers;
@@ -498,8 +504,7 @@ function handler(options) {
     if (!early) {
       out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
       if (out.charCodeAt(0) !== AUTHENTICATE) {
-        core.give(slot);
-        return webResponse(core, out, request, keepAliveMs);
+        return respond(slot, out, request);
       }
     }
     let answer = caller(request);
@@ -538,8 +543,7 @@ function handler(options) {
           break;
         }
         default:
-          core.give(slot);
-          return webResponse(core, out, request, keepAliveMs);
+          return respond(slot, out, request);
       }
     }
   }

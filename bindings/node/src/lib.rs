@@ -2,15 +2,17 @@
 //! folder (`index.cjs`, `index.mjs`, `index.d.ts`).
 //!
 //! The drive loop runs in JavaScript: each step is one call into the addon
-//! (a free function on one `External`, the endpoint), and each effect is a
+//! (a plain function taking the endpoint's number), and each effect is a
 //! plain, awaited call of the host's JavaScript function. Nothing calls back
 //! from Rust into JavaScript, and no thread is started.
 //!
 //! The exchanges in flight are kept here, in numbered slots the JavaScript
 //! side hands out (the caller value never crosses: it stays in JavaScript,
-//! and the endpoint's caller type is `()`). What crosses is flat: a method
-//! and one string of headers in, one string out per step ([`wire`] has the
+//! and the endpoint's caller type is `()`). What crosses is flat: the method
+//! and header values in, one string out per step (`src/wire.rs` has the
 //! format), plain strings, numbers and byte arrays for the host's answers.
+//! The exports a request crosses are plain Node-API callbacks
+//! (`src/ffi.rs`); the others are napi-rs's.
 //!
 //! Every export catches unwinding (`catch_unwind`): a panic, were one ever
 //! to happen, becomes a JavaScript exception instead of aborting the
@@ -185,8 +187,8 @@ struct CreatedFields {
 struct Flat<'a>(#[serde(borrow)] Vec<Cow<'a, str>>);
 
 impl Core {
-    /// An endpoint with the settings of `options` (JSON; see
-    /// [`options`]).
+    /// An endpoint with the settings of `options` (JSON: `EndpointOptions`
+    /// of `index.d.ts`).
     pub fn new(options: &str) -> Result<Core, BadOptions> {
         let endpoint = options::endpoint(options)?;
         let tools = tools_of(&endpoint);
@@ -671,7 +673,8 @@ pub fn keep_alive() -> napi::bindgen_prelude::Uint8Array {
     chopin_mcp::sse::keep_alive().to_vec().into()
 }
 
-/// Adds the exports a request crosses, plain Node-API callbacks ([`ffi`]).
+/// Adds the exports a request crosses, plain Node-API callbacks
+/// (`src/ffi.rs`).
 #[napi(module_exports, catch_unwind)]
 pub fn exports(exports: napi::bindgen_prelude::Object<'_>, env: Env) -> napi::Result<()> {
     // SAFETY: the module initialization's environment and exports object.

@@ -50,8 +50,8 @@ pub(crate) const FIRST_HEAD: u32 = 0x30;
 /// status, headers and CORS grant is one; an endpoint sees a few dozen.
 pub(crate) const MAX_HEADS: usize = 0x100 - FIRST_HEAD as usize;
 
-/// Every request header the endpoint reads, in the order [`named`] takes
-/// their values. `tests/named_headers.rs` holds it to the crate: a header
+/// Every request header the endpoint reads, in the order the addon's
+/// `start` and `run` take their values. `tests/named_headers.rs` holds it to the crate: a header
 /// the endpoint reads that is not here fails it.
 pub const NAMED: [&str; 10] = [
     "origin",
