@@ -366,17 +366,30 @@ class Core {
     this.heads = [];
     this.free = [];
     this.next = 0;
+    /** Each slot's generation: odd while an exchange holds it. */
+    this.generations = [];
     this.budget = native.budget(this.native);
     /** Where the body of the outcome `head` last read starts. */
     this.bodyStart = 0;
   }
 
   take() {
-    return this.free.length > 0 ? this.free.pop() : this.next++;
+    const slot = this.free.length > 0 ? this.free.pop() : this.next++;
+    this.generations[slot] = (this.generations[slot] ?? 0) + 1;
+    return slot;
   }
 
   give(slot) {
+    this.generations[slot]++;
     this.free.push(slot);
+  }
+
+  /** Releases `slot` if the exchange of `generation` still holds it. */
+  reclaim(slot, generation) {
+    if (this.generations[slot] === generation) {
+      native.release(this.native, slot);
+      this.give(slot);
+    }
   }
 
   /** The head of the response outcome `out`; sets `bodyStart`. */
@@ -634,6 +647,9 @@ function eventStream(signal, every) {
 
 // --- Endpoint: the effect loop for hosts without Web Requests ------------
 
+/** Releases the exchanges hosts dropped unanswered, once collected. */
+const dropped = new FinalizationRegistry(({ core, slot, generation }) => core.reclaim(slot, generation));
+
 const ENDPOINT_OWN = ["create"];
 const KINDS = {
   [AUTHENTICATE]: "authenticate",
@@ -673,10 +689,21 @@ class Endpoint {
    */
   begin(method, headers) {
     if (typeof method !== "string") fail(`begin(method, headers): method must be a string, not ${describe(method)}`);
+    const flat = flatHeaders(headers);
     const core = this.#core;
     const slot = core.take();
-    const out = native.startListed(core.native, slot, method, flatHeaders(headers));
-    return new Exchange(core, slot, out);
+    let out;
+    try {
+      out = native.startListed(core.native, slot, method, flat);
+    } catch (error) {
+      core.give(slot);
+      throw error;
+    }
+    const exchange = new Exchange(core, slot, out);
+    // An exchange the host drops unanswered (an exception between two
+    // steps) is released when it is collected.
+    if (exchange.kind !== "respond") dropped.register(exchange, { core, slot, generation: core.generations[slot] });
+    return exchange;
   }
 
   /**

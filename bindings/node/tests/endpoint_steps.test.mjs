@@ -2,6 +2,7 @@
 // each step, respond; misuse is a TypeError that leaves the exchange
 // answerable; abandon() drops an exchange the host gave up on.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import { Endpoint } from "chopin-mcp";
@@ -114,6 +115,26 @@ test("abandon() drops an exchange; so does dispose", () => {
   else steps[1].abandon();
   assert.equal(endpoint[IN_FLIGHT](), 0);
   assert.equal(steps[0].kind, "abandoned");
+});
+
+test("an exchange dropped unanswered is released once collected", () => {
+  // In a process of its own, where collection can be asked for.
+  const script = `
+    const { Endpoint } = await import(${JSON.stringify(new URL("../index.mjs", import.meta.url).href)});
+    const IN_FLIGHT = Symbol.for("chopin-mcp.inFlight");
+    const endpoint = new Endpoint();
+    for (let i = 0; i < 100; i++) endpoint.begin("POST", ["Authorization", "Bearer a"]).answer("octocat");
+    const held = endpoint.begin("POST", []);
+    const before = endpoint[IN_FLIGHT]();
+    for (let round = 0; round < 20 && endpoint[IN_FLIGHT]() > 1; round++) {
+      typeof Bun === "undefined" ? globalThis.gc() : Bun.gc(true);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    console.log(before, endpoint[IN_FLIGHT](), held.kind);
+  `;
+  const child = spawnSync(process.execPath, [...(typeof Bun === "undefined" ? ["--expose-gc"] : []), "--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stdout.trim(), "101 1 authenticate");
 });
 
 test("headers come as rawHeaders, a Web Headers or an object; a malformed list is a TypeError", () => {
