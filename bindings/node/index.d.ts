@@ -219,7 +219,7 @@ export class Endpoint {
 
 /** Members every step of an exchange has. */
 interface StepBase {
-  /** Gives up on the exchange (the host failed it): its state is dropped. Every exchange ends in "respond" or here. */
+  /** Gives up on the exchange (the host failed it): its state is dropped at once (an exchange dropped without this is released when collected). */
   abandon(): void;
 }
 
