@@ -524,29 +524,44 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
 /// arguments then `authenticate`'s, in one call.
 unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, method, rest @ ..] = args::<{ 6 + NAMED.len() }>(env, info)?;
-        let (named, [verdict, scopes, body]) = rest.split_at(NAMED.len()) else {
-            unreachable!("the arguments are split at their length")
-        };
+        let [
+            core,
+            slot,
+            method,
+            n0,
+            n1,
+            n2,
+            n3,
+            n4,
+            n5,
+            n6,
+            n7,
+            n8,
+            n9,
+            verdict,
+            scopes,
+            body,
+        ] = args::<{ 6 + NAMED.len() }>(env, info)?;
+        let named = [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9];
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;
         let mut arena = Latin1::new();
         let mut spans = [None; NAMED.len()];
-        for (span, &value) in spans.iter_mut().zip(named) {
+        for (span, value) in spans.iter_mut().zip(named) {
             *span = arena.read(env, value);
         }
         let values = spans.map(|span| span.map(|span| arena.get(span)));
-        let verdict = Verdict::of(u32_of(env, *verdict)?)?;
-        let scopes = if is_undefined(env, *scopes) {
+        let verdict = Verdict::of(u32_of(env, verdict)?)?;
+        let scopes = if is_undefined(env, scopes) {
             Vec::new()
         } else {
-            strings_of(env, *scopes)?
+            strings_of(env, scopes)?
         };
-        let body = if is_undefined(env, *body) {
+        let body = if is_undefined(env, body) {
             None
         } else {
-            Some(bytes_of(env, *body)?)
+            Some(bytes_of(env, body)?)
         };
         outcome(env, core, |core| {
             core.start_answered(slot, method, &values, verdict, &scopes, body)

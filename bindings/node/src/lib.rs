@@ -69,6 +69,41 @@ enum Pending {
 }
 
 impl Pending {
+    fn into_authenticate(self) -> Option<Authenticate<()>> {
+        match self {
+            Pending::Authenticate(auth) => Some(auth),
+            _ => None,
+        }
+    }
+
+    fn into_body(self) -> Option<BodyIntake<()>> {
+        match self {
+            Pending::Body(intake) => Some(intake),
+            _ => None,
+        }
+    }
+
+    fn into_list(self) -> Option<ListDocuments<()>> {
+        match self {
+            Pending::List(list) => Some(list),
+            _ => None,
+        }
+    }
+
+    fn into_read(self) -> Option<ReadDocument<()>> {
+        match self {
+            Pending::Read(read) => Some(read),
+            _ => None,
+        }
+    }
+
+    fn into_create(self) -> Option<CreateDocument<()>> {
+        match self {
+            Pending::Create(create) => Some(create),
+            _ => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Pending::Authenticate(_) => "authenticate",
@@ -265,9 +300,7 @@ impl Core {
         scopes: &[String],
         body: Option<&[u8]>,
     ) -> Result<&[u8], Misuse> {
-        let Pending::Authenticate(auth) = self.take(slot, "authenticate")? else {
-            unreachable!("take checks the kind")
-        };
+        let auth = self.take(slot, "authenticate", Pending::into_authenticate)?;
         let outcome = self.answer_authenticate(auth, verdict, scopes, body);
         self.settle(slot, outcome)
     }
@@ -327,9 +360,7 @@ impl Core {
     /// Takes in a chunk of the body in `slot`: `b` to go on reading, or the
     /// 413 response (then the host stops reading).
     pub fn push(&mut self, slot: u32, chunk: &[u8]) -> Result<&[u8], Misuse> {
-        let Pending::Body(intake) = self.take(slot, "body")? else {
-            unreachable!("take checks the kind")
-        };
+        let intake = self.take(slot, "body", Pending::into_body)?;
         match intake.push(chunk) {
             Ok(intake) => {
                 self.put(slot, Pending::Body(intake))?;
@@ -343,9 +374,7 @@ impl Core {
 
     /// Takes in the last chunk of the body in `slot`, if any, and goes on.
     pub fn finish(&mut self, slot: u32, chunk: Option<&[u8]>) -> Result<&[u8], Misuse> {
-        let Pending::Body(intake) = self.take(slot, "body")? else {
-            unreachable!("take checks the kind")
-        };
+        let intake = self.take(slot, "body", Pending::into_body)?;
         let outcome = match chunk {
             None => intake.finish(),
             Some(chunk) => match intake.push(chunk) {
@@ -358,9 +387,7 @@ impl Core {
 
     /// Answers the list effect in `slot` with `[id, title, …]` (JSON).
     pub fn answer_list(&mut self, slot: u32, flat: &str) -> Result<&[u8], Misuse> {
-        let Pending::List(list) = self.take(slot, "list")? else {
-            unreachable!("take checks the kind")
-        };
+        let list = self.take(slot, "list", Pending::into_list)?;
         let Flat(items) = serde_json::from_str(flat)
             .map_err(|_| Misuse("a list answer is an array of strings".into()))?;
         if items.len() % 2 != 0 {
@@ -386,9 +413,7 @@ impl Core {
         found: DocumentRef<'_>,
         brief: Option<Brief>,
     ) -> Result<&[u8], Misuse> {
-        let Pending::Read(read) = self.take(slot, "read")? else {
-            unreachable!("take checks the kind")
-        };
+        let read = self.take(slot, "read", Pending::into_read)?;
         let document = &mut self.document;
         for (to, from) in [
             (&mut document.id, found.id),
@@ -406,9 +431,7 @@ impl Core {
 
     /// Answers the read effect in `slot`: no such document for this caller.
     pub fn answer_absent(&mut self, slot: u32) -> Result<&[u8], Misuse> {
-        let Pending::Read(read) = self.take(slot, "read")? else {
-            unreachable!("take checks the kind")
-        };
+        let read = self.take(slot, "read", Pending::into_read)?;
         let outcome = read.answer(None);
         self.settle(slot, outcome)
     }
@@ -425,9 +448,7 @@ impl Core {
         fields: Option<&str>,
         source: Option<&str>,
     ) -> Result<&[u8], Misuse> {
-        let Pending::Create(create) = self.take(slot, "create")? else {
-            unreachable!("take checks the kind")
-        };
+        let create = self.take(slot, "create", Pending::into_create)?;
         let created = match (kind, fields) {
             (CreateKind::Created | CreateKind::Replayed, Some(json)) => {
                 let fields: CreatedFields = serde_json::from_str(json)
@@ -469,22 +490,28 @@ impl Core {
         self.slots.iter().filter(|slot| slot.is_some()).count()
     }
 
-    /// The exchange in `slot`, which must be waiting for the `wanted` answer.
-    fn take(&mut self, slot: u32, wanted: &'static str) -> Result<Pending, Misuse> {
-        let entry = self
-            .slots
-            .get_mut(slot as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| Misuse(format!("no exchange is waiting in slot {slot}")))?;
-        if entry.name() != wanted {
-            let waiting = entry.name();
-            // Put it back: the exchange is still the host's to answer.
-            self.slots[slot as usize] = Some(entry);
-            return Err(Misuse(format!(
-                "the exchange in slot {slot} waits for the {waiting} answer, not {wanted}"
-            )));
+    /// The exchange in `slot`, if it waits for the `wanted` answer (`pick`
+    /// takes it out of its kind); one waiting for another stays the
+    /// host's to answer.
+    fn take<T>(
+        &mut self,
+        slot: u32,
+        wanted: &'static str,
+        pick: fn(Pending) -> Option<T>,
+    ) -> Result<T, Misuse> {
+        let entry = self.slots.get_mut(slot as usize).and_then(Option::take);
+        match entry {
+            Some(pending) if pending.name() == wanted => pick(pending)
+                .ok_or_else(|| Misuse(format!("the exchange in slot {slot} is not a {wanted}"))),
+            Some(pending) => {
+                let waiting = pending.name();
+                self.slots[slot as usize] = Some(pending);
+                Err(Misuse(format!(
+                    "the exchange in slot {slot} waits for the {waiting} answer, not {wanted}"
+                )))
+            }
+            None => Err(Misuse(format!("no exchange is waiting in slot {slot}"))),
         }
-        Ok(entry)
     }
 
     /// Keeps `pending` in `slot`: one in use, or the next after the last
