@@ -1,13 +1,13 @@
 // create_document through the package's handler, in process, on the bodies
-// `examples/create_plans.rs` wrote (bench/create.sh runs both), beside the
-// crate's own time for each.
+// `examples/create_plans.rs` wrote (bench/create.sh runs both, alternating).
 //
 //   node_modules/.bin/bun bench/create.mjs DIR [ROUNDS]
 //
 // The host answers `created` with the canonical plan, as the crate's run
-// does; each exchange's response text is read. Prints, per body, the
-// crate's median, the package's, and their ratio.
-import { readFileSync } from "node:fs";
+// does; each exchange's response text is read. Appends to DIR/package.tsv
+// one line per body and round, as crate.tsv has them: the body's file, its
+// name, the mean ns per exchange.
+import { appendFileSync, readFileSync } from "node:fs";
 import { handler } from "../index.mjs";
 
 const [dir, roundsArg] = process.argv.slice(2);
@@ -15,10 +15,9 @@ if (!dir) {
   console.error("usage: bench/create.mjs DIR [ROUNDS]");
   process.exit(2);
 }
-const ROUNDS = Number(roundsArg ?? 15);
+const ROUNDS = Number(roundsArg ?? 1);
 const bun = typeof Bun !== "undefined";
 const now = bun ? () => Bun.nanoseconds() : () => Number(process.hrtime.bigint());
-const runtime = bun ? `bun ${Bun.version}` : `node ${process.version}`;
 
 const mcp = handler({
   caller: () => "octocat",
@@ -39,21 +38,17 @@ async function cycle(body) {
   return (await response.text()).length;
 }
 
-const rows = readFileSync(`${dir}/crate.tsv`, "utf8").trim().split("\n").map((line) => line.split("\t"));
-console.log(`create_document in process (${runtime}), median of ${ROUNDS} rounds, ns per exchange:`);
-console.log(`  ${"plan".padEnd(28)} ${"crate".padStart(10)} ${"package".padStart(10)}  ratio`);
-for (const [file, name, crate] of rows) {
+const bodies = new Map(readFileSync(`${dir}/crate.tsv`, "utf8").trim().split("\n").map((line) => line.split("\t").slice(0, 2)));
+let table = "";
+for (const [file, name] of bodies) {
   const body = readFileSync(file);
   const once = now();
   await cycle(body);
   const perRound = Math.min(2000, Math.max(3, Math.floor(5e6 / Math.max(1, now() - once))));
-  const times = [];
-  for (let round = 0; round < ROUNDS + 1; round++) {
+  for (let round = 0; round < ROUNDS; round++) {
     const start = now();
     for (let i = 0; i < perRound; i++) await cycle(body);
-    if (round > 0) times.push((now() - start) / perRound);
+    table += `${file}\t${name}\t${((now() - start) / perRound).toFixed(0)}\n`;
   }
-  times.sort((a, b) => a - b);
-  const median = times[times.length >> 1];
-  console.log(`  ${name.padEnd(28)} ${crate.padStart(10)} ${median.toFixed(0).padStart(10)}  ${(median / Number(crate)).toFixed(2)}x`);
 }
+appendFileSync(`${dir}/package.tsv`, table);
