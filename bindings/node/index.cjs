@@ -357,6 +357,14 @@ class Head {
   }
 }
 
+/** More slots than an endpoint ever has in flight (src/lib.rs MAX_SLOTS). */
+const SLOTS = 2 ** 24;
+/**
+ * Slot generations count modulo this (even, so odd still means held), so
+ * that generation * SLOTS + slot stays an exact number.
+ */
+const GENERATIONS = 2 ** 28;
+
 /** The addon's endpoint with its exchange slots and the heads it named. */
 class Core {
   constructor(settings) {
@@ -368,6 +376,11 @@ class Core {
     this.next = 0;
     /** Each slot's generation: odd while an exchange holds it. */
     this.generations = [];
+    /**
+     * Releases the Endpoint exchanges hosts dropped unanswered, once
+     * collected; each is known by its slot and generation, one number.
+     */
+    this.dropped = new FinalizationRegistry((held) => this.reclaim(held % SLOTS, Math.floor(held / SLOTS)));
     this.budget = native.budget(this.native);
     /** Where the body of the outcome `head` last read starts. */
     this.bodyStart = 0;
@@ -375,12 +388,12 @@ class Core {
 
   take() {
     const slot = this.free.length > 0 ? this.free.pop() : this.next++;
-    this.generations[slot] = (this.generations[slot] ?? 0) + 1;
+    this.generations[slot] = ((this.generations[slot] ?? 0) + 1) % GENERATIONS;
     return slot;
   }
 
   give(slot) {
-    this.generations[slot]++;
+    this.generations[slot] = (this.generations[slot] + 1) % GENERATIONS;
     this.free.push(slot);
   }
 
@@ -647,8 +660,6 @@ function eventStream(signal, every) {
 
 // --- Endpoint: the effect loop for hosts without Web Requests ------------
 
-/** Releases the exchanges hosts dropped unanswered, once collected. */
-const dropped = new FinalizationRegistry(({ core, slot, generation }) => core.reclaim(slot, generation));
 
 const ENDPOINT_OWN = ["create"];
 const KINDS = {
@@ -702,7 +713,7 @@ class Endpoint {
     const exchange = new Exchange(core, slot, out);
     // An exchange the host drops unanswered (an exception between two
     // steps) is released when it is collected.
-    if (exchange.kind !== "respond") dropped.register(exchange, { core, slot, generation: core.generations[slot] });
+    if (exchange.kind !== "respond") core.dropped.register(exchange, core.generations[slot] * SLOTS + slot);
     return exchange;
   }
 
