@@ -16,6 +16,10 @@
 //                   body (the read effect comes back), 5 + the host's read
 //                   and the crossing that answers it, 6 + the Response and
 //                   its text
+//   stage 4 twice   stage 4 with its crossing made a second time at once
+//                   (released, then again): the gap to stage 4 is what the
+//                   same call costs when it comes right after itself, not
+//                   after the request's JavaScript
 //   stand-in        stage 6's JavaScript alone, each crossing replaced by the
 //                   string it returns: the gap to stage 6 is the crossings
 //                   and the endpoint's Rust work
@@ -85,6 +89,11 @@ async function staged(request, stage) {
   if (stage === 3) return bytes.length;
   let out = native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], 1, undefined, bytes);
   if (stage === 4) return native.release(core, 0);
+  if (stage === 4.5) {
+    native.release(core, 0);
+    native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], 1, undefined, bytes);
+    return native.release(core, 0);
+  }
   const document = await documents.read(who, out.slice(1));
   out = native.answerRead(core, 0, document.id, document.title, document.source, document.revision);
   if (stage === 5) return out.length;
@@ -139,6 +148,7 @@ const requests = (n) => Array.from({ length: n }, () => new Request("http://127.
 const cases = [
   ["handler", (r) => whole(r)],
   ...[1, 2, 3, 4, 5, 6].map((stage) => [`stage ${stage}`, (r) => staged(r, stage)]),
+  ["stage 4 twice", (r) => staged(r, 4.5)],
   ["stand-in", (r) => standIn(r)],
 ];
 if (!bun) cases.push(["endpoint", () => viaEndpoint()]);
@@ -164,4 +174,4 @@ for (let round = 0; round < ROUNDS + 2; round++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`inproc read_document (${runtime}), n=${N} per round, median of ${ROUNDS} rounds, ns/req:`);
-for (const [name, xs] of results) console.log(`  ${name.padEnd(10)} ${median(xs).toFixed(0).padStart(7)}`);
+for (const [name, xs] of results) console.log(`  ${name.padEnd(13)} ${median(xs).toFixed(0).padStart(7)}`);
