@@ -366,11 +366,8 @@ unsafe extern "C" fn start(env: sys::napi_env, info: sys::napi_callback_info) ->
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;
         let mut arena = Latin1::new();
-        let mut spans = [None; NAMED.len()];
-        for (span, value) in spans.iter_mut().zip(rest) {
-            *span = arena.read(env, value);
-        }
-        let values = spans.map(|span| span.map(|span| arena.get(span)));
+        let spans = arena.read_all(env, rest);
+        let values = arena.values(spans);
         outcome(env, core, |core| core.start(slot, method, &values))
     })
 }
@@ -485,6 +482,24 @@ impl Latin1 {
         Some(Span::Spilled(self.spilled.len() - 1))
     }
 
+    /// Reads the values of the headers [`NAMED`] names.
+    ///
+    /// # Safety
+    /// `env` and the values are a running callback's.
+    unsafe fn read_all(
+        &mut self,
+        env: sys::napi_env,
+        values: [Value; NAMED.len()],
+    ) -> [Option<Span>; NAMED.len()] {
+        // SAFETY: per this function's contract.
+        values.map(|value| unsafe { self.read(env, value) })
+    }
+
+    /// The values [`read_all`](Self::read_all) read.
+    fn values(&self, spans: [Option<Span>; NAMED.len()]) -> [Option<&[u8]>; NAMED.len()] {
+        spans.map(|span| span.map(|span| self.get(span)))
+    }
+
     fn get(&self, span: Span) -> &[u8] {
         match span {
             // SAFETY: Node-API initialized the bytes up to `used`, which
@@ -503,6 +518,38 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
     guard(env, || unsafe {
         let [core, slot, verdict, scopes, body] = args::<5>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let Answer {
+            verdict,
+            scopes,
+            body,
+        } = answer_of(env, verdict, scopes, body)?;
+        outcome(env, core, |core| {
+            core.authenticate(slot, verdict, &scopes, body)
+        })
+    })
+}
+
+/// An authentication answer: the verdict, the scopes of a scoped caller,
+/// the whole body when the host read it.
+struct Answer<'a> {
+    verdict: Verdict,
+    scopes: Vec<String>,
+    body: Option<&'a [u8]>,
+}
+
+/// An authentication answer's arguments.
+///
+/// # Safety
+/// `env` and the values are a running callback's; the body must not
+/// outlive the callback.
+unsafe fn answer_of<'a>(
+    env: sys::napi_env,
+    verdict: Value,
+    scopes: Value,
+    body: Value,
+) -> Result<Answer<'a>, Fault> {
+    // SAFETY: per this function's contract.
+    unsafe {
         let verdict = Verdict::of(u32_of(env, verdict)?)?;
         let scopes = if is_undefined(env, scopes) {
             Vec::new()
@@ -514,10 +561,12 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
         } else {
             Some(bytes_of(env, body)?)
         };
-        outcome(env, core, |core| {
-            core.authenticate(slot, verdict, &scopes, body)
+        Ok(Answer {
+            verdict,
+            scopes,
+            body,
         })
-    })
+    }
 }
 
 /// `run(core, slot, method, …values, verdict, scopes?, body?)`: `start`'s
@@ -547,22 +596,13 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;
         let mut arena = Latin1::new();
-        let mut spans = [None; NAMED.len()];
-        for (span, value) in spans.iter_mut().zip(named) {
-            *span = arena.read(env, value);
-        }
-        let values = spans.map(|span| span.map(|span| arena.get(span)));
-        let verdict = Verdict::of(u32_of(env, verdict)?)?;
-        let scopes = if is_undefined(env, scopes) {
-            Vec::new()
-        } else {
-            strings_of(env, scopes)?
-        };
-        let body = if is_undefined(env, body) {
-            None
-        } else {
-            Some(bytes_of(env, body)?)
-        };
+        let spans = arena.read_all(env, named);
+        let values = arena.values(spans);
+        let Answer {
+            verdict,
+            scopes,
+            body,
+        } = answer_of(env, verdict, scopes, body)?;
         outcome(env, core, |core| {
             core.start_answered(slot, method, &values, verdict, &scopes, body)
         })
