@@ -55,6 +55,7 @@ fn document() -> Document {
     Document {
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
+        brief: None,
         source: "# Release readiness\n\nShip when the checklist is green.\n".into(),
         revision: 4,
     }

@@ -82,6 +82,7 @@ fn document() -> Document {
     Document {
         id: "doc".into(),
         title: "Title".into(),
+        brief: None,
         source: SECRET.into(),
         revision: 1,
     }

@@ -359,6 +359,16 @@ impl<T: WriteJson> WriteJson for [T] {
     }
 }
 
+impl<T: WriteJson> WriteJson for Vec<T> {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        self.as_slice().write_json(out, level);
+    }
+
+    fn len_hint(&self) -> usize {
+        self.as_slice().len_hint()
+    }
+}
+
 impl<T: WriteJson + ?Sized> WriteJson for &T {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         (**self).write_json(out, level);

@@ -69,6 +69,7 @@ fn cycle(headers: &[Header<'_>], body: &'static [u8]) -> usize {
     let document = Document {
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
+        brief: None,
         source: "# Release readiness\n".into(),
         revision: 4,
     };
@@ -186,6 +187,7 @@ fn the_cors_grant_costs_no_allocation_per_request() {
     let document = Document {
         id: "doc".into(),
         title: "Title".into(),
+        brief: None,
         source: "# Title\n".into(),
         revision: 1,
     };
@@ -250,6 +252,7 @@ fn document(source_bytes: usize) -> Document {
     Document {
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
+        brief: None,
         source: match source_bytes {
             0 => "# Release readiness\n".to_string(),
             _ => plan.repeat(source_bytes / plan.len() + 1),

@@ -31,6 +31,7 @@ fn drive(endpoint: &Endpoint, parts: &RequestParts<'_>, body: &'static [u8]) -> 
     let document = Document {
         id: DOC_ID.into(),
         title: "Release readiness".into(),
+        brief: None,
         source: "# Release readiness\n".into(),
         revision: 2,
     };

@@ -341,6 +341,7 @@ fn a_read_result_is_id_title_source_revision_in_that_order() {
     let document = Document {
         id: "doc-1".into(),
         title: "Quotes \"and\" β <b>".into(),
+        brief: None,
         source: "# T\n\n<Callout type=\"note\">\n\ttab \\ slash\n</Callout>\n".into(),
         revision: 12,
     };

@@ -69,6 +69,7 @@ fn benches(c: &mut Criterion) {
     let mut document = Document {
         id: String::new(),
         title: String::new(),
+        brief: None,
         source: String::new(),
         revision: 0,
     };

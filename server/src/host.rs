@@ -402,6 +402,7 @@ const fn no_document() -> Document {
     Document {
         id: String::new(),
         title: String::new(),
+        brief: None,
         source: String::new(),
         revision: 0,
     }

@@ -22,6 +22,7 @@ fn scratch() -> Document {
     Document {
         id: String::new(),
         title: String::new(),
+        brief: None,
         source: String::new(),
         revision: 0,
     }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::{Frame, list::is_repository};
-use crate::json::{self, Compact, Raw};
+use crate::json::{self, Compact, Level, Raw, WriteJson};
 use crate::jsonrpc::RpcError;
 
 /// The brief's schema, shared by the input and output schemas (§11.2).
@@ -47,6 +47,30 @@ pub struct Brief {
     pub open_questions: Vec<String>,
     /// What was learned from the repository.
     pub repository_findings: Vec<String>,
+}
+
+impl Brief {
+    fn members(&self) -> [(&str, &dyn WriteJson); 5] {
+        [
+            ("goal", &self.goal),
+            ("constraints", &self.constraints),
+            ("settledDecisions", &self.settled_decisions),
+            ("openQuestions", &self.open_questions),
+            ("repositoryFindings", &self.repository_findings),
+        ]
+    }
+}
+
+/// Written as `serde` serializes it, keys in the order of §11.2, without a
+/// scratch copy (a read answers it inside a [`Document`](crate::Document)).
+impl WriteJson for Brief {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        json::object(out, level, &self.members());
+    }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&self.members())
+    }
 }
 
 /// What the create effect asks the host to store (DIALECT.md §11.6).

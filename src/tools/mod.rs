@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::json::{self, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
+use create::Brief;
 
 /// One entry of a repository's document list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -40,6 +41,11 @@ pub struct Document {
     pub id: String,
     /// Its title.
     pub title: String,
+    /// The brief it was created with, when the host keeps one: answered
+    /// between `title` and `source` (LIFECYCLE.md §5). `None` answers
+    /// exactly as a document without a brief always did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub brief: Option<Brief>,
     /// The canonical plan source.
     pub source: String,
     /// The revision number, from 0.
@@ -203,23 +209,34 @@ impl Summary for DocumentSummaryRef<'_> {
 }
 
 impl Document {
-    fn members(&self) -> [(&str, &dyn WriteJson); 4] {
-        [
-            ("id", &self.id),
-            ("title", &self.title),
-            ("source", &self.source),
-            ("revision", &self.revision),
-        ]
+    /// Calls `f` with the document's members in answer order, `brief` only
+    /// when there is one.
+    fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
+        match &self.brief {
+            None => f(&[
+                ("id", &self.id),
+                ("title", &self.title),
+                ("source", &self.source),
+                ("revision", &self.revision),
+            ]),
+            Some(brief) => f(&[
+                ("id", &self.id),
+                ("title", &self.title),
+                ("brief", brief),
+                ("source", &self.source),
+                ("revision", &self.revision),
+            ]),
+        }
     }
 }
 
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &self.members());
+        self.with_members(|members| json::object(out, level, members));
     }
 
     fn len_hint(&self) -> usize {
-        json::object_len_hint(&self.members())
+        self.with_members(json::object_len_hint)
     }
 }
 
@@ -237,21 +254,33 @@ mod tests {
 
     #[test]
     fn hand_written_results_equal_their_serde_serialization() {
-        let document = Document {
-            id: "d\"1".into(),
-            title: "T\\n\u{1}".into(),
-            source: "# S\n\n😀 \"q\"".into(),
-            revision: u64::MAX,
+        let brief = Brief {
+            goal: "G\"\u{2}".into(),
+            constraints: vec!["c\\".into(), String::new()],
+            settled_decisions: Vec::new(),
+            open_questions: vec!["q?\n".into()],
+            repository_findings: vec!["😀".into()],
         };
-        let mut out = Vec::new();
-        write_text_result(&mut out, Frame::Legacy, &document, false);
-        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        let compact = serde_json::to_string(&document).unwrap();
-        assert_eq!(value["content"][0]["text"], compact.as_str());
-        assert_eq!(
-            value["structuredContent"],
-            serde_json::to_value(&document).unwrap()
-        );
+        for brief in [None, Some(brief)] {
+            let document = Document {
+                id: "d\"1".into(),
+                title: "T\\n\u{1}".into(),
+                brief,
+                source: "# S\n\n😀 \"q\"".into(),
+                revision: u64::MAX,
+            };
+            let mut out = Vec::new();
+            write_text_result(&mut out, Frame::Legacy, &document, false);
+            let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            let compact = serde_json::to_string(&document).unwrap();
+            assert_eq!(value["content"][0]["text"], compact.as_str());
+            let structured = &out[out
+                .windows(20)
+                .position(|w| w == b"\"structuredContent\":")
+                .unwrap()
+                + 20..];
+            assert!(structured.starts_with(compact.as_bytes()));
+        }
     }
 
     #[test]

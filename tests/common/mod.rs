@@ -16,6 +16,7 @@ pub fn seed_document() -> Document {
     Document {
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
+        brief: None,
         source: "# Release readiness\n".into(),
         revision: 4,
     }

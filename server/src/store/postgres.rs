@@ -711,6 +711,7 @@ impl Postgres {
         Ok(Some(Document {
             id: hex_text(row, 0)?,
             title: hex_text(row, 1)?,
+            brief: None,
             source: hex_text(row, 2)?,
             revision: revision_of(revision),
         }))
@@ -783,6 +784,7 @@ async fn create_on(
             let document = Document {
                 id: id.to_owned(),
                 title: draft.title.clone(),
+                brief: None,
                 source: draft.source.clone(),
                 revision: 0,
             };
@@ -804,6 +806,7 @@ async fn create_on(
         let document = Document {
             id: text(&row, 1)?,
             title: text(&row, 2)?,
+            brief: None,
             source: text(&row, 3)?,
             revision: revision_of(row.try_get(4)?),
         };

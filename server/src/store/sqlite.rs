@@ -402,6 +402,7 @@ impl Sqlite {
         let document = Document {
             id: id.to_owned(),
             title: draft.title.clone(),
+            brief: None,
             source: draft.source.clone(),
             revision: 0,
         };
@@ -514,6 +515,7 @@ fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
     Ok(Document {
         id: row.get(0)?,
         title: row.get(1)?,
+        brief: None,
         source: row.get(2)?,
         revision: revision_of(row.get(3)?),
     })
