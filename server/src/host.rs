@@ -11,8 +11,8 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use chopin_mcp::{
-    Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Document, Endpoint,
-    IdSource, Outcome, SystemIds,
+    ArchiveAnswer, Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Document,
+    Endpoint, IdSource, Outcome, RenameAnswer, RestoreAnswer, SystemIds, UpdateAnswer,
 };
 
 pub use crate::labels::CreateResult;
@@ -333,6 +333,10 @@ impl Host {
                 *created = Some(result);
                 next
             }
+            write @ (Outcome::Update(_)
+            | Outcome::Rename(_)
+            | Outcome::Archive(_)
+            | Outcome::Restore(_)) => not_offered(write),
             other => other,
         })
     }
@@ -383,8 +387,27 @@ impl Host {
                 let stored = store.create(create.caller(), &id, &draft)?;
                 Ok(answer(create, stored).1)
             }
+            Now::Await(
+                write @ (Outcome::Update(_)
+                | Outcome::Rename(_)
+                | Outcome::Archive(_)
+                | Outcome::Restore(_)),
+            ) => Ok(not_offered(write)),
             Now::Await(other) => Ok(other),
         }
+    }
+}
+
+/// Answers a write effect `unavailable`. The endpoint asks none: this
+/// server's configuration does not enable the write tools, so a call of one
+/// is "tool not found" before any effect.
+fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
+    match outcome {
+        Outcome::Update(update) => update.answer(UpdateAnswer::Unavailable),
+        Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
+        Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
+        Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+        other => other,
     }
 }
 

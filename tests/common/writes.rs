@@ -1,0 +1,190 @@
+//! The fake host's write effects (LIFECYCLE.md): a store that resolves a
+//! locator (an id, or a URL ending in `/documents/<id>`), keeps update keys
+//! per caller, archives and restores; or one fixed answer for every write.
+
+use chopin_mcp::{
+    ArchiveAnswer, ArchiveDocument, ArchivedDocument, DocumentSummary, Outcome, RenameAnswer,
+    RenameDocument, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument, UpdatedDocument,
+};
+
+use super::{Host, Step};
+
+/// When the fake store archives a document.
+pub const ARCHIVED_AT: &str = "2026-08-23T12:34:56.000Z";
+
+/// How the fake host answers the write effects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writing {
+    /// Like a real store (LIFECYCLE.md §2–§4), with every duty: a document
+    /// the caller may not see is `unavailable`.
+    Store,
+    /// This answer to every write effect that has it (a test asks only
+    /// those that do).
+    Always(Fixed),
+}
+
+/// A write answer without a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fixed {
+    Conflict,
+    RevisionConflict(u64),
+    Locked,
+    Protected,
+    Archived,
+    Forbidden,
+    Unavailable,
+}
+
+impl Fixed {
+    fn update(self) -> UpdateAnswer<'static> {
+        match self {
+            Fixed::Conflict => UpdateAnswer::Conflict,
+            Fixed::RevisionConflict(revision) => UpdateAnswer::RevisionConflict(revision),
+            Fixed::Locked => UpdateAnswer::Locked,
+            Fixed::Protected => UpdateAnswer::Protected,
+            Fixed::Archived => UpdateAnswer::Archived,
+            Fixed::Forbidden => UpdateAnswer::Forbidden,
+            Fixed::Unavailable => UpdateAnswer::Unavailable,
+        }
+    }
+
+    fn rename(self) -> RenameAnswer<'static> {
+        match self {
+            Fixed::Conflict => RenameAnswer::Conflict,
+            Fixed::Archived => RenameAnswer::Archived,
+            Fixed::Forbidden => RenameAnswer::Forbidden,
+            Fixed::Unavailable => RenameAnswer::Unavailable,
+            other => panic!("{other:?} is no answer to a rename"),
+        }
+    }
+
+    fn archive(self) -> ArchiveAnswer<'static> {
+        match self {
+            Fixed::Forbidden => ArchiveAnswer::Forbidden,
+            Fixed::Unavailable => ArchiveAnswer::Unavailable,
+            other => panic!("{other:?} is no answer to an archive"),
+        }
+    }
+
+    fn restore(self) -> RestoreAnswer<'static> {
+        match self {
+            Fixed::Forbidden => RestoreAnswer::Forbidden,
+            Fixed::Unavailable => RestoreAnswer::Unavailable,
+            other => panic!("{other:?} is no answer to a restore"),
+        }
+    }
+}
+
+impl Host {
+    /// The index of the document `locator` names that `caller` may see.
+    fn resolve(&self, caller: &str, locator: &str) -> Option<usize> {
+        self.documents.iter().position(|(repository, document)| {
+            let named = locator == document.id
+                || locator
+                    .strip_suffix(document.id.as_str())
+                    .is_some_and(|prefix| prefix.ends_with("/documents/"));
+            named && self.may_see(caller, repository)
+        })
+    }
+
+    pub(super) fn update(&mut self, update: UpdateDocument<String>) -> Outcome<String> {
+        let input = update.update().clone();
+        self.transcript.push(Step::Update(input.id.clone()));
+        self.update_inputs.push(input.clone());
+        if let Writing::Always(fixed) = self.writing {
+            return update.answer(fixed.update());
+        }
+        let caller = update.caller().clone();
+        let Some(index) = self.resolve(&caller, &input.id) else {
+            return update.answer(UpdateAnswer::Unavailable);
+        };
+        let key = (caller, input.idempotency_key.clone());
+        match self.updated.get(&key) {
+            Some((fingerprint, stored)) if *fingerprint == input.fingerprint => {
+                return update.answer(UpdateAnswer::Replayed(stored));
+            }
+            Some(_) => return update.answer(UpdateAnswer::Conflict),
+            None => {}
+        }
+        let document = &mut self.documents[index].1;
+        if self.archived.contains_key(&document.id) {
+            return update.answer(UpdateAnswer::Archived);
+        }
+        if document.revision != input.revision {
+            return update.answer(UpdateAnswer::RevisionConflict(document.revision));
+        }
+        document.source = input.plan.clone();
+        document.revision += 1;
+        let updated = UpdatedDocument {
+            id: document.id.clone(),
+            title: document.title.clone(),
+            brief: document.brief.clone(),
+            source: document.source.clone(),
+            revision: document.revision,
+            url: format!("/documents/{}", document.id),
+        };
+        self.updated
+            .insert(key.clone(), (input.fingerprint, updated));
+        update.answer(UpdateAnswer::Updated(&self.updated[&key].1))
+    }
+
+    pub(super) fn rename(&mut self, rename: RenameDocument<String>) -> Outcome<String> {
+        self.transcript.push(Step::Rename(rename.id().to_owned()));
+        self.rename_inputs
+            .push((rename.id().to_owned(), rename.title().to_owned()));
+        if let Writing::Always(fixed) = self.writing {
+            return rename.answer(fixed.rename());
+        }
+        let Some(index) = self.resolve(rename.caller(), rename.id()) else {
+            return rename.answer(RenameAnswer::Unavailable);
+        };
+        let document = &mut self.documents[index].1;
+        if self.archived.contains_key(&document.id) {
+            return rename.answer(RenameAnswer::Archived);
+        }
+        document.title = rename.title().to_owned();
+        let renamed = DocumentSummary {
+            id: document.id.clone(),
+            title: document.title.clone(),
+        };
+        rename.answer(RenameAnswer::Renamed(&renamed))
+    }
+
+    pub(super) fn archive(&mut self, archive: ArchiveDocument<String>) -> Outcome<String> {
+        self.transcript.push(Step::Archive(archive.id().to_owned()));
+        if let Writing::Always(fixed) = self.writing {
+            return archive.answer(fixed.archive());
+        }
+        let Some(index) = self.resolve(archive.caller(), archive.id()) else {
+            return archive.answer(ArchiveAnswer::Unavailable);
+        };
+        let document = &self.documents[index].1;
+        let archived_at = self
+            .archived
+            .entry(document.id.clone())
+            .or_insert_with(|| ARCHIVED_AT.to_owned());
+        let archived = ArchivedDocument {
+            id: document.id.clone(),
+            title: document.title.clone(),
+            archived_at: archived_at.clone(),
+        };
+        archive.answer(ArchiveAnswer::Archived(&archived))
+    }
+
+    pub(super) fn restore(&mut self, restore: RestoreDocument<String>) -> Outcome<String> {
+        self.transcript.push(Step::Restore(restore.id().to_owned()));
+        if let Writing::Always(fixed) = self.writing {
+            return restore.answer(fixed.restore());
+        }
+        let Some(index) = self.resolve(restore.caller(), restore.id()) else {
+            return restore.answer(RestoreAnswer::Unavailable);
+        };
+        let document = &self.documents[index].1;
+        self.archived.remove(&document.id);
+        let restored = DocumentSummary {
+            id: document.id.clone(),
+            title: document.title.clone(),
+        };
+        restore.answer(RestoreAnswer::Restored(&restored))
+    }
+}
