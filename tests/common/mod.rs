@@ -14,7 +14,10 @@ use chopin_mcp::{
 };
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
-pub use writes::{ARCHIVED_AT, Fixed, Writing};
+pub use writes::{
+    ARCHIVED_AT, Fixed, Writing, assert_refused, assert_result, framed, read_write, text_members,
+    tool_call,
+};
 
 /// The seed's document.
 pub fn seed_document() -> Document {
@@ -399,9 +402,18 @@ impl Request {
     /// Sends it both ways, checks they agree, and returns the reply of the
     /// held-body form and the host's transcript.
     pub fn exchange(&self, endpoint: &Endpoint) -> (Reply, Vec<Step>) {
-        let mut held = Host::seed();
+        self.exchange_with(endpoint, Host::seed)
+    }
+
+    /// [`exchange`](Self::exchange) with hosts made by `host`.
+    pub fn exchange_with(
+        &self,
+        endpoint: &Endpoint,
+        host: impl Fn() -> Host,
+    ) -> (Reply, Vec<Step>) {
+        let mut held = host();
         let reply = self.send(endpoint, &mut held);
-        let mut streamed = Host::seed();
+        let mut streamed = host();
         let again = self.send_streaming(endpoint, &mut streamed);
         assert_eq!(reply, again, "handle and begin disagree");
         let without_body: Vec<_> = streamed

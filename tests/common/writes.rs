@@ -3,11 +3,102 @@
 //! per caller, archives and restores; or one fixed answer for every write.
 
 use chopin_mcp::{
-    ArchiveAnswer, ArchiveDocument, ArchivedDocument, DocumentSummary, Outcome, RenameAnswer,
-    RenameDocument, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument, UpdatedDocument,
+    ArchiveAnswer, ArchiveDocument, ArchivedDocument, Config, DocumentSummary, Endpoint, Outcome,
+    RenameAnswer, RenameDocument, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument,
+    UpdatedDocument,
 };
+use serde_json::{Value, json};
 
-use super::{Host, Step};
+use super::{Host, Request, Step, call, endpoint_with, mreq, rpc_error, rpc_result, si};
+
+/// An endpoint offering every tool.
+pub fn read_write() -> Endpoint {
+    endpoint_with(Config::new().enable_creation().enable_lifecycle())
+}
+
+/// The members of `text(v)` (`text(v, error)` with `error`), `v` given as
+/// its compact JSON: exactly what a tool result holds.
+pub fn text_members(value: &str, error: bool) -> String {
+    let text = serde_json::to_string(value).unwrap();
+    let error = if error { r#","isError":true"# } else { "" };
+    format!(r#""content":[{{"type":"text","text":{text}}}],"structuredContent":{value}{error}"#)
+}
+
+/// A reply with id 1 whose result holds `members`, framed for the era.
+pub fn framed(members: &str, modern: bool) -> String {
+    if modern {
+        rpc_result(
+            "1",
+            &format!(r#"{{"resultType":"complete",{members},{}}}"#, si()),
+        )
+    } else {
+        rpc_result("1", &format!("{{{members}}}"))
+    }
+}
+
+/// `tools/call` of `name` with `arguments`, id 1, in the handshake era or
+/// in 2026-07-28.
+pub fn tool_call(name: &str, arguments: &Value, modern: bool) -> Request {
+    if modern {
+        mreq("tools/call", json!({"name": name, "arguments": arguments}))
+    } else {
+        Request::post(&call(json!(1), name, arguments.clone()))
+    }
+}
+
+/// Calls `name` in both eras, on hosts made by `host`, and asserts a 200
+/// whose result is exactly `members` and the host's steps between
+/// authentication and the response.
+pub fn assert_result(
+    endpoint: &Endpoint,
+    host: impl Fn() -> Host,
+    name: &str,
+    arguments: &Value,
+    members: &str,
+    steps: &[Step],
+) {
+    for modern in [false, true] {
+        let request = tool_call(name, arguments, modern);
+        let (reply, transcript) = request.exchange_with(endpoint, &host);
+        assert_eq!(
+            (reply.status, reply.text()),
+            (200, framed(members, modern).as_str()),
+            "{name} {arguments}"
+        );
+        let mut expected = vec![Step::Authenticate];
+        expected.extend_from_slice(steps);
+        expected.push(Step::Respond(200));
+        assert_eq!(transcript, expected, "{name} {arguments}");
+    }
+}
+
+/// Calls `name` in both eras and asserts its argument refusal: the
+/// `-32602` error `message` in the handshake era, the error result whose
+/// text is `message` in 2026-07-28; and that the host was not asked.
+pub fn assert_refused(endpoint: &Endpoint, name: &str, arguments: &Value, message: &str) {
+    for modern in [false, true] {
+        let (reply, transcript) = tool_call(name, arguments, modern).exchange(endpoint);
+        let expected = if modern {
+            let members = format!(
+                r#""content":[{{"type":"text","text":{}}}],"isError":true"#,
+                serde_json::to_string(message).unwrap()
+            );
+            framed(&members, true)
+        } else {
+            rpc_error("1", -32602, message)
+        };
+        assert_eq!(
+            (reply.status, reply.text()),
+            (200, expected.as_str()),
+            "{name} {arguments}"
+        );
+        assert_eq!(
+            transcript,
+            [Step::Authenticate, Step::Respond(200)],
+            "{name} {arguments}: the host was asked"
+        );
+    }
+}
 
 /// When the fake store archives a document.
 pub const ARCHIVED_AT: &str = "2026-08-23T12:34:56.000Z";
