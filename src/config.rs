@@ -6,7 +6,6 @@ use std::sync::Arc;
 use chopin_dialect::{IdSource, SystemIds};
 
 use crate::json;
-use crate::tools::Offered;
 use crate::version::ProtocolVersion;
 
 /// The body budget of a read-only endpoint, in bytes.
@@ -58,6 +57,28 @@ pub struct Config {
 pub(crate) struct OAuth {
     pub resource: String,
     pub issuer: String,
+}
+
+/// The tools an endpoint offers beside the two read tools, each enabled by
+/// the host ([`Config`]'s `enable_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Offered {
+    pub create: bool,
+    pub update: bool,
+    pub rename: bool,
+    pub archive: bool,
+    pub restore: bool,
+}
+
+impl Offered {
+    /// The read tools only.
+    pub(crate) const READ_ONLY: Offered = Offered {
+        create: false,
+        update: false,
+        rename: false,
+        archive: false,
+        restore: false,
+    };
 }
 
 /// The largest `ttlMs` JSON numbers carry exactly: 2^53 − 1.

@@ -18,11 +18,12 @@ use super::outcome::{
 };
 use super::{legacy, modern};
 use crate::auth::Granted;
+use crate::config::Offered;
 use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError, TYPICAL_REPLY};
 use crate::response::{ContentType, Response};
 use crate::sse;
+use crate::tools::Frame;
 use crate::tools::call::Effect;
-use crate::tools::{Frame, Offered};
 use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
 
 pub(crate) struct Dispatch<C> {

@@ -9,11 +9,11 @@ use bytes::Bytes;
 
 use super::dispatch::{Dispatch, HostCall};
 use crate::auth::Granted;
-use crate::config::Config;
+use crate::config::{Config, Offered};
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{self, Offered, Tool};
+use crate::tools::{self, Tool};
 use crate::version::{Era, ProtocolVersion};
 
 /// Dispatches one message (`None`: not an object). Replies that need no

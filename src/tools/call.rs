@@ -5,12 +5,12 @@
 
 use std::borrow::Cow;
 
-use crate::config::Config;
+use crate::config::{Config, Offered};
 use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
 use crate::tools::create::{self, NewDocument};
 use crate::tools::update::{self, DocumentUpdate};
-use crate::tools::{Offered, Tool, archive, list, locator_arguments, read, rename, restore};
+use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
 
 /// The host's part of a tool call.

@@ -3,6 +3,7 @@
 //! an endpoint lists and dispatches.
 
 pub(crate) mod archive;
+mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod list;
@@ -10,14 +11,18 @@ pub(crate) mod read;
 pub(crate) mod rename;
 pub(crate) mod restore;
 pub(crate) mod revision;
+mod schema;
 pub(crate) mod update;
 
-use chopin_dialect::{Issue, is_js_whitespace};
+use chopin_dialect::Issue;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
+
+pub(crate) use arguments::{fingerprint_of, locator, locator_arguments, text};
+pub(crate) use schema::{brief_schema, code_schema, issues_schema, locator_input_schema};
 
 use crate::auth::Granted;
-use crate::json::{self, Compact, Level, Raw, WriteJson};
+use crate::config::Offered;
+use crate::json::{self, Compact, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
 
@@ -59,28 +64,6 @@ pub struct Document {
     pub source: String,
     /// The revision number, from 0.
     pub revision: u64,
-}
-
-/// The tools an endpoint offers beside the two read tools, each enabled by
-/// the host ([`Config`](crate::Config)'s `enable_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Offered {
-    pub create: bool,
-    pub update: bool,
-    pub rename: bool,
-    pub archive: bool,
-    pub restore: bool,
-}
-
-impl Offered {
-    /// The read tools only.
-    pub(crate) const READ_ONLY: Offered = Offered {
-        create: false,
-        update: false,
-        rename: false,
-        archive: false,
-        restore: false,
-    };
 }
 
 /// A tool the endpoint can dispatch.
@@ -182,80 +165,6 @@ pub(crate) fn list_result(offered: Offered) -> Vec<u8> {
     }
     out.extend_from_slice(b"]}");
     out
-}
-
-/// The schema pieces the tools' definitions share (LIFECYCLE.md §1, §2;
-/// DIALECT.md §7.1, §11.2), as macros so that each definition is one
-/// `concat!`ed constant.
-macro_rules! brief_schema {
-    () => {
-        r#"{"type":"object","properties":{"goal":{"type":"string","minLength":1},"constraints":{"type":"array","items":{"type":"string"}},"settledDecisions":{"type":"array","items":{"type":"string"}},"openQuestions":{"type":"array","items":{"type":"string"}},"repositoryFindings":{"type":"array","items":{"type":"string"}}},"required":["goal","constraints","settledDecisions","openQuestions","repositoryFindings"],"additionalProperties":false}"#
-    };
-}
-
-/// The `{code}` variant of an output schema's `oneOf`.
-macro_rules! code_schema {
-    () => {
-        r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"],"additionalProperties":false}"#
-    };
-}
-
-/// The `{issues}` variant of an output schema's `oneOf`.
-macro_rules! issues_schema {
-    () => {
-        r#"{"type":"object","properties":{"issues":{"type":"array","items":{"type":"object","properties":{"code":{"type":"string"},"message":{"type":"string"},"path":{"type":"string"},"offset":{"type":"integer","minimum":0},"line":{"type":"integer","minimum":1},"column":{"type":"integer","minimum":1}},"required":["code","message","path"],"additionalProperties":false}}},"required":["issues"],"additionalProperties":false}"#
-    };
-}
-
-/// The `inputSchema` of a tool whose one argument is a document locator.
-macro_rules! locator_input_schema {
-    () => {
-        r#"{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":2048}},"required":["id"],"additionalProperties":false}"#
-    };
-}
-
-pub(crate) use {brief_schema, code_schema, issues_schema, locator_input_schema};
-
-/// Lowercase hex SHA-256 of the compact JSON of `value`: a fingerprint
-/// (DIALECT.md §11.7, LIFECYCLE.md §2). `serde_json` escapes strings as
-/// JavaScript's `JSON.stringify` does.
-pub(crate) fn fingerprint_of(value: &impl Serialize) -> String {
-    // Structs of strings and integers always serialize.
-    let json = serde_json::to_vec(value).unwrap_or_default();
-    let mut hex = String::with_capacity(64);
-    for byte in Sha256::digest(&json) {
-        for nibble in [byte >> 4, byte & 15] {
-            hex.push(char::from(b"0123456789abcdef"[usize::from(nibble)]));
-        }
-    }
-    hex
-}
-
-/// The most scalar values a document locator may have (LIFECYCLE.md §1).
-const MAX_LOCATOR: usize = 2048;
-
-/// A string of at most `max` scalar values that is not blank (DIALECT.md
-/// §1.3), kept untrimmed.
-pub(crate) fn text(raw: Raw<'_>, max: usize) -> Option<String> {
-    let value = json::string(raw)?;
-    let fits = value.chars().nth(max).is_none();
-    (fits && value.chars().any(|c| !is_js_whitespace(c))).then(|| value.into_owned())
-}
-
-/// A document locator (LIFECYCLE.md §1): an id or a canonical URL, a
-/// string of 1–2048 scalar values that is not blank, kept exactly as sent
-/// (the host resolves it).
-pub(crate) fn locator(raw: Raw<'_>) -> Option<String> {
-    text(raw, MAX_LOCATOR)
-}
-
-/// The arguments `{id}` of a tool whose one argument is a locator.
-pub(crate) fn locator_arguments(raw: Raw<'_>) -> Option<String> {
-    let members = json::members(raw, ["id"])?;
-    if members.other {
-        return None;
-    }
-    locator(members.values[0]?)
 }
 
 /// How a tool result object is framed: the tools write their members once,
