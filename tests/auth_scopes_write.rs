@@ -7,7 +7,10 @@
 mod common;
 
 use chopin_mcp::Config;
-use common::{Request, Step, call, creation, endpoint_with, mreq_id, read_write};
+use common::{
+    Request, Step, as_token, call, creation, endpoint_with, insufficient, mreq_id, read_write,
+    scope_of,
+};
 use serde_json::{Value, json};
 
 const ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
@@ -37,23 +40,6 @@ fn writes() -> [(&'static str, Value, Step); 4] {
     ]
 }
 
-fn as_token(request: Request, token: &str) -> Request {
-    request.header("authorization", &format!("Bearer {token}"))
-}
-
-fn refusal(id: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"insufficient scope"}}}}"#
-    )
-}
-
-fn scope_of(challenge: Option<&str>) -> &str {
-    let challenge = challenge.expect("a challenge");
-    let start = challenge.find("scope=\"").expect("a scope") + 7;
-    let end = start + challenge[start..].find('"').unwrap();
-    &challenge[start..end]
-}
-
 /// The call in the handshake era and in 2026-07-28, with id 9.
 fn both_eras(name: &str, arguments: &Value) -> [Request; 2] {
     [
@@ -74,7 +60,7 @@ fn each_write_tool_needs_the_read_and_the_write_scope() {
                 let (reply, transcript) = as_token(request.clone(), token).exchange(&read_write());
                 assert_eq!(
                     (reply.status, reply.text()),
-                    (403, &*refusal("9")),
+                    (403, &*insufficient("9")),
                     "{name} {token}"
                 );
                 assert_eq!(
@@ -103,7 +89,7 @@ fn the_scope_is_decided_before_the_tool_s_arguments() {
             let (reply, _) = as_token(request, "reader").exchange(&read_write());
             assert_eq!(
                 (reply.status, reply.text()),
-                (403, &*refusal("9")),
+                (403, &*insufficient("9")),
                 "{name}"
             );
         }
@@ -156,7 +142,7 @@ fn a_batch_is_refused_once_for_the_union_of_its_needs() {
         let (reply, transcript) = batch(elements, token).exchange(&read_write());
         assert_eq!(
             (reply.status, reply.text()),
-            (403, &*refusal("null")),
+            (403, &*insufficient("null")),
             "{token}"
         );
         assert_eq!(scope_of(reply.header("www-authenticate")), scope, "{token}");

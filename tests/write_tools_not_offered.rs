@@ -5,7 +5,7 @@
 
 mod common;
 
-use chopin_mcp::Config;
+use chopin_mcp::{Config, Endpoint};
 use common::{Request, Step, assert_modern_error, call, endpoint, endpoint_with, mreq, rpc_error};
 use serde_json::{Value, json};
 
@@ -23,6 +23,34 @@ fn arguments() -> [Value; 3] {
         json!({"id": 7, "revision": "x"}),
     ]
 }
+
+/// Calls `tool` in both eras and asserts the refusal, the handshake era's
+/// (200 with `legacy`) and 2026-07-28's (400 with `modern`), and that the
+/// host was not asked.
+fn assert_refused(
+    endpoint: &Endpoint,
+    tool: &str,
+    arguments: &Value,
+    legacy: RpcError,
+    modern: RpcError,
+) {
+    let request = Request::post(&call(json!(1), tool, arguments.clone()));
+    let (reply, transcript) = request.exchange(endpoint);
+    assert_eq!(
+        (reply.status, reply.text()),
+        (200, &*rpc_error("1", legacy.0, legacy.1)),
+        "{tool} {arguments}"
+    );
+    assert_eq!(transcript, [Step::Authenticate, Step::Respond(200)]);
+    assert_modern_error(
+        endpoint,
+        &mreq("tools/call", json!({"name": tool, "arguments": arguments})),
+        400,
+        &rpc_error("1", modern.0, modern.1),
+    );
+}
+
+type RpcError = (i32, &'static str);
 
 #[test]
 fn a_tool_not_enabled_is_not_found_and_its_arguments_are_not_read() {
@@ -45,20 +73,8 @@ fn a_tool_not_enabled_is_not_found_and_its_arguments_are_not_read() {
         };
         for endpoint in [endpoint(), endpoint_with(others.enable_creation())] {
             for arguments in arguments() {
-                let legacy = Request::post(&call(json!(1), tool, arguments.clone()));
-                let (reply, transcript) = legacy.exchange(&endpoint);
-                assert_eq!(
-                    (reply.status, reply.text()),
-                    (200, &*rpc_error("1", -32601, "tool not found")),
-                    "{tool} {arguments}"
-                );
-                assert_eq!(transcript, [Step::Authenticate, Step::Respond(200)]);
-                assert_modern_error(
-                    &endpoint,
-                    &mreq("tools/call", json!({"name": tool, "arguments": arguments})),
-                    400,
-                    &rpc_error("1", -32602, "tool not found"),
-                );
+                let (legacy, modern) = ((-32601, "tool not found"), (-32602, "tool not found"));
+                assert_refused(&endpoint, tool, &arguments, legacy, modern);
             }
         }
     }
@@ -69,20 +85,8 @@ fn malformed_arguments_are_refused_before_the_lookup() {
     for tool in TOOLS {
         for endpoint in [endpoint(), common::read_write()] {
             for arguments in [json!([]), json!("x"), json!(null)] {
-                let legacy = Request::post(&call(json!(1), tool, arguments.clone()));
-                let (reply, transcript) = legacy.exchange(&endpoint);
-                assert_eq!(
-                    reply.text(),
-                    rpc_error("1", -32602, "invalid tool arguments"),
-                    "{tool} {arguments}"
-                );
-                assert_eq!(transcript, [Step::Authenticate, Step::Respond(200)]);
-                assert_modern_error(
-                    &endpoint,
-                    &mreq("tools/call", json!({"name": tool, "arguments": arguments})),
-                    400,
-                    &rpc_error("1", -32602, "invalid tool arguments"),
-                );
+                let invalid = (-32602, "invalid tool arguments");
+                assert_refused(&endpoint, tool, &arguments, invalid, invalid);
             }
         }
     }

@@ -521,6 +521,27 @@ impl Reply {
     }
 }
 
+/// `request` with `authorization: Bearer <token>` (the seed host's tokens
+/// with scopes: see [`Host::seed`]).
+pub fn as_token(request: Request, token: &str) -> Request {
+    request.header("authorization", &format!("Bearer {token}"))
+}
+
+/// The 403 body of AUTH.md §1.1 for a request with this id.
+pub fn insufficient(id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"insufficient scope"}}}}"#
+    )
+}
+
+/// The `scope` a `www-authenticate` challenge names.
+pub fn scope_of(challenge: Option<&str>) -> &str {
+    let challenge = challenge.expect("a challenge");
+    let start = challenge.find("scope=\"").expect("a scope") + 7;
+    let end = start + challenge[start..].find('"').unwrap();
+    &challenge[start..end]
+}
+
 /// A ping request body with this id.
 pub fn ping(id: Value) -> Value {
     serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
