@@ -21,14 +21,14 @@
 # stime from /proc/PID/stat over the requests wrk completed), which moves
 # far less than a 5 s p99 when other work shares the cores. The fall in
 # the machine's MemAvailable over the held rounds shows the kernel pages
-# that the comments left unread keep from reuse (BENCHMARKS.md).
+# that the comments left unread keep from reuse (benches/history/host-floor.md).
 #
 # READ_STREAMS=1: the client goes on reading (and dropping) what the held
 # streams send, as an event-stream client does, instead of leaving every
 # keep-alive comment after the first unread. An unread comment stays queued
 # on the client's socket in the kernel buffer the server's send filled,
 # which keeps the server's page fragment from being reused: its sends take
-# fresh pages (BENCHMARKS.md, "Held event streams").
+# fresh pages (benches/history/host-floor.md, "Held event streams").
 #
 # Raises `ulimit -n` for itself and the processes it starts (the server needs
 # N + a few descriptors, the client N); widens net.ipv4.ip_local_port_range

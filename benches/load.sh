@@ -60,74 +60,24 @@ target=${CARGO_TARGET_DIR:-$root/target}
 peer_build=/tmp/chopin-load-peers
 work=$(mktemp -d /tmp/chopin-load.XXXXXX)
 pids=()
-
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=benches/common.sh
+source "$root/benches/common.sh"
 
 command -v wrk >/dev/null || { echo "wrk is missing (Debian: apt-get install -y wrk)" >&2; exit 1; }
 
 # --- seed --------------------------------------------------------------------
-# The read document is the one the peers serve (same id, title, source and
-# revision: the same reply bytes as the floor's); 99 more make the list 100.
 import=$work/import.json
-{
-    printf '[{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4","repository":"githubnext/chopin",'
-    printf '"title":"Release readiness","source":"# Release readiness\\n","revision":4}'
-    for i in $(seq 1 99); do
-        printf ',{"id":"00000000-0000-4000-8000-%012d","repository":"githubnext/chopin",' "$i"
-        printf '"title":"Plan %03d","source":"# Plan %03d\\n\\nA summary-sized plan.\\n","revision":0}' "$i" "$i"
-    done
-    printf ']\n'
-} >"$import"
+write_import "$import"
 
 # --- build -------------------------------------------------------------------
 needs() { [[ " $SERVERS " == *" $1 "* ]]; }
 if [[ -z ${NO_BUILD:-} ]]; then
-    for peer in hyper-floor rmcp-server; do
-        case $peer in hyper-floor) needs floor || continue ;; rmcp-server) needs rmcp || continue ;; esac
-        [[ -d $PEERS/$peer ]] || { echo "no $PEERS/$peer (set PEERS)" >&2; exit 1; }
-        mkdir -p "$peer_build"
-        rm -rf "$peer_build/$peer.src" && cp -rp "$PEERS/$peer" "$peer_build/$peer.src"
-        echo "building $peer in $peer_build" >&2
-        CARGO_TARGET_DIR=$peer_build/$peer.target \
-            cargo build --release --quiet --manifest-path "$peer_build/$peer.src/Cargo.toml" >&2
-    done
+    if needs floor; then build_peer hyper-floor; fi
+    if needs rmcp; then build_peer rmcp-server; fi
     echo "building chopin-mcp-server (release)" >&2
     (cd "$root" && cargo build --release --quiet -p chopin-mcp-server --bins) >&2
     if needs listfloor; then
-        # The list scenario's own floor: hyper-floor answering every POST with
-        # the bytes chopin-mcp-server answers the list scenario with (its 100
-        # summaries), asked of it here, in place of the read's reply.
-        list_body=$(sed -n "s/^wrk.body = '\(.*\)'\$/\1/p" "$root/benches/load/list_documents.lua")
-        port_once=$((BASE_PORT + 49))
-        "$target/release/chopin-mcp-server" --listen "127.0.0.1:$port_once" --memory --token allowed=octocat \
-            --grant 'octocat=*' --import "$import" >"$work/listfloor-source.log" 2>&1 &
-        once=$!
-        list_answer=
-        for _ in $(seq 1 100); do
-            list_answer=$(curl -s --max-time 2 -X POST "http://127.0.0.1:$port_once/mcp" \
-                -H 'Authorization: Bearer allowed' -H 'Content-Type: application/json' \
-                -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-03-26' \
-                -d "$list_body") && [[ -n $list_answer ]] && break
-            sleep 0.1
-        done
-        kill "$once"; wait "$once" 2>/dev/null || true
-        [[ $list_answer == *'"Plan 099"'* ]] || { echo "no list answer to build listfloor from: $list_answer" >&2; exit 1; }
-        src=$peer_build/hyper-floor-list.src
-        rm -rf "$src" && cp -rp "$PEERS/hyper-floor" "$src"
-        printf '%s' "$list_answer" >"$src/src/list-answer.json"
-        sed -i 's/^name = "hyper-floor"$/name = "hyper-floor-list"/' "$src/Cargo.toml"
-        sed -i 's/^const BODY: &str = .*$/const BODY: \&str = include_str!("list-answer.json");/' "$src/src/main.rs"
-        grep -q '^name = "hyper-floor-list"$' "$src/Cargo.toml" && grep -q 'include_str!("list-answer.json")' "$src/src/main.rs" ||
-            { echo "hyper-floor's Cargo.toml or BODY line changed: listfloor cannot be made from it" >&2; exit 1; }
-        echo "building hyper-floor-list in $peer_build" >&2
-        # The floor's target directory: its dependencies are built already.
-        CARGO_TARGET_DIR=$peer_build/hyper-floor.target \
-            cargo build --release --quiet --manifest-path "$src/Cargo.toml" >&2
+        build_listfloor "$target/release/chopin-mcp-server" "$import" $((BASE_PORT + 49))
     fi
 fi
 floor_bin=$peer_build/hyper-floor.target/release/hyper-floor
@@ -183,17 +133,8 @@ for pair in $EXTRA; do
     chopin "${pair%%=*}" "${pair#*=}"
 done
 
-read_body='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}'
 for name in "${names[@]}"; do
-    ok=
-    for _ in $(seq 1 100); do
-        if reply=$(curl -s --max-time 2 -X POST "http://127.0.0.1:${port[$name]}/mcp" \
-            -H 'Authorization: Bearer allowed' -H 'Content-Type: application/json' \
-            -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-03-26' \
-            -d "$read_body") && [[ $reply == *'Release readiness'* ]]; then ok=1; break; fi
-        sleep 0.1
-    done
-    [[ -n $ok ]] || { echo "$name did not answer read_document:" >&2; cat "$work/$name.log" >&2; exit 1; }
+    wait_for_read "$name" "${port[$name]}" "$work/$name.log"
 done
 
 # The jwt scenario's script: read_document with a JWT for alice (an hour).
@@ -210,9 +151,7 @@ fi
 
 # --- measure -----------------------------------------------------------------
 script() {
-    case $1 in read) echo "$root/benches/load/read_document.lua" ;;
-    jwt) echo "$work/read_jwt.lua" ;;
-    list) echo "$root/benches/load/list_documents.lua" ;; tools) echo "$root/benches/load/tools_list.lua" ;; esac
+    case $1 in jwt) echo "$work/read_jwt.lua" ;; *) wrk_script "$1" ;; esac
 }
 results=$work/results
 : >"$results"
@@ -233,7 +172,6 @@ cpu/fl   cpu(us) / the floor's cpu(us), same round and scenario (lower is better
 xlist    (list scenario, chopin servers) req/s / listfloor's, same round: the list against
 cpu/lf   the floor sending the list's bytes; and cpu(us) / listfloor's.
 EOF
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # One wrk run: its output, then "WRKTICKS n", the CPU ticks wrk used (this
 # subshell's waited-for children's user + system time, stat fields 16 + 17).
 run_wrk() { # conns script port

@@ -26,6 +26,10 @@
 //! - The grant needs the host check to pass too, so a response that step 2
 //!   refuses never carries one; a 405 to an allowed origin does.
 //! - `access-control-max-age: 7200` is the longest Chromium honours.
+//! - A document's URL is admitted the same way, and its answers carry the
+//!   same kind of grant with that URL's own lists: methods `GET, HEAD`,
+//!   request headers `authorization, if-none-match`, and `www-authenticate,
+//!   etag` exposed.
 
 use bytes::Bytes;
 
@@ -65,6 +69,31 @@ static PREFLIGHT: Decoration = Decoration {
     ],
 };
 
+/// A document's URL ([`Endpoint::document`](crate::Endpoint::document)) is
+/// admitted as `/mcp` is, and answers with its own lists: its methods, the
+/// request headers a page may send it, and its `etag` readable.
+const DOCUMENT_METHODS: &[u8] = b"GET, HEAD";
+const DOCUMENT_HEADERS: &[u8] = b"authorization, if-none-match";
+const DOCUMENT_EXPOSE: &[u8] = b"www-authenticate, etag";
+
+static DOCUMENT_ACTUAL: Decoration = Decoration {
+    name: "access-control-allow-origin",
+    fixed: &[
+        ("access-control-expose-headers", DOCUMENT_EXPOSE),
+        ("vary", b"origin"),
+    ],
+};
+
+static DOCUMENT_PREFLIGHT: Decoration = Decoration {
+    name: "access-control-allow-origin",
+    fixed: &[
+        ("access-control-allow-methods", DOCUMENT_METHODS),
+        ("access-control-allow-headers", DOCUMENT_HEADERS),
+        ("access-control-max-age", MAX_AGE),
+        ("vary", b"origin"),
+    ],
+};
+
 /// Whether a request is a CORS preflight: `OPTIONS` with an `Origin` and an
 /// `Access-Control-Request-Method` header, whatever their values.
 pub(crate) fn is_preflight(parts: &RequestParts<'_>) -> bool {
@@ -84,6 +113,19 @@ pub(crate) fn preflight(origin: Bytes) -> Response {
 pub(crate) fn grant(response: Response, origin: Option<Bytes>) -> Response {
     match origin {
         Some(origin) => response.decorated(&ACTUAL, origin),
+        None => response,
+    }
+}
+
+/// [`preflight`] for a document's URL.
+pub(crate) fn document_preflight(origin: Bytes) -> Response {
+    Response::no_content().decorated(&DOCUMENT_PREFLIGHT, origin)
+}
+
+/// [`grant`] for a document's URL.
+pub(crate) fn document_grant(response: Response, origin: Option<Bytes>) -> Response {
+    match origin {
+        Some(origin) => response.decorated(&DOCUMENT_ACTUAL, origin),
         None => response,
     }
 }

@@ -118,6 +118,15 @@ impl Kept {
         self.get(self.authorization).map(|(value, _)| value)
     }
 
+    /// The token of an `Authorization: Bearer <token>` value (the scheme
+    /// matched case-insensitively), if there is one.
+    pub(crate) fn bearer_token(&self) -> Option<&str> {
+        let value = std::str::from_utf8(self.authorization()?).ok()?;
+        let (scheme, token) = value.split_once(' ')?;
+        let token = token.trim_matches(' ');
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    }
+
     /// The first `mcp-protocol-version` line, OWS-trimmed.
     pub(crate) fn first_version_line(&self) -> Option<&[u8]> {
         self.get(self.version).map(|(value, _)| value)

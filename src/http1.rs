@@ -504,6 +504,7 @@ fn reason(status: u16) -> &'static str {
         100 => "Continue",
         200 => "OK",
         202 => "Accepted",
+        304 => "Not Modified",
         400 => "Bad Request",
         401 => "Unauthorized",
         403 => "Forbidden",

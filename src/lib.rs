@@ -34,8 +34,9 @@ pub use chopin_dialect as dialect;
 pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
 pub use exchange::{
-    ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, Endpoint, ListDocuments,
-    Outcome, ReadDocument, RenameDocument, RestoreDocument, UpdateDocument,
+    ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
+    DocumentOutcome, DocumentRead, Endpoint, ListDocuments, Outcome, ReadDocument, RenameDocument,
+    RestoreDocument, UpdateDocument,
 };
 pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};

@@ -13,6 +13,8 @@ pub(crate) enum ContentType {
     Json,
     /// `text/event-stream`: one framed event, or (for GET) an open stream.
     EventStream,
+    /// `text/markdown; charset=utf-8`: a document's plan.
+    Markdown,
 }
 
 impl ContentType {
@@ -22,6 +24,7 @@ impl ContentType {
             ContentType::Text => Some("text/plain; charset=utf-8"),
             ContentType::Json => Some("application/json"),
             ContentType::EventStream => Some("text/event-stream"),
+            ContentType::Markdown => Some("text/markdown; charset=utf-8"),
         }
     }
 }
@@ -42,7 +45,10 @@ pub struct Response {
     cache: Cache,
     /// `retry-after: 5` (503 of an authorization that cannot be judged now).
     retry_after: bool,
-    www_authenticate: Option<Bytes>,
+    /// `www-authenticate` (a 401, 403) or `etag` (a document): no response
+    /// has both, so they share one value.
+    tag: Tag,
+    tagged: Option<Bytes>,
     /// Headers a layer above added (the CORS grant), with the value of the
     /// first.
     decoration: Option<(&'static Decoration, Bytes)>,
@@ -59,12 +65,22 @@ pub(crate) enum Allow {
     GetHead,
 }
 
+/// Which header [`Response`]'s one tagged value is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    Challenge,
+    Etag,
+}
+
 /// `cache-control`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Cache {
     NoStore,
     /// An event stream.
     Revalidate,
+    /// A document: kept only by the client, asked again each time (its
+    /// `etag` makes that cheap).
+    PrivateRevalidate,
     /// Public metadata (an hour).
     PublicHour,
 }
@@ -87,7 +103,8 @@ impl Response {
             unbuffered: false,
             cache: Cache::NoStore,
             retry_after: false,
-            www_authenticate: None,
+            tag: Tag::Challenge,
+            tagged: None,
             decoration: None,
             body,
         }
@@ -114,7 +131,17 @@ impl Response {
     /// Sets the `www-authenticate` challenge.
     pub(crate) fn with_challenge(self, challenge: Bytes) -> Self {
         Response {
-            www_authenticate: Some(challenge),
+            tag: Tag::Challenge,
+            tagged: Some(challenge),
+            ..self
+        }
+    }
+
+    /// Sets the `etag`.
+    pub(crate) fn with_etag(self, etag: Bytes) -> Self {
+        Response {
+            tag: Tag::Etag,
+            tagged: Some(etag),
             ..self
         }
     }
@@ -189,7 +216,7 @@ impl Response {
         self.stream
     }
 
-    /// The complete body (empty for 202, 204 and an event stream).
+    /// The complete body (empty for 202, 204, 304 and an event stream).
     pub fn body(&self) -> &Bytes {
         &self.body
     }
@@ -211,6 +238,7 @@ impl Response {
         let cache: &'static [u8] = match self.cache {
             Cache::NoStore => b"no-store",
             Cache::Revalidate => b"no-cache",
+            Cache::PrivateRevalidate => b"private, no-cache",
             Cache::PublicHour => b"public, max-age=3600",
         };
         let content_type = self
@@ -224,10 +252,10 @@ impl Response {
         let allow = allow.map(|methods| ("allow", methods));
         let unbuffered = self.unbuffered.then_some(("x-accel-buffering", &b"no"[..]));
         let retry_after = self.retry_after.then_some(("retry-after", &b"5"[..]));
-        let challenge = self
-            .www_authenticate
-            .as_deref()
-            .map(|value| ("www-authenticate", value));
+        let tagged = self.tagged.as_deref().map(|value| match self.tag {
+            Tag::Challenge => ("www-authenticate", value),
+            Tag::Etag => ("etag", value),
+        });
         let (first, fixed) = match &self.decoration {
             Some((decoration, value)) => (Some((decoration.name, &value[..])), decoration.fixed),
             None => (None, &[][..]),
@@ -241,7 +269,7 @@ impl Response {
             .chain(allow)
             .chain(unbuffered)
             .chain(retry_after)
-            .chain(challenge)
+            .chain(tagged)
             .chain(first)
             .chain(fixed.iter().copied())
     }

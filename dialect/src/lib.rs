@@ -1,14 +1,16 @@
-//! The Chopin plan dialect (DIALECT.md): parser, validator and canonicalizer.
+//! The Chopin plan dialect: parser, validator and canonicalizer.
 //!
 //! A plan is Markdown (CommonMark, GFM tables, `~~` strikethrough, task items,
-//! footnotes, math) with a fixed catalog of MDX JSX components. [`check`] runs
-//! the whole pipeline of §1: parse, mint ids (canonicalize), validate. The
-//! issues it finds serialize as DIALECT.md §7.1 says ([`issues_json`]); the
-//! ids it mints come from an [`IdSource`], the crate's one source of time and
-//! entropy ([`SystemIds`], or [`SequentialIds`] for tests).
+//! footnotes, math) with a fixed catalog of MDX JSX components
+//! ([`components`]; `docs/plans.md` in the repository describes them for
+//! authors). [`check`] runs the whole pipeline: parse, mint ids
+//! (canonicalize), validate. The issues it finds serialize as
+//! `create_document` answers them ([`issues_json`]); the ids it mints come
+//! from an [`IdSource`], the crate's one source of time and entropy
+//! ([`SystemIds`], or [`SequentialIds`] for tests).
 //!
 //! The `chopin-plan` command (`src/bin/chopin-plan.rs`) checks and formats
-//! plan files with this crate: `cargo install --path dialect`, then
+//! plan files with this crate: `cargo install --locked --path dialect`, then
 //! `chopin-plan --help`.
 //!
 //! ```
@@ -184,15 +186,18 @@ mod jsx;
 mod leaf;
 mod location;
 mod patterns;
+mod summary;
 mod text;
 mod tree;
 mod validate;
 
 use std::collections::HashSet;
 
+pub use catalog::{Attribute, AttributeType, Component, Content, Placement, component, components};
 pub use ids::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use issue::{Issue, issues_json};
 pub use location::LineIndex;
+pub use summary::catalog_summary;
 pub use tree::{Attr, AttrValue, Element, Kind, Node, NodeId, Tree};
 pub use validate::{MAX_DEPTH, MAX_IMAGES, MAX_OPTIONS, MAX_TABLE_COLUMNS, MAX_TABLE_ROWS};
 

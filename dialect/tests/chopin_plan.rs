@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use chopin_dialect::{SequentialIds, check, issues_json};
+use chopin_dialect::{SequentialIds, catalog_summary, check, components, issues_json};
 
 const CLEAN: &str = "# Plan\n\n<Research id=\"01JD2X7K4M8Q3R5T6V7W8X9Y0Z\" />\n";
 const MISSING_ID: &str = "# Plan\n\n<Research />\n";
@@ -145,6 +145,7 @@ fn usage_and_input_errors_exit_2() {
         vec!["check", "--write", "x.md"],
         vec!["fmt", "--write", "-"],
         vec!["fmt", "--write", "--check", "x.md"],
+        vec!["catalog", "x.md"],
         vec!["check", missing.to_str().unwrap()],
         vec!["check", &binary],
         // An unreadable file beside one with issues: errors win.
@@ -164,6 +165,30 @@ fn usage_and_input_errors_exit_2() {
 }
 
 #[test]
+fn catalog_prints_a_line_per_component_with_its_required_attributes() {
+    let out = run(&["catalog"], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert_eq!(printed, catalog_summary());
+    for component in components() {
+        let line = printed
+            .lines()
+            .find(|line| {
+                line.strip_prefix('<')
+                    .and_then(|rest| rest.strip_prefix(component.name()))
+                    .is_some_and(|rest| rest.starts_with([' ', '>']))
+            })
+            .unwrap_or_else(|| panic!("no line for {}", component.name()));
+        for attribute in component.attributes() {
+            if attribute.required() && !(component.mints_id() && attribute.name() == "id") {
+                let named = format!(" {}", attribute.name());
+                assert!(line.contains(&named), "{line}: {}", attribute.name());
+            }
+        }
+    }
+}
+
+#[test]
 fn help_says_what_a_column_counts_and_version_prints_the_version() {
     for flag in ["--help", "-h"] {
         let out = run(&[flag], b"");
@@ -172,6 +197,15 @@ fn help_says_what_a_column_counts_and_version_prints_the_version() {
         assert!(help.contains("PATH:LINE:COLUMN: CODE: MESSAGE"));
         assert!(help.contains("Unicode scalar values"));
         assert!(help.contains("fresh ULIDs"));
+        // Where an author finds the dialect, in the repository itself; no
+        // file the repository does not hold.
+        assert!(help.contains("docs/plans.md"));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for word in help.split(|c: char| c.is_whitespace() || "(),;:".contains(c)) {
+            if word.ends_with(".md") {
+                assert!(root.join(word).exists(), "--help cites {word}");
+            }
+        }
     }
     let out = run(&["fmt", "--help"], b"");
     assert!(text(&out.stdout).starts_with("chopin-plan: check and format"));

@@ -6,7 +6,7 @@
 //! else (a load generator, another process): every connection of the
 //! runtime that waits then waits a whole scheduler slice, milliseconds, and
 //! that is the request latency's tail (`perf sched latency` showed 8 ms
-//! waits; BENCHMARKS.md has the measurements). Kept on CPUs of their own, the
+//! waits; `benches/history/loopback.md` has the measurements). Kept on CPUs of their own, the
 //! runtimes never queue behind each other.
 //!
 //! Workers are pinned only when the process may run on exactly as many CPUs

@@ -19,9 +19,10 @@ pub use crate::labels::CreateResult;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Setup, Sqlite,
-    Started, Store, StoreError, token_digest,
+    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing,
+    Setup, Sqlite, Started, Store, StoreError, token_digest,
 };
+use crate::token::random_token;
 
 /// The caller of the token generated on a first run.
 const LOCAL_CALLER: &str = "local";
@@ -33,10 +34,10 @@ owner/name. Call list_documents with a repository to get the ids and titles of i
 documents, then read_document with an id for the plan's canonical source and \
 revision. Ids come from list_documents; do not guess them.";
 const INSTRUCTIONS_CREATE: &str = " To add a plan, call create_document with a \
-structured brief and a plan written in the Chopin plan dialect (Markdown with \
-Chopin's MDX components). A plan with problems is answered with issues (code, \
-message, line, column) and nothing is stored: fix them and call again with the \
-same idempotencyKey, which also makes a retry safe.";
+structured brief and a plan written in the Chopin plan dialect, below. A plan with \
+problems is answered with issues (code, message, line, column) and nothing is \
+stored: fix them and call again with the same idempotencyKey, which also makes a \
+retry safe.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -187,7 +188,8 @@ impl Host {
                 let callers: Vec<&str> = started.tokens.iter().map(|(_, c)| c.as_str()).collect();
                 notes.push(format!(
                     "stored tokens: {} (callers: {}; only digests are stored, a generated \
-                     token was printed once, by the run that generated it)",
+                     token was printed once, by the run that generated it; a lost one is \
+                     replaced with: token revoke CALLER, token add CALLER)",
                     callers.len(),
                     callers.join(", ")
                 ));
@@ -319,11 +321,19 @@ impl Host {
     ) -> Result<Outcome<Caller>, StoreError> {
         Ok(match outcome {
             Outcome::List(list) => {
-                let documents = self.store.list(list.caller(), list.repository()).await?;
+                let documents = match self.store.list(list.caller(), list.repository()).await? {
+                    Listing::Listed(documents) => documents,
+                    // The list effect has no forbidden answer (yet): as
+                    // before, the caller sees an empty repository.
+                    Listing::Forbidden => Vec::new(),
+                };
                 list.answer(&documents)
             }
             Outcome::Read(read) => {
-                let document = self.store.read(read.caller(), read.id()).await?;
+                let mut document = self.store.read(read.caller(), read.id()).await?;
+                if let Some(document) = &mut document {
+                    without_brief(document);
+                }
                 read.answer(document.as_ref())
             }
             Outcome::Create(create) => {
@@ -353,11 +363,15 @@ impl Host {
             return Now::Await(outcome);
         };
         Now::Done(match outcome {
-            Outcome::List(list) => store
-                .list_summaries(list.caller(), list.repository())
-                .map(|summaries| list.answer_borrowed(&summaries.borrowed())),
+            Outcome::List(list) => store.list_summaries(list.caller(), list.repository()).map(
+                |listing| match listing {
+                    Listing::Listed(summaries) => list.answer_borrowed(&summaries.borrowed()),
+                    Listing::Forbidden => list.answer_borrowed(&[]),
+                },
+            ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
+                without_brief(document);
                 let next = read.answer(found.then_some(&*document));
                 // A large document's buffers are not kept for the next read.
                 if document.source.capacity() > SCRATCH_KEPT {
@@ -367,6 +381,32 @@ impl Host {
             }),
             other => return Now::Await(other),
         })
+    }
+
+    /// The document a document URL names, when `caller` may see it: the
+    /// read of `read_document`, so that the URL and the tool agree on what
+    /// a caller sees.
+    pub async fn read_document(
+        &self,
+        caller: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
+        self.store.read(caller, id).await
+    }
+
+    /// [`Host::read_document`] on the calling thread, for
+    /// `chopin-mcp-blocking` (whose store is SQLite).
+    pub fn read_document_blocking(
+        &self,
+        caller: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
+        match &self.store {
+            Store::Sqlite(store) => store.read(caller, id),
+            Store::Postgres(_) => Err(StoreError::Invalid(
+                "the blocking server has no PostgreSQL store".to_owned(),
+            )),
+        }
     }
 
     /// [`Host::carry_out`] on the calling thread, for `chopin-mcp-blocking`
@@ -429,6 +469,13 @@ const fn no_document() -> Document {
         source: String::new(),
         revision: 0,
     }
+}
+
+/// A read's document as `read_document` answers it in this crate version:
+/// its output schema has no `brief` (LIFECYCLE.md §5 adds it), so the brief
+/// the store reads is left out.
+fn without_brief(document: &mut Document) {
+    document.brief = None;
 }
 
 /// What [`Host::read_now`] did.
@@ -588,25 +635,18 @@ impl Hasher for DigestHasher {
     }
 }
 
-/// 32 bytes from the OS's randomness, as hex. Exits when there is none:
-/// a guessable token would be worse than no server.
-fn random_token() -> String {
-    let mut bytes = [0u8; 32];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if let Err(e) = read {
-        eprintln!("cannot read /dev/urandom for a token: {e}");
-        std::process::exit(1);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The instructions the endpoint gives a model: `--instructions-file`'s
-/// text (none for an empty file), else the built-in ones for the mode.
+/// text (none for an empty file), else the built-in ones for the mode (with
+/// creation, the plan dialect's catalog too).
 fn instructions(options: &Options) -> Result<Option<String>, String> {
     let Some(path) = &options.instructions_file else {
         let mut text = INSTRUCTIONS_READ.to_owned();
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
+            // The components a plan may use, written from the catalog the
+            // validator checks (`chopin-plan catalog` prints the same).
+            text.push_str("\n\n");
+            text.push_str(&chopin_mcp::dialect::catalog_summary());
         }
         return Ok(Some(text));
     };

@@ -307,6 +307,7 @@ pub fn path_label(path: &str) -> &'static str {
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
+        p if p.starts_with(crate::wire::DOCUMENTS) => "/documents/{id}",
         p if p.starts_with("/.well-known/oauth-protected-resource") => {
             "/.well-known/oauth-protected-resource"
         }

@@ -12,7 +12,9 @@
 //! logs ([`telemetry`]), Prometheus metrics ([`metrics`]), both labelled from
 //! [`labels`] and joined per request by [`record`], health endpoints
 //! ([`health`]) and graceful shutdown ([`shutdown`]); what they write on
-//! the wire besides the endpoint's responses is [`wire`]'s.
+//! the wire besides the endpoint's responses is [`wire`]'s. [`token`] is
+//! `chopin-mcp-server token …`: bearer tokens added to and revoked from an
+//! existing database.
 
 pub mod affinity;
 pub mod health;
@@ -26,4 +28,5 @@ pub mod shutdown;
 pub mod sqlite;
 pub mod store;
 pub mod telemetry;
+pub mod token;
 pub mod wire;

@@ -1,8 +1,8 @@
 //! An MCP server on tokio, backed by SQLite or PostgreSQL.
 //!
 //! ```sh
-//! cargo run --release --bin chopin-mcp-server          # ./chopin.db, seeded on first run
-//! cargo run --release --bin chopin-mcp-server -- --help
+//! cargo run --release -p chopin-mcp-server            # ./chopin.db, seeded on first run
+//! cargo run --release -p chopin-mcp-server -- --help
 //! ```
 //!
 //! The endpoint decides everything; this file only moves bytes, with the
@@ -13,12 +13,12 @@
 //! effects to the store (`Host::read_now` inline for SQLite reads,
 //! `Host::carry_out` otherwise), writes the response, and hands `GET` event
 //! streams, their head written, to the streams thread ([`Holder`]), which
-//! holds them with nothing of the connection's buffers (BENCHMARKS.md,
+//! holds them with nothing of the connection's buffers (`benches/history/host-floor.md`,
 //! "Held event streams" and "The crate's adapter in place of hyper").
 //!
 //! One single-threaded runtime per core, each kept on its core, serves
 //! connections handed out in turn (see [`serve`]; `benches/load.sh` and
-//! BENCHMARKS.md measure why); one more, on every core, holds the streams.
+//! `benches/history/loopback.md` measure why); one more, on every core, holds the streams.
 //!
 //! Operating it (lines marked `ops:`): request logs and metrics
 //! (`record::Record` per request), `/healthz` and `/readyz`, a metrics
@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
-use chopin_mcp::{Header, Outcome};
+use chopin_mcp::{DocumentOutcome, Granted, Header, Outcome};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -42,6 +42,7 @@ use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, Now, 
 use chopin_mcp_server::labels::StoreOperation;
 use chopin_mcp_server::oauth::{self, Verdict};
 use chopin_mcp_server::shutdown::{self, Shutdown, Tracked};
+use chopin_mcp_server::store::StoreError;
 use chopin_mcp_server::{health, metrics, options, record, telemetry, wire};
 
 /// How long a client may take to send a request head before the connection
@@ -64,7 +65,7 @@ fn keep_alive_phase() -> Duration {
 /// mimalloc for the server's own allocations (SQLite keeps the C library's
 /// malloc): a request's dozen-odd small allocations come from the worker's
 /// own heap, freed on the same thread, without glibc's arena bookkeeping.
-/// BENCHMARKS.md ("On the issue's kind of machine") has what it changed
+/// `benches/history/host-floor.md` ("On the issue's kind of machine") has what it changed
 /// per read and per held stream.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -479,6 +480,11 @@ async fn exchange<S: std::future::Future<Output = ()>>(
     let reply = if let Some(response) = host.endpoint.metadata(&parts) {
         conn.read.drain(..head_len);
         Reply::Endpoint(response)
+    } else if let Some(id) = wire::document_id(path) {
+        // A document's URL: its plan, read as read_document reads it.
+        let outcome = host.endpoint.document(&parts, &id);
+        conn.read.drain(..head_len);
+        Box::pin(serve_document(host, outcome, &mut record)).await
     } else if path != "/mcp" {
         conn.read.drain(..head_len);
         plain(404, "not found")
@@ -488,35 +494,18 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         'request: loop {
             outcome = match outcome {
                 Outcome::Respond(response) => break Reply::Endpoint(response),
-                Outcome::Authenticate(auth) => match host.authenticate(auth.bearer_token()).await {
-                    Verdict::Static(caller) => {
-                        record.caller(Some(&caller)); // ops
-                        record.auth(Some("static"), false);
-                        auth.answer(Some(caller))
+                Outcome::Authenticate(auth) => {
+                    let judged =
+                        judge(host, auth.bearer_token(), auth.authorization(), &mut record);
+                    match judged.await {
+                        Judged::Caller(caller, grant, exp) => {
+                            expires = exp;
+                            auth.answer_scoped(caller, grant)
+                        }
+                        Judged::Refused => auth.answer(None),
+                        Judged::Unavailable => auth.unavailable(),
                     }
-                    Verdict::OAuth {
-                        caller,
-                        grant,
-                        kind,
-                        exp,
-                    } => {
-                        record.caller(Some(&caller)); // ops
-                        record.auth(Some(kind.as_str()), false);
-                        expires = exp;
-                        auth.answer_scoped(caller, grant)
-                    }
-                    Verdict::Refused(_) => {
-                        // ops: a presented token refused is `invalid_token`.
-                        let bearer = auth.authorization().is_some_and(|value| {
-                            value
-                                .get(..6)
-                                .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer"))
-                        });
-                        record.auth(None, bearer);
-                        auth.answer(None)
-                    }
-                    Verdict::Unavailable(_) => auth.unavailable(),
-                },
+                }
                 Outcome::Body(mut intake) => loop {
                     if decoder.is_done() {
                         break intake.finish();
@@ -670,19 +659,100 @@ async fn carry_out(
             record.created(created); // ops
             Ok(next)
         }
-        Err(e) => {
-            record::store_error(&e); // ops
-            if e.is_busy() {
-                // Not answered as created: the client may retry (a create
-                // with its idempotency key is created once).
-                return Err(Reply::Plain(Plain {
-                    status: 503,
-                    text: DATABASE_BUSY,
-                    retry: true,
-                }));
-            }
-            Err(plain(500, INTERNAL_ERROR))
+        Err(e) => Err(store_failed(&e)),
+    }
+}
+
+/// The answer to a store error: 503 with `retry-after` when the database
+/// is busy (nothing was answered as done: a create may be retried with its
+/// idempotency key, and is created once), else 500.
+fn store_failed(e: &StoreError) -> Reply {
+    record::store_error(e); // ops
+    if e.is_busy() {
+        return Reply::Plain(Plain {
+            status: 503,
+            text: DATABASE_BUSY,
+            retry: true,
+        });
+    }
+    plain(500, INTERNAL_ERROR)
+}
+
+/// What the token check decided for a request.
+enum Judged {
+    /// The caller, the scopes its token grants, and when it expires (an
+    /// OAuth token's, seconds since the epoch).
+    Caller(Caller, Granted, Option<u64>),
+    /// 401.
+    Refused,
+    /// 503: the authorization server did not answer.
+    Unavailable,
+}
+
+/// Judges a request's bearer token (`/mcp` and a document's URL alike),
+/// noting the verdict in `record`.
+async fn judge(
+    host: &Host,
+    bearer: Option<&str>,
+    authorization: Option<&[u8]>,
+    record: &mut record::Record,
+) -> Judged {
+    match host.authenticate(bearer).await {
+        Verdict::Static(caller) => {
+            record.caller(Some(&caller)); // ops
+            record.auth(Some("static"), false);
+            Judged::Caller(caller, Granted::ALL, None)
         }
+        Verdict::OAuth {
+            caller,
+            grant,
+            kind,
+            exp,
+        } => {
+            record.caller(Some(&caller)); // ops
+            record.auth(Some(kind.as_str()), false);
+            Judged::Caller(caller, grant, exp)
+        }
+        Verdict::Refused(_) => {
+            // ops: a presented token refused is `invalid_token`.
+            let bearer = authorization.is_some_and(|value| {
+                value
+                    .get(..6)
+                    .is_some_and(|s| s.eq_ignore_ascii_case(b"bearer"))
+            });
+            record.auth(None, bearer);
+            Judged::Refused
+        }
+        Verdict::Unavailable(_) => Judged::Unavailable,
+    }
+}
+
+/// Serves a request to a document's URL: the endpoint's answer, once the
+/// token is judged and the store has read the document for its caller.
+async fn serve_document(
+    host: &Host,
+    mut outcome: DocumentOutcome<Caller>,
+    record: &mut record::Record,
+) -> Reply {
+    loop {
+        outcome = match outcome {
+            DocumentOutcome::Respond(response) => return Reply::Endpoint(response),
+            DocumentOutcome::Authenticate(auth) => {
+                let judged = judge(host, auth.bearer_token(), auth.authorization(), record);
+                match judged.await {
+                    Judged::Caller(caller, grant, _) => auth.answer_scoped(caller, grant),
+                    Judged::Refused => auth.answer(None),
+                    Judged::Unavailable => auth.unavailable(),
+                }
+            }
+            DocumentOutcome::Read(read) => {
+                let found = host.read_document(read.caller(), read.id());
+                return match metrics::time_store_async(StoreOperation::Read, found).await {
+                    Ok(document) => Reply::Endpoint(read.answer(document.as_ref())),
+                    Err(e) => store_failed(&e),
+                };
+            }
+        };
     }
 }
 
@@ -837,7 +907,7 @@ type Handed = (std::net::TcpStream, Tracked, Option<u64>);
 /// that thread can then no longer reuse: written from a worker, every
 /// reply after them goes to a fresh, cold page (and the pages add up, 32
 /// KiB each). Written from here, the unread comments fill this thread's
-/// pages only, a few bytes each (BENCHMARKS.md, "Held event streams").
+/// pages only, a few bytes each (`benches/history/host-floor.md`, "Held event streams").
 struct Holder {
     streams: tokio::sync::mpsc::UnboundedSender<Handed>,
     thread: std::thread::JoinHandle<()>,

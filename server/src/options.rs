@@ -7,10 +7,19 @@ use std::time::Duration;
 use crate::store::{Database, Limits};
 
 pub const USAGE: &str = "\
-Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp.
+Serves Chopin plan documents over MCP (Streamable HTTP) at /mcp, and each
+document at its URL, /documents/ID.
+
+Usage:
+  chopin-mcp-server [OPTIONS]             serve
+  chopin-mcp-server token add CALLER      mint a token for CALLER in the database,
+                                          printed once (also token revoke CALLER,
+                                          token list; see token --help)
 
 Options:
-  --listen ADDR                 address to bind (default 127.0.0.1:8080; port 0 picks one)
+  --listen ADDR                 address to bind (default 127.0.0.1:8080, or the
+                                CHOPIN_MCP_LISTEN environment variable; port 0
+                                picks a free one)
   --db PATH                     SQLite database file (default ./chopin.db)
   --db postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?KEY=VALUE...]
                                 a PostgreSQL database (also postgresql://), for
@@ -78,6 +87,10 @@ Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
                                 a file holding its client secret
 ";
 
+/// The environment variable that sets the address to bind when `--listen`
+/// is not given (a container's, or a test's free port).
+pub const LISTEN_ENV: &str = "CHOPIN_MCP_LISTEN";
+
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -123,10 +136,17 @@ pub struct Options {
 pub enum Command {
     Serve(Options),
     Help,
+    /// `token …`: see [`crate::token`].
+    Token(crate::token::TokenCommand),
 }
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == "token") {
+        args.next();
+        return crate::token::parse(args).map(Command::Token);
+    }
     let mut options = Options {
         listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
         database: Database::File(PathBuf::from("chopin.db")),
@@ -146,7 +166,6 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> 
         oauth: None,
     };
     let mut oauth = crate::oauth::Flags::default();
-    let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
@@ -258,15 +277,26 @@ fn is_repository(text: &str) -> bool {
         .is_some_and(|(owner, name)| !owner.is_empty() && !name.is_empty() && !name.contains('/'))
 }
 
-/// The options of this process's command line; exits (0 after `--help`, 2
-/// on a usage error) when there is nothing to serve.
+/// The options of this process's command line; the exit code instead when
+/// there is nothing to serve (0 after `--help`, 2 on a usage error, or the
+/// outcome of a `token` command, which this runs).
 pub fn from_command_line() -> Result<Options, std::process::ExitCode> {
-    match parse(std::env::args().skip(1)) {
+    let given: Vec<String> = std::env::args().skip(1).collect();
+    // `CHOPIN_MCP_LISTEN` stands for a `--listen` the command line does
+    // not give.
+    let listen = std::env::var(LISTEN_ENV).ok();
+    let serving = given.first().is_none_or(|first| first != "token");
+    let from_env = listen
+        .filter(|_| serving && !given.iter().any(|arg| arg == "--listen"))
+        .map(|addr| ["--listen".to_owned(), addr]);
+    match parse(from_env.into_iter().flatten().chain(given)) {
         Ok(Command::Serve(options)) => Ok(options),
         Ok(Command::Help) => {
             print!("{USAGE}");
             Err(std::process::ExitCode::SUCCESS)
         }
+        // An administrative command, run instead of a server.
+        Ok(Command::Token(command)) => Err(crate::token::run(command)),
         Err(message) => {
             eprintln!("{message}");
             Err(std::process::ExitCode::from(2))

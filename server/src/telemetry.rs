@@ -7,7 +7,7 @@
 //! path the client chose, or anything from a body (titles, sources, plans).
 //! The bytes are those `tracing_subscriber`'s formatters write for the same
 //! event (same timestamp, level, target and field order, same JSON keys),
-//! at a tenth of the cost (BENCHMARKS.md, "The host at its floor"). Other
+//! at a tenth of the cost (`benches/history/host-floor.md`). Other
 //! events go through `tracing` as before. `RUST_LOG` decides for both:
 //! [`requests_enabled`] asks the installed filter about the request target.
 //!

@@ -1,6 +1,7 @@
 //! What both binaries write on the wire besides the endpoint's responses:
 //! the server's own plain-text replies (404, 408, 500, 503, health probes),
-//! the `date` header, and the path a request target names.
+//! the `date` header, the path a request target names, and the document a
+//! path names.
 // The host owns the clock: the `date` header is read from it here, never
 // in the crate's core (clippy.toml forbids it there).
 #![allow(clippy::disallowed_methods)]
@@ -141,6 +142,34 @@ pub fn date() -> [u8; DATE_LEN] {
     text
 }
 
+/// Where a document's URL starts: `create_document` answers a document's
+/// `url` as this prefix and its id.
+pub const DOCUMENTS: &str = "/documents/";
+
+/// The document id a path names: `/documents/<id>`, the id one path segment,
+/// percent-decoded (`%2F` is a `/` of the id) and UTF-8; `None` for any
+/// other path.
+pub fn document_id(path: &str) -> Option<String> {
+    let segment = path.strip_prefix(DOCUMENTS)?;
+    if segment.contains('/') {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(segment.len());
+    let mut rest = segment.as_bytes();
+    while let Some((&byte, tail)) = rest.split_first() {
+        if byte == b'%' {
+            let digit = |at: usize| tail.get(at).and_then(|&b| char::from(b).to_digit(16));
+            let (high, low) = (digit(0)?, digit(1)?);
+            bytes.push((high * 16 + low) as u8);
+            rest = &tail[2..];
+        } else {
+            bytes.push(byte);
+            rest = tail;
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,5 +259,32 @@ mod tests {
         let off = SystemTime::now().duration_since(parsed).unwrap();
         assert!(off.as_secs() < 5, "{text}");
         assert!(text.ends_with(" GMT"), "{text}");
+    }
+
+    #[test]
+    fn a_document_path_names_one_percent_decoded_segment() {
+        assert_eq!(
+            document_id("/documents/01JD2X7K").as_deref(),
+            Some("01JD2X7K")
+        );
+        assert_eq!(
+            document_id("/documents/a%20b%2Fc").as_deref(),
+            Some("a b/c")
+        );
+        assert_eq!(document_id("/documents/%C3%A9").as_deref(), Some("é"));
+        assert_eq!(document_id("/documents/").as_deref(), Some(""));
+        for path in [
+            "/documents",
+            "/documents/a/b",
+            "/documents/a/",
+            "/documents/%",
+            "/documents/%2",
+            "/documents/%zz",
+            "/documents/%FF",
+            "/mcp",
+            "/documentsx",
+        ] {
+            assert_eq!(document_id(path), None, "{path}");
+        }
     }
 }

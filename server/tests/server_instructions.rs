@@ -5,6 +5,7 @@
 #[path = "interop/harness.rs"]
 mod support;
 
+use chopin_mcp::dialect::{catalog_summary, components};
 use serde_json::Value;
 use support::{SERVERS, Server, TOKEN, run, temp_path};
 
@@ -27,9 +28,26 @@ fn built_in_instructions_say_how_the_tools_fit_together_for_the_mode() {
         let text = result["instructions"].as_str().unwrap();
         assert!(text.contains("list_documents") && text.contains("read_document"));
         assert!(text.contains("create_document"), "{name}: {text}");
+        // A model about to write a plan is told the dialect: the catalog
+        // as the validator holds it, every component and its required
+        // attributes, and all of it in a few kilobytes.
+        assert!(text.contains(&catalog_summary()), "{name}: {text}");
+        for component in components() {
+            assert!(text.contains(&format!("<{}", component.name())));
+            for attribute in component.attributes().filter(|a| a.required()) {
+                if !(component.identified() && attribute.name() == "id") {
+                    assert!(text.contains(&format!(" {}", attribute.name())));
+                }
+            }
+        }
+        assert!(text.len() < 4096, "{name}: {} bytes", text.len());
         let read_only = initialize(&Server::seeded_with(name, &["--read-only"]));
         let text = read_only["instructions"].as_str().unwrap();
         assert!(text.contains("read_document") && !text.contains("create_document"));
+        assert!(
+            !text.contains("<Callout"),
+            "{name}: no plan is written here"
+        );
     }
 }
 

@@ -12,7 +12,38 @@ fn parse(args: &[&str]) -> Result<Options, String> {
     match options::parse(args.iter().map(|a| a.to_string()))? {
         Command::Serve(options) => Ok(options),
         Command::Help => Err("help".to_owned()),
+        Command::Token(_) => Err("token".to_owned()),
     }
+}
+
+#[test]
+fn token_commands_take_the_server_s_database() {
+    use chopin_mcp_server::token::{Action, TokenCommand};
+    let token = |args: &[&str]| match options::parse(args.iter().map(|a| a.to_string())) {
+        Ok(Command::Token(command)) => command,
+        _ => panic!("{args:?} is a token command"),
+    };
+    assert_eq!(
+        token(&["token", "add", "local"]),
+        TokenCommand {
+            action: Action::Add("local".to_owned()),
+            database: Database::File(PathBuf::from("chopin.db")),
+        }
+    );
+    let url = "postgres://u@localhost/chopin";
+    assert_eq!(
+        token(&["token", "revoke", "--db", url, "ci bot"]),
+        TokenCommand {
+            action: Action::Revoke("ci bot".to_owned()),
+            database: Database::Postgres(url.to_owned()),
+        }
+    );
+    assert_eq!(
+        token(&["token", "list", "--db", "x.db"]).action,
+        Action::List
+    );
+    // Only as the first argument: elsewhere it is no flag of the server.
+    assert!(parse(&["--memory", "token"]).is_err());
 }
 
 #[test]
@@ -160,4 +191,60 @@ fn help_lists_every_flag() {
         "(default {}; 0 = no statement",
         DEFAULT_STATEMENT_TIMEOUT.as_secs()
     )));
+}
+
+#[test]
+fn chopin_mcp_listen_is_the_address_when_no_listen_flag_is_given() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    for name in [
+        env!("CARGO_BIN_EXE_chopin-mcp-server"),
+        env!("CARGO_BIN_EXE_chopin-mcp-blocking"),
+    ] {
+        let mut child = Command::new(name)
+            .args(["--memory", "--token", "t=u"])
+            .env("CHOPIN_MCP_LISTEN", "127.0.0.1:0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let listening = BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find(|line| line.starts_with("chopin-mcp listening on "));
+        let _ = child.kill();
+        let _ = child.wait();
+        let line = listening.expect("a banner");
+        assert!(line.starts_with("chopin-mcp listening on http://127.0.0.1:"));
+        assert!(!line.contains(":8080/"), "{name}: {line}");
+        // A malformed value is a usage error, unless --listen is given.
+        let out = Command::new(name)
+            .args(["--memory", "--help"])
+            .env("CHOPIN_MCP_LISTEN", "nowhere")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--listen: \"nowhere\""));
+        let out = Command::new(name)
+            .args(["--listen", "127.0.0.1:0", "--help"])
+            .env("CHOPIN_MCP_LISTEN", "nowhere")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{name}");
+    }
+}
+
+/// The help texts point to files of the repository only (the specs the
+/// code was written from are not in it).
+#[test]
+fn help_texts_cite_only_files_in_the_repository() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for text in [USAGE, chopin_mcp_server::token::USAGE] {
+        for word in text.split(|c: char| c.is_whitespace() || "(),;:".contains(c)) {
+            if word.ends_with(".md") {
+                assert!(root.join(word).exists(), "--help cites {word}");
+            }
+        }
+    }
 }

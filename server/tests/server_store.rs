@@ -8,7 +8,7 @@
 mod support;
 
 use chopin_mcp_server::store::Database;
-use chopin_mcp_server::store::{CreateOutcome, Draft, Setup, Store, token_digest};
+use chopin_mcp_server::store::{CreateOutcome, Draft, Listing, Setup, Store, token_digest};
 use support::{SERVERS, Server, run, status, temp_path};
 
 /// The tables as servers before schema version 1 made them: plain tokens,
@@ -90,11 +90,15 @@ fn a_plain_token_database_is_migrated_to_digests_and_its_token_still_works() {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |row| row.get(0))
             .unwrap();
-        assert_eq!(version, 1);
+        assert_eq!(version, chopin_mcp_server::store::SCHEMA_VERSION);
         drop(server);
         // A later start: nothing more to migrate, the token still works.
         let again = Server::start(name, &["--db", db.to_str().unwrap()]);
-        assert!(!again.banner.join("\n").contains("replaced"), "{name}");
+        let banner = again.banner.join("\n");
+        assert!(
+            !banner.contains("stored tokens replaced by their SHA-256 digests"),
+            "{name}: {banner}"
+        );
         let list = again.post(
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"example/plans"}}}"#,
             Some(token),
@@ -145,7 +149,7 @@ fn a_newer_schema_is_refused_at_start_and_left_alone() {
         let (code, stderr) = run(name, &["--db", db.to_str().unwrap()]);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         assert!(
-            stderr.contains("schema version 7, newer than this server's 1"),
+            stderr.contains("schema version 7, newer than this server's 2"),
             "{name}: {stderr}"
         );
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -213,7 +217,7 @@ fn two_stores_on_one_file_racing_one_key_create_one_document() {
             repository: "acme/plans".to_owned(),
             title: "T".to_owned(),
             source: "# T\n".to_owned(),
-            brief: "{}".to_owned(),
+            brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
         };
         // Each store is what one server process has: its own connections.
         let mut racers = Vec::new();
@@ -235,6 +239,7 @@ fn two_stores_on_one_file_racing_one_key_create_one_document() {
         }
         assert_eq!(new, 1);
         let store = Store::open(&database).await.unwrap();
-        assert_eq!(store.list("ann", "acme/plans").await.unwrap().len(), 1);
+        let listed = store.list("ann", "acme/plans").await.unwrap();
+        assert!(matches!(listed, Listing::Listed(d) if d.len() == 1));
     });
 }

@@ -3,7 +3,7 @@
 //! from there, not from the worker that opened them: a comment a client
 //! leaves unread keeps the kernel pages of the thread whose write filled
 //! them, and a worker's replies would then go to fresh pages
-//! (BENCHMARKS.md, "Held event streams"). Which threads ran is read from
+//! (`benches/history/host-floor.md`, "Held event streams"). Which threads ran is read from
 //! `/proc/PID/task`, so Linux only.
 #![cfg(target_os = "linux")]
 

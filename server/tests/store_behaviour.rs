@@ -2,146 +2,34 @@
 //! SQLite in a file, PostgreSQL (a throwaway server, see `support/pg.rs`),
 //! and the same PostgreSQL behind Debian's PgBouncer in transaction mode
 //! (4 server connections per database, no protocol-level prepared
-//! statements), as hosted poolers are used. Grants, byte-wise ordering, the create operation's
-//! idempotency (new, replay, conflict, forbidden) and atomicity, token
-//! digests, the versioned set-up, and reads that never wait for a create.
+//! statements), as hosted poolers are used. Grants (a list of an
+//! ungranted repository is forbidden), byte-wise ordering, the create
+//! operation's idempotency (new, replay as created, conflict, forbidden) and
+//! atomicity, token digests, the versioned set-up, and reads that never
+//! wait for a create. The lifecycle writes have files of their own
+//! (`store_update.rs`, `store_rename.rs`, `store_archive.rs`, …).
 #![allow(clippy::disallowed_methods)] // timing reads needs the clock
 
 #[path = "support/pg.rs"]
 mod pg;
 
-use std::path::PathBuf;
+#[macro_use]
+#[path = "support/engines.rs"]
+mod engines;
+
 use std::time::{Duration, Instant};
 
+use chopin_mcp::Document;
 use chopin_mcp_server::store::Database;
 use chopin_mcp_server::store::{
-    CreateOutcome, Draft, FirstToken, Imported, SCHEMA_VERSION, Setup, Store, StoreError,
-    token_digest,
+    CreateOutcome, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Store, StoreError,
+    UpdateOutcome, token_digest,
 };
-
-#[derive(Debug, Clone, Copy)]
-enum Engine {
-    Memory,
-    File,
-    Postgres,
-    Pgbouncer,
-}
-
-/// A fresh, set-up store of `engine` and where it lives; `None` when
-/// PostgreSQL is not installed (the test then says it skipped).
-async fn fresh(engine: Engine) -> Option<(Store, Database)> {
-    let database = match engine {
-        Engine::Memory => Database::Memory,
-        Engine::File => Database::File(temp_db("behaviour")),
-        Engine::Postgres => Database::Postgres(pg::shared()?.database()),
-        Engine::Pgbouncer => {
-            let cluster = pg::shared()?;
-            let bouncer = pg::shared_bouncer()?;
-            Database::Postgres(bouncer.url(&cluster.new_database()))
-        }
-    };
-    let store = Store::open(&database).await.unwrap();
-    let started = store.setup(&Setup::default()).await.unwrap();
-    assert!(
-        started.new_database && started.found_version == 0,
-        "{started:?}"
-    );
-    Some((store, database))
-}
-
-/// A fresh database file in the target directory.
-fn temp_db(name: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{name}-{}-{n}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
-
-fn doc(id: &str, repository: &str, title: &str) -> Imported {
-    Imported {
-        id: id.to_owned(),
-        repository: repository.to_owned(),
-        title: title.to_owned(),
-        source: format!("# {title}\n"),
-        revision: 3,
-    }
-}
-
-fn draft(key: &str, fingerprint: &str, repository: &str) -> Draft {
-    Draft {
-        idempotency_key: key.to_owned(),
-        fingerprint: fingerprint.to_owned(),
-        repository: repository.to_owned(),
-        title: "Draft".to_owned(),
-        source: "# Draft\n".to_owned(),
-        brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
-    }
-}
-
-/// A create the store must answer (whatever its outcome), not fail.
-async fn create(store: &Store, caller: &str, id: &str, draft: &Draft) -> CreateOutcome {
-    store.create(caller, id, draft).await.unwrap()
-}
-
-async fn seeded(engine: Engine) -> Option<(Store, Database)> {
-    let (store, database) = fresh(engine).await?;
-    store
-        .import(&[
-            doc("b", "acme/plans", "Zeta"),
-            doc("c", "acme/plans", "Alpha"),
-            doc("a", "acme/plans", "Alpha"),
-            doc("s", "acme/secret", "Hidden"),
-        ])
-        .await
-        .unwrap();
-    store
-        .set_grants("ann", &["acme/plans".to_owned()])
-        .await
-        .unwrap();
-    store.set_grants("root", &["*".to_owned()]).await.unwrap();
-    Some((store, database))
-}
-
-async fn ids(store: &Store, caller: &str, repository: &str) -> Vec<String> {
-    let listed = store.list(caller, repository).await.unwrap();
-    listed.into_iter().map(|d| d.id).collect()
-}
-
-/// Each behaviour as a test per engine: `sqlite_memory::NAME`,
-/// `sqlite_file::NAME`, `postgres::NAME`, `pgbouncer::NAME`.
-macro_rules! on_every_engine {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite_memory {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::Memory).await }
-            )*
-        }
-        mod sqlite_file {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::File).await }
-            )*
-        }
-        mod postgres {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::Postgres).await }
-            )*
-        }
-        mod pgbouncer {
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() { super::$name(super::Engine::Pgbouncer).await }
-            )*
-        }
-    };
-}
+use engines::{Engine, change, create, doc, draft, fresh, ids, seeded, update};
 
 on_every_engine!(
     a_list_is_ordered_by_title_then_id_byte_wise,
-    a_list_of_an_ungranted_repository_is_empty,
+    a_list_of_an_ungranted_repository_is_forbidden,
     the_star_grant_opens_every_repository,
     a_forbidden_read_looks_like_a_missing_one,
     grants_are_replaced_per_caller,
@@ -149,6 +37,7 @@ on_every_engine!(
     an_import_is_all_or_nothing,
     a_create_stores_revision_zero_with_a_documents_url,
     a_retried_create_replays_the_stored_document,
+    a_create_replayed_after_later_writes_answers_the_document_as_created,
     a_key_reused_for_another_request_conflicts,
     idempotency_keys_belong_to_their_caller,
     a_create_in_an_ungranted_repository_is_forbidden_and_stores_nothing,
@@ -174,13 +63,10 @@ async fn a_list_is_ordered_by_title_then_id_byte_wise(engine: Engine) {
         .map(|(n, title)| doc(&format!("o{n}"), "acme/order", title))
         .collect();
     store.import(&docs).await.unwrap();
-    let listed: Vec<String> = store
-        .list("root", "acme/order")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|d| d.title)
-        .collect();
+    let Listing::Listed(listed) = store.list("root", "acme/order").await.unwrap() else {
+        panic!("root may list every repository");
+    };
+    let listed: Vec<String> = listed.into_iter().map(|d| d.title).collect();
     assert_eq!(
         listed,
         ["Beta", "Zeta", "_draft", "alpha", "beta", "e", "Éclair"],
@@ -188,12 +74,21 @@ async fn a_list_is_ordered_by_title_then_id_byte_wise(engine: Engine) {
     );
 }
 
-async fn a_list_of_an_ungranted_repository_is_empty(engine: Engine) {
+async fn a_list_of_an_ungranted_repository_is_forbidden(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };
-    assert!(ids(&store, "ann", "acme/secret").await.is_empty());
-    assert!(ids(&store, "nobody", "acme/plans").await.is_empty());
+    for (caller, repository) in [("ann", "acme/secret"), ("nobody", "acme/plans")] {
+        let listed = store.list(caller, repository).await.unwrap();
+        assert_eq!(listed, Listing::Forbidden, "{caller} {repository}");
+    }
+    // A granted repository without documents is an empty list.
+    store
+        .set_grants("ann", &["acme/plans".to_owned(), "acme/empty".to_owned()])
+        .await
+        .unwrap();
+    assert!(ids(&store, "ann", "acme/empty").await.is_empty());
+    assert!(ids(&store, "root", "acme/nothing-here").await.is_empty());
 }
 
 async fn the_star_grant_opens_every_repository(engine: Engine) {
@@ -261,10 +156,18 @@ async fn a_create_stores_revision_zero_with_a_documents_url(engine: Engine) {
     };
     assert_eq!(created.url, "/documents/01NEW");
     assert_eq!(created.document.revision, 0);
+    // The read gives the document with the brief it was created with.
+    let brief = serde_json::from_str(&created.brief).unwrap();
     assert_eq!(
         store.read("ann", "01NEW").await.unwrap(),
-        Some(created.document)
+        Some(Document {
+            brief: Some(brief),
+            ..created.document
+        })
     );
+    // An imported document has none.
+    let imported = store.read("ann", "a").await.unwrap().unwrap();
+    assert_eq!(imported.brief, None);
 }
 
 async fn a_retried_create_replays_the_stored_document(engine: Engine) {
@@ -279,6 +182,40 @@ async fn a_retried_create_replays_the_stored_document(engine: Engine) {
     // Byte-identical: document, brief text and url.
     assert_eq!(first, again);
     assert!(store.read("ann", "01SECOND").await.unwrap().is_none());
+}
+
+async fn a_create_replayed_after_later_writes_answers_the_document_as_created(engine: Engine) {
+    let Some((store, _)) = seeded(engine).await else {
+        return;
+    };
+    let CreateOutcome::New(first) =
+        create(&store, "ann", "01FIRST", &draft("k1", "f1", "acme/plans")).await
+    else {
+        panic!("not new");
+    };
+    for (revision, plan) in [(0, "# One\n"), (1, "# Two\n")] {
+        let key = format!("u{revision}");
+        let revised = update(
+            &store,
+            "ann",
+            &change("01FIRST", revision, plan, &key, &key),
+        )
+        .await;
+        assert!(matches!(revised, UpdateOutcome::Updated(_)), "{revised:?}");
+    }
+    for title in ["Renamed", "Renamed again"] {
+        store.rename("ann", "01FIRST", title).await.unwrap();
+    }
+    // Revision 0, its first title and plan, whatever happened since; also
+    // when archived.
+    let again = create(&store, "ann", "01SECOND", &draft("k1", "f1", "acme/plans")).await;
+    assert_eq!(again, CreateOutcome::Replayed(first.clone()));
+    store
+        .archive("ann", "01FIRST", std::time::SystemTime::UNIX_EPOCH)
+        .await
+        .unwrap();
+    let archived = create(&store, "ann", "01THIRD", &draft("k1", "f1", "acme/plans")).await;
+    assert_eq!(archived, CreateOutcome::Replayed(first));
 }
 
 async fn a_key_reused_for_another_request_conflicts(engine: Engine) {
@@ -582,9 +519,8 @@ async fn sqlite_reads_do_not_wait_behind_stuck_creates() {
     one_created(stuck).await;
 }
 
-/// A database set up by a server from before the read and list functions
-/// (schema version 1 all the same) gets them at the next start, and keeps
-/// its data.
+/// A database that lost its read and list functions (as one from before
+/// them did) gets them at the next start, and keeps its data.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start() {
     let Some((store, Database::Postgres(url))) = seeded(Engine::Postgres).await else {
@@ -595,7 +531,7 @@ async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start()
     cluster
         .psql(
             pg::database_name(&url),
-            "DROP FUNCTION chopin_read_v1(text, bytea); DROP FUNCTION chopin_list_v1(text, text)",
+            "DROP FUNCTION chopin_read_v2(text, bytea); DROP FUNCTION chopin_list_v2(text, text)",
         )
         .unwrap();
     assert!(

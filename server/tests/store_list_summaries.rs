@@ -5,7 +5,7 @@
 //! summary cannot be, on a file's reader connections and on the one
 //! connection of a memory database; and each list sees the last commit.
 
-use chopin_mcp_server::store::{Imported, Setup, Sqlite};
+use chopin_mcp_server::store::{Imported, Listing, Setup, Sqlite};
 
 fn doc(id: &str, repository: &str, title: &str) -> Imported {
     Imported {
@@ -17,18 +17,33 @@ fn doc(id: &str, repository: &str, title: &str) -> Imported {
     }
 }
 
-fn listed(store: &Sqlite, caller: &str, repository: &str) -> Vec<(String, String)> {
-    let summaries = store.list_summaries(caller, repository).unwrap();
-    summaries
-        .borrowed()
-        .iter()
-        .map(|s| (s.id.to_owned(), s.title.to_owned()))
-        .collect()
+/// The summaries `list_summaries` gives; `None`: forbidden.
+fn listed(store: &Sqlite, caller: &str, repository: &str) -> Option<Vec<(String, String)>> {
+    match store.list_summaries(caller, repository).unwrap() {
+        Listing::Listed(summaries) => Some(
+            summaries
+                .borrowed()
+                .iter()
+                .map(|s| (s.id.to_owned(), s.title.to_owned()))
+                .collect(),
+        ),
+        Listing::Forbidden => None,
+    }
 }
 
-fn owned(store: &Sqlite, caller: &str, repository: &str) -> Vec<(String, String)> {
-    let documents = store.list(caller, repository).unwrap();
-    documents.into_iter().map(|s| (s.id, s.title)).collect()
+/// The summaries `list` gives; `None`: forbidden.
+fn owned(store: &Sqlite, caller: &str, repository: &str) -> Option<Vec<(String, String)>> {
+    match store.list(caller, repository).unwrap() {
+        Listing::Listed(documents) => {
+            Some(documents.into_iter().map(|s| (s.id, s.title)).collect())
+        }
+        Listing::Forbidden => None,
+    }
+}
+
+/// `all`'s summaries of `o/r` from `list_summaries`, which must answer.
+fn all_of_o_r(store: &Sqlite) -> usize {
+    listed(store, "all", "o/r").expect("granted").len()
 }
 
 #[path = "support/store_files.rs"]
@@ -87,7 +102,7 @@ fn summaries_match_list(store: &Sqlite) {
     }
     // Twice: the statement kept from the first list gives the same.
     assert_eq!(listed(store, "all", "o/r"), owned(store, "all", "o/r"));
-    let all = listed(store, "all", "o/r");
+    let all = listed(store, "all", "o/r").expect("granted");
     assert_eq!(all.len(), 124);
     // Byte-wise by title, then id: "" first, then "T 0" … (ids break ties).
     assert_eq!(all[0], ("e-3".to_owned(), String::new()));
@@ -97,8 +112,11 @@ fn summaries_match_list(store: &Sqlite) {
         .map(|(id, _)| id.as_str())
         .collect();
     assert_eq!(fives, ["e-4", "id-114"]);
-    assert_eq!(listed(store, "one", "o/other"), []);
-    assert_eq!(listed(store, "none", "o/r"), []);
+    // A repository without a grant is forbidden, a granted one without
+    // documents empty.
+    assert_eq!(listed(store, "one", "o/other"), None);
+    assert_eq!(listed(store, "none", "o/r"), None);
+    assert_eq!(listed(store, "all", "o/missing"), Some(Vec::new()));
 }
 
 #[test]
@@ -133,10 +151,7 @@ fn a_stored_title_that_is_not_utf8_fails_the_list_as_it_fails_list() {
          UPDATE documents SET title = 'fine again' WHERE id = 'a';",
     )
     .unwrap();
-    assert_eq!(
-        store.list_summaries("all", "o/r").unwrap().borrowed().len(),
-        2
-    );
+    assert_eq!(all_of_o_r(&store), 2);
 }
 
 #[test]
@@ -166,13 +181,13 @@ fn a_stored_value_that_is_not_text_fails_the_list_as_it_fails_list() {
     raw.execute_batch("UPDATE documents SET id = 'b' WHERE id IS NULL;")
         .unwrap();
     assert_eq!(listed(&store, "all", "o/r"), owned(&store, "all", "o/r"));
-    assert_eq!(listed(&store, "all", "o/r").len(), 2);
+    assert_eq!(all_of_o_r(&store), 2);
 }
 
 #[test]
 fn each_list_sees_what_was_committed_before_it() {
     let (store, path) = store_files::file_store(PREFIX, "commits", vec![doc("a", "o/r", "first")]);
-    assert_eq!(listed(&store, "all", "o/r").len(), 1);
+    assert_eq!(all_of_o_r(&store), 1);
     // Another connection (another process, a replica) commits between
     // lists: the list statement kept from the first holds no snapshot.
     let raw = rusqlite::Connection::open(&path).unwrap();
@@ -184,7 +199,7 @@ fn each_list_sees_what_was_committed_before_it() {
         )
         .unwrap();
         let listed = listed(&store, "all", "o/r");
-        assert_eq!(listed.len(), n, "{listed:?}");
+        assert_eq!(listed.as_ref().map(Vec::len), Some(n), "{listed:?}");
         assert_eq!(listed, owned(&store, "all", "o/r"));
     }
 }

@@ -13,6 +13,27 @@
 //! from 8 clients; and read latency from one client while 8 clients create
 //! (a create storm).
 //!
+//! `store_reads_with_one_and_two_threads` (also ignored) is the SQLite
+//! store in process, without HTTP: `read_into` of the read document and
+//! `list_summaries` of its repository (100 summaries, as `benches/load.sh`
+//! seeds it) from one thread, then from two, on the in-memory store and on
+//! a file, alternating, `CHOPIN_LOAD_ROUNDS` rounds (default 3) of 2 s
+//! phases; per round and phase the calls a second, the CPU time a call
+//! (the whole process's, from `getrusage`) and the CPUs that makes, and
+//! each store's two-thread rate against its one-thread rate: the cores'
+//! scaling, without a load generator sharing them, where the two threads
+//! got two CPUs (on a machine others keep busy, the kernel's autogroup
+//! scheduling gives a process its share whatever its threads: then the
+//! CPU time a call is the figure to compare):
+//!
+//! ```sh
+//! cargo test --release -p chopin-mcp-server --test store_load -- --ignored --nocapture two_threads
+//! ```
+//!
+//! `store_latency_of_create_and_update` (also ignored) measures the store
+//! alone, in process: one client's `create` and `update` latency side by
+//! side, on both engines (see its doc comment).
+//!
 //! `load_on_postgres_over_tls_and_through_pgbouncer` (also ignored) compares,
 //! alternating, several rounds (`CHOPIN_LOAD_ROUNDS`, default 3), each on a
 //! fresh database: PostgreSQL direct; direct with `--db-statement-timeout 0`
@@ -41,6 +62,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use chopin_mcp::Document;
+use chopin_mcp_server::store::{Imported, Listing, Setup, Sqlite};
 use support::{Server, TOKEN, import_file, temp_path};
 
 const CLIENTS: usize = 8;
@@ -445,6 +468,313 @@ fn load_on_postgres_over_tls_and_through_pgbouncer() {
             median(reads),
             median(creates),
             median(quiet)
+        );
+    }
+}
+
+/// The load bench's import: the read document and 99 more in its
+/// repository.
+fn load_bench_documents() -> Vec<Imported> {
+    let repository = "githubnext/chopin";
+    let mut documents = vec![Imported {
+        id: support::DOC_ID.to_owned(),
+        repository: repository.to_owned(),
+        title: support::DOC_TITLE.to_owned(),
+        source: "# Release readiness\n".to_owned(),
+        revision: 4,
+    }];
+    documents.extend((1..=99).map(|i| Imported {
+        id: format!("00000000-0000-4000-8000-{i:012}"),
+        repository: repository.to_owned(),
+        title: format!("Plan {i:03}"),
+        source: format!("# Plan {i:03}\n\nA summary-sized plan.\n"),
+        revision: 0,
+    }));
+    documents
+}
+
+/// The CPU time this process has used, every thread, user and system.
+fn process_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        assert_eq!(libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()), 0);
+        usage.assume_init()
+    };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// `threads` threads repeating `job` for `phase`: calls per second, and
+/// the CPU time per call (µs) the process used meanwhile.
+fn calls_per_second(threads: usize, phase: Duration, job: &(dyn Fn() + Sync)) -> (f64, f64) {
+    let stop = AtomicBool::new(false);
+    let calls = AtomicUsize::new(0);
+    let cpu = process_cpu();
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut n = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    job();
+                    n += 1;
+                }
+                calls.fetch_add(n, Ordering::Relaxed);
+            });
+        }
+        std::thread::sleep(phase);
+        stop.store(true, Ordering::Relaxed);
+    });
+    let calls = calls.into_inner() as f64;
+    let cpu = (process_cpu() - cpu).as_secs_f64();
+    (calls / started.elapsed().as_secs_f64(), cpu * 1e6 / calls)
+}
+
+#[test]
+#[ignore = "a load test: run it with --release --ignored --nocapture"]
+fn store_reads_with_one_and_two_threads() {
+    const PHASE: Duration = Duration::from_secs(2);
+    let rounds: usize = std::env::var("CHOPIN_LOAD_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    // As the servers start: SQLite's allocation statistics off (with them
+    // on, every allocation takes one process-wide mutex).
+    chopin_mcp_server::sqlite::configure();
+    let file = temp_path("threads", "db");
+    let stores = [
+        ("memory", Sqlite::memory().unwrap()),
+        ("file", Sqlite::open(&file).unwrap()),
+    ];
+    for (_, store) in &stores {
+        store
+            .setup(&Setup {
+                grants: vec![("octocat".to_owned(), vec!["*".to_owned()])],
+                import: load_bench_documents(),
+                ..Setup::default()
+            })
+            .unwrap();
+    }
+    let read = |store: &Sqlite| {
+        thread_local! {
+            static DOCUMENT: std::cell::RefCell<Document> = const { std::cell::RefCell::new(Document {
+                id: String::new(),
+                title: String::new(),
+                brief: None,
+                source: String::new(),
+                revision: 0,
+            }) };
+        }
+        DOCUMENT.with_borrow_mut(|document| {
+            assert!(
+                store
+                    .read_into("octocat", support::DOC_ID, document)
+                    .unwrap()
+            );
+        });
+    };
+    let list = |store: &Sqlite| {
+        let Listing::Listed(summaries) = store
+            .list_summaries("octocat", "githubnext/chopin")
+            .unwrap()
+        else {
+            panic!("octocat has a grant for githubnext/chopin");
+        };
+        assert_eq!(summaries.borrowed().len(), 100);
+    };
+    println!(
+        "load: {} CPUs, {rounds} rounds of {PHASE:?} phases",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!(
+        "| round | store | call | 1 thread /s | CPU µs a call | CPUs | 2 threads /s | CPU µs a call | CPUs | 2 / 1 |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut ratios: Vec<(&str, &str, Vec<f64>)> = Vec::new();
+    for round in 1..=rounds {
+        let mut order: Vec<_> = stores.iter().collect();
+        if round % 2 == 0 {
+            order.reverse();
+        }
+        for (kind, store) in order {
+            for (call, job) in [
+                ("read", &read as &(dyn Fn(&Sqlite) + Sync)),
+                ("list", &list),
+            ] {
+                let (one, one_cpu) = calls_per_second(1, PHASE, &|| job(store));
+                let (two, two_cpu) = calls_per_second(2, PHASE, &|| job(store));
+                println!(
+                    "| {round} | {kind} | {call} | {one:.0} | {one_cpu:.2} | {:.2} | {two:.0} | {two_cpu:.2} | {:.2} | {:.2} |",
+                    one * one_cpu / 1e6,
+                    two * two_cpu / 1e6,
+                    two / one
+                );
+                match ratios.iter_mut().find(|(k, c, _)| k == kind && *c == call) {
+                    Some((_, _, values)) => values.push(two / one),
+                    None => ratios.push((kind, call, vec![two / one])),
+                }
+            }
+        }
+    }
+    for (kind, call, values) in ratios {
+        let worst = values.iter().copied().fold(f64::INFINITY, f64::min);
+        println!(
+            "median {kind} {call}: 2 threads / 1 thread {:.2} (worst {worst:.2})",
+            median(values)
+        );
+    }
+}
+
+/// A plan of about `size` bytes, for the store's own latency.
+fn plan_of(size: usize, label: &str) -> String {
+    let mut plan = format!("# Plan {label}\n\n");
+    while plan.len() < size {
+        plan.push_str(
+            "Keep the reading position offline and sync it when the connection returns.\n\n",
+        );
+    }
+    plan
+}
+
+/// Sorted latencies of `count` creates and as many updates from one
+/// client, alternating (a create with a fresh key, then an update of one
+/// document to its next revision), with plans of `size` bytes.
+async fn create_and_update_latencies(
+    store: &chopin_mcp_server::store::Store,
+    size: usize,
+    count: usize,
+) -> (Vec<Duration>, Vec<Duration>) {
+    use chopin_mcp_server::store::{CreateOutcome, Draft, Imported, Update, UpdateOutcome};
+    store
+        .import(&[Imported {
+            id: "revised".to_owned(),
+            repository: "githubnext/chopin".to_owned(),
+            title: "Revised".to_owned(),
+            source: plan_of(size, "revised"),
+            revision: 0,
+        }])
+        .await
+        .unwrap();
+    let brief = r#"{"goal":"Measure.","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#;
+    let (mut creates, mut updates) = (Vec::new(), Vec::new());
+    // A few of each first, unmeasured. Update `n` revises the document
+    // from revision `n`.
+    for n in 0..count + 20 {
+        let key = format!("{size}-{n}");
+        let draft = Draft {
+            idempotency_key: key.clone(),
+            fingerprint: key.clone(),
+            repository: "githubnext/chopin".to_owned(),
+            title: format!("Plan {key}"),
+            source: plan_of(size, &key),
+            brief: brief.to_owned(),
+        };
+        let started = Instant::now();
+        let outcome = store.create(TOKEN_CALLER, &key, &draft).await.unwrap();
+        let took = started.elapsed();
+        assert!(matches!(outcome, CreateOutcome::New(_)), "{outcome:?}");
+        let change = Update {
+            locator: "revised".to_owned(),
+            revision: n as u64,
+            plan: plan_of(size, &key),
+            idempotency_key: key.clone(),
+            fingerprint: key,
+        };
+        let started = Instant::now();
+        let outcome = store.update(TOKEN_CALLER, &change).await.unwrap();
+        let took_update = started.elapsed();
+        assert!(matches!(outcome, UpdateOutcome::Updated(_)), "{outcome:?}");
+        if n >= 20 {
+            creates.push(took);
+            updates.push(took_update);
+        }
+    }
+    creates.sort();
+    updates.sort();
+    (creates, updates)
+}
+
+/// The caller the store measurement writes as.
+const TOKEN_CALLER: &str = "bench";
+
+/// The store's own latency (no HTTP, no endpoint), in process, from one
+/// client: `create` and `update` (LIFECYCLE.md: "an update is one round
+/// trip, as a create is; on SQLite it takes the writer once"), on a fresh
+/// SQLite file and a fresh PostgreSQL database, alternating, with 4 KiB and
+/// 256 KiB plans; `CHOPIN_LOAD_ROUNDS` rounds (default 3), 300 of each per
+/// engine and round (100 with 256 KiB plans). Prints p50/p99 per round and the medians
+/// of the rounds' p50s and of their update/create ratios.
+///
+/// ```sh
+/// cargo test --release -p chopin-mcp-server --test store_load -- --ignored --nocapture store_latency
+/// ```
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a load test: run it with --release --ignored --nocapture"]
+async fn store_latency_of_create_and_update() {
+    use chopin_mcp_server::store::{Database, Setup, Store};
+    let Some(cluster) = pg::shared() else { return };
+    let rounds: usize = std::env::var("CHOPIN_LOAD_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    println!(
+        "| round | engine | plan | create p50 | create p99 | update p50 | update p99 | update/create p50 |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    // Per (engine, plan size): each round's (create p50, update p50).
+    type Runs = Vec<(f64, f64)>;
+    let mut medians: Vec<((&str, usize), Runs)> = Vec::new();
+    for round in 1..=rounds {
+        let mut engines = ["sqlite", "postgres"];
+        if round % 2 == 0 {
+            engines.reverse();
+        }
+        for engine in engines {
+            for size in [4 * 1024, 256 * 1024] {
+                let database = match engine {
+                    "sqlite" => Database::File(temp_path("store-latency", "db")),
+                    _ => Database::Postgres(cluster.database()),
+                };
+                let store = Store::open(&database).await.unwrap();
+                store
+                    .setup(&Setup {
+                        grants: vec![(TOKEN_CALLER.to_owned(), vec!["*".to_owned()])],
+                        ..Setup::default()
+                    })
+                    .await
+                    .unwrap();
+                let count = if size > 4096 { 100 } else { 300 };
+                let (creates, updates) = create_and_update_latencies(&store, size, count).await;
+                let (c50, u50) = (quantile(&creates, 0.5), quantile(&updates, 0.5));
+                println!(
+                    "| {round} | {engine} | {} KiB | {c50} µs | {} µs | {u50} µs | {} µs | {:.2} |",
+                    size / 1024,
+                    quantile(&creates, 0.99),
+                    quantile(&updates, 0.99),
+                    u50 as f64 / c50 as f64
+                );
+                let key = (engine, size);
+                let at = match medians.iter().position(|(k, _)| *k == key) {
+                    Some(at) => at,
+                    None => {
+                        medians.push((key, Vec::new()));
+                        medians.len() - 1
+                    }
+                };
+                medians[at].1.push((c50 as f64, u50 as f64));
+            }
+        }
+    }
+    for ((engine, size), runs) in medians {
+        println!(
+            "median {engine} {} KiB: create p50 {:.0} µs, update p50 {:.0} µs, update/create {:.2}",
+            size / 1024,
+            median(runs.iter().map(|r| r.0).collect()),
+            median(runs.iter().map(|r| r.1).collect()),
+            median(runs.iter().map(|r| r.1 / r.0).collect()),
         );
     }
 }

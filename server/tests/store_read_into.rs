@@ -6,7 +6,7 @@
 //! cannot be; and each read sees the last commit.
 
 use chopin_mcp::Document;
-use chopin_mcp_server::store::{Imported, Setup, Sqlite};
+use chopin_mcp_server::store::{CreateOutcome, Draft, Imported, Setup, Sqlite};
 
 fn doc(id: &str, repository: &str, title: &str, source: &str, revision: u64) -> Imported {
     Imported {
@@ -82,11 +82,31 @@ fn reads_match(store: &Sqlite) {
             ..Setup::default()
         })
         .unwrap();
+    // A created document has the brief it was created with; an archived
+    // one is read by neither.
+    let created = store
+        .create("all", "with-brief", &draft("o/r", "k1"))
+        .unwrap();
+    assert!(matches!(created, CreateOutcome::New(_)), "{created:?}");
+    store.create("all", "gone", &draft("o/r", "k2")).unwrap();
+    store
+        .archive("all", "gone", std::time::SystemTime::UNIX_EPOCH)
+        .unwrap();
     // One scratch document for every read, as a server thread keeps one:
-    // a short document after a long one has nothing of the long one left.
+    // a short document after a long one has nothing of the long one left,
+    // a document without a brief after one with one has none.
     let mut document = scratch();
     for caller in ["all", "one", "none", "stranger"] {
-        for id in ["long", "s", "e", "x", "missing", "LONG"] {
+        for id in [
+            "long",
+            "with-brief",
+            "s",
+            "e",
+            "x",
+            "missing",
+            "LONG",
+            "gone",
+        ] {
             let expected = store.read(caller, id).unwrap();
             assert_eq!(
                 read_into(store, caller, id, &mut document),
@@ -114,6 +134,27 @@ fn reads_match(store: &Sqlite) {
     // Nothing found: the document is left as the last read left it.
     assert!(!store.read_into("one", "x", &mut document).unwrap());
     assert_eq!(document, short);
+    let with_brief = read_into(store, "all", "with-brief", &mut document).unwrap();
+    assert_eq!(
+        with_brief.brief.map(|b| b.goal),
+        Some("Read it back.".to_owned())
+    );
+    assert_eq!(
+        read_into(store, "all", "s", &mut document).unwrap().brief,
+        None
+    );
+}
+
+/// A create in `repository` with a brief, under idempotency key `key`.
+fn draft(repository: &str, key: &str) -> Draft {
+    Draft {
+        idempotency_key: key.to_owned(),
+        fingerprint: key.to_owned(),
+        repository: repository.to_owned(),
+        title: "Created".to_owned(),
+        source: "# Created\n".to_owned(),
+        brief: r#"{"goal":"Read it back.","constraints":["é 🎼"],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+    }
 }
 
 #[test]
@@ -149,6 +190,15 @@ fn a_stored_value_a_document_cannot_be_fails_read_into_as_it_fails_read() {
         (
             "UPDATE documents SET revision = 2.5 WHERE id = 'a'",
             "UPDATE documents SET revision = 2 WHERE id = 'a'",
+        ),
+        // A created document's brief that is not one, then not text.
+        (
+            "UPDATE documents SET created_by = 'x', brief = '{\"goal\":' WHERE id = 'a'",
+            "UPDATE documents SET created_by = NULL WHERE id = 'a'",
+        ),
+        (
+            "UPDATE documents SET created_by = 'x', brief = x'7b7d' WHERE id = 'a'",
+            "UPDATE documents SET created_by = NULL WHERE id = 'a'",
         ),
     ] {
         raw.execute_batch(broken).unwrap();

@@ -315,10 +315,7 @@ impl<C> Authenticate<C> {
     /// The token of an `Authorization: Bearer <token>` header (the scheme is
     /// matched case-insensitively), if the request has one.
     pub fn bearer_token(&self) -> Option<&str> {
-        let value = std::str::from_utf8(self.head.authorization()?).ok()?;
-        let (scheme, token) = value.split_once(' ')?;
-        let token = token.trim_matches(' ');
-        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+        self.head.bearer_token()
     }
 
     /// Answers with the caller the credentials name, granted every scope,

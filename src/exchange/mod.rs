@@ -13,16 +13,20 @@
 //! - [`legacy`] and [`modern`]: the two eras' handling of one message, peers
 //!   that `dispatch` calls; neither calls the other;
 //! - [`outcome`]: what the host is asked, a response or an effect, and the
-//!   effects' answers, which resume the walk.
+//!   effects' answers, which resume the walk;
+//! - [`document`]: a document's URL, `GET` and `HEAD` of its plan, on the
+//!   same admission and authentication as `/mcp`.
 
 mod body;
 mod dispatch;
+mod document;
 mod endpoint;
 mod legacy;
 mod modern;
 mod outcome;
 
 pub use body::{BodyChunks, BodyIntake};
+pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use endpoint::{Authenticate, Endpoint};
 pub use outcome::{
     ArchiveDocument, CreateDocument, ListDocuments, Outcome, ReadDocument, RenameDocument,

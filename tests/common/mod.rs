@@ -8,9 +8,9 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use chopin_mcp::{
-    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, DocumentUpdate,
-    Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response, SequentialIds,
-    UpdatedDocument,
+    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome, DocumentSummary,
+    DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response,
+    SequentialIds, UpdatedDocument,
 };
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
@@ -59,6 +59,13 @@ pub enum Creating {
     /// Created, echoing the input as the seed's first create adapter does
     /// (`id: "created"`, `url: "/channels/created"`).
     Echo,
+}
+
+/// The fake host's answer to an authenticate effect.
+enum Judged {
+    Unavailable,
+    Scoped(String, Granted),
+    Caller(Option<String>),
 }
 
 /// The fake host.
@@ -151,6 +158,18 @@ impl Host {
         }
     }
 
+    /// How the host answers a bearer token: it cannot judge `down`; the
+    /// scoped tokens get their scopes; the others their caller, if any.
+    fn judge(&self, token: Option<&str>) -> Judged {
+        if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
+            Judged::Unavailable
+        } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
+            Judged::Scoped(caller.clone(), *granted)
+        } else {
+            Judged::Caller(token.and_then(|t| self.tokens.get(t)).cloned())
+        }
+    }
+
     pub fn may_see(&self, caller: &str, repository: &str) -> bool {
         self.grants
             .get(caller)
@@ -172,15 +191,10 @@ impl Host {
                 }
                 Outcome::Authenticate(auth) => {
                     self.transcript.push(Step::Authenticate);
-                    let token = auth.bearer_token().map(str::to_owned);
-                    let token = token.as_deref();
-                    if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
-                        auth.unavailable()
-                    } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
-                        auth.answer_scoped(caller.clone(), *granted)
-                    } else {
-                        let caller = token.and_then(|t| self.tokens.get(t)).cloned();
-                        auth.answer(caller)
+                    match self.judge(auth.bearer_token()) {
+                        Judged::Unavailable => auth.unavailable(),
+                        Judged::Scoped(caller, granted) => auth.answer_scoped(caller, granted),
+                        Judged::Caller(caller) => auth.answer(caller),
                     }
                 }
                 Outcome::Body(mut intake) => {
@@ -286,6 +300,39 @@ impl Host {
                 Outcome::Rename(rename) => self.rename(rename),
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
+            };
+        }
+    }
+
+    /// Carries out a document request's effects until the endpoint
+    /// responds: the same authentication as [`Host::drive`], and a read
+    /// that finds only documents the caller may see.
+    pub fn drive_document(&mut self, mut outcome: DocumentOutcome<String>) -> Response {
+        loop {
+            outcome = match outcome {
+                DocumentOutcome::Respond(response) => {
+                    self.transcript.push(Step::Respond(response.status()));
+                    return response;
+                }
+                DocumentOutcome::Authenticate(auth) => {
+                    self.transcript.push(Step::Authenticate);
+                    match self.judge(auth.bearer_token()) {
+                        Judged::Unavailable => auth.unavailable(),
+                        Judged::Scoped(caller, granted) => auth.answer_scoped(caller, granted),
+                        Judged::Caller(caller) => auth.answer(caller),
+                    }
+                }
+                DocumentOutcome::Read(read) => {
+                    self.transcript.push(Step::Read(read.id().to_owned()));
+                    let found = self
+                        .documents
+                        .iter()
+                        .find(|(repo, doc)| {
+                            doc.id == read.id() && self.may_see(read.caller(), repo)
+                        })
+                        .map(|(_, doc)| doc);
+                    DocumentOutcome::Respond(read.answer(found))
+                }
             };
         }
     }

@@ -10,15 +10,17 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use chopin_dialect::{Issue, SequentialIds, SystemIds, check, issues_json};
+use chopin_dialect::{Issue, SequentialIds, SystemIds, catalog_summary, check, issues_json};
 
 const USAGE: &str = "\
-chopin-plan: check and format Chopin plan documents (the plan dialect of
-DIALECT.md: Markdown with the Chopin MDX components).
+chopin-plan: check and format Chopin plan documents (Markdown with the Chopin
+components). The plan dialect, every component and its attributes:
+docs/plans.md in the chopin-mcp repository, or chopin-plan catalog.
 
 Usage:
   chopin-plan check [--format text|json] FILE...
   chopin-plan fmt [--write | --check] FILE...
+  chopin-plan catalog
   chopin-plan --help | --version
 
 A FILE of - is standard input, named <stdin> in messages.
@@ -44,6 +46,11 @@ fmt      Prints each plan in its canonical form on standard output: the plan
          --check  writes nothing and fails when a FILE is not canonical
          A plan with issues is not formatted: its issues go to standard
          error, as check prints them.
+catalog  Prints every component of the dialect on a line of its own: its
+         attributes (? marks an optional one) with their allowed values,
+         where it may stand and what it may hold; then what Markdown is
+         refused. The text chopin-mcp-server gives models with its
+         instructions.
 
 Exit status: 0 when every plan is clean (and, for fmt --check, canonical);
 1 when any plan has issues (or, for fmt --check, is not canonical); 2 on a
@@ -67,6 +74,7 @@ fn main() -> ExitCode {
             &mut stdout,
             concat!("chopin-plan ", env!("CARGO_PKG_VERSION"), "\n").as_bytes(),
         ),
+        Command::Catalog => write_or_fail(&mut stdout, catalog_summary().as_bytes()),
         Command::Check { format, files } => run_check(format, &files, &mut stdout, &mut stderr),
         Command::Fmt { mode, files } => run_fmt(mode, &files, &mut stdout, &mut stderr),
     };
@@ -108,6 +116,7 @@ enum FmtMode {
 enum Command {
     Help,
     Version,
+    Catalog,
     Check { format: Format, files: Vec<Input> },
     Fmt { mode: FmtMode, files: Vec<Input> },
 }
@@ -120,9 +129,16 @@ impl Command {
     fn parse(args: &[String]) -> Result<Command, Usage> {
         let mut rest = args.iter().map(String::as_str);
         let subcommand = match rest.next() {
-            None => return Err(Usage("no command given (check or fmt)".into())),
+            None => return Err(Usage("no command given (check, fmt or catalog)".into())),
             Some("-h" | "--help") => return Ok(Command::Help),
             Some("-V" | "--version") => return Ok(Command::Version),
+            Some("catalog") => {
+                return match rest.next() {
+                    None => Ok(Command::Catalog),
+                    Some("-h" | "--help") => Ok(Command::Help),
+                    Some(other) => Err(Usage(format!("catalog takes no argument, not '{other}'"))),
+                };
+            }
             Some(name @ ("check" | "fmt")) => name,
             Some(other) => return Err(Usage(format!("unknown command '{other}'"))),
         };

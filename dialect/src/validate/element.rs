@@ -2,7 +2,7 @@
 //! attributes in two passes, content models and Question choices.
 
 use super::{MAX_OPTIONS, NONE, Walk, attr};
-use crate::catalog::{self, Component, Content, Ty, Use};
+use crate::catalog::{self, AttributeType as Ty, Component, Content, Placement};
 use crate::is_js_whitespace;
 use crate::patterns::{is_blank, is_integer, is_reference, is_ulid};
 use crate::tree::{Attr, AttrValue, Element, Kind, NodeId};
@@ -38,9 +38,9 @@ impl Walk<'_> {
             );
         }
         let wrong = match c.kind {
-            Use::Both => None,
-            Use::Flow if !flow => Some(("flow", "text")),
-            Use::Text if flow => Some(("text", "flow")),
+            Placement::Both => None,
+            Placement::Flow if !flow => Some(("flow", "text")),
+            Placement::Text if flow => Some(("text", "flow")),
             _ => None,
         };
         if let Some((kind, used)) = wrong {
@@ -162,8 +162,7 @@ impl Walk<'_> {
                     }
                 }
                 Ty::Text(max) => {
-                    let exempt = c.blank_ok || (name == "Image" && a == "alt");
-                    if is_blank(value) && !exempt {
+                    if is_blank(value) && !d.blank_ok {
                         self.issue(
                             "empty-attribute",
                             format!("`{name}.{a}` cannot be empty"),

@@ -23,10 +23,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
-use chopin_mcp::{Header, Outcome, sse};
+use chopin_mcp::{DocumentOutcome, Header, Outcome, sse};
 
 use chopin_mcp_server::health;
 use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
+use chopin_mcp_server::store::StoreError;
 use chopin_mcp_server::{options, wire};
 
 /// Open connections (threads) at most; more get a 503.
@@ -66,7 +67,7 @@ fn serve(options: &options::Options) -> Result<(), String> {
         .ok()
         .and_then(|command| match command {
             options::Command::Serve(defaults) => Some(defaults),
-            options::Command::Help => None,
+            options::Command::Help | options::Command::Token(_) => None,
         });
     let operated = defaults.is_some_and(|d| {
         options.log_format != d.log_format
@@ -217,6 +218,13 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         let reply = plain_with(answer.status, answer.body, keep, extra);
         return write(stream, reply, bodiless);
     }
+    if let Some(id) = wire::document_id(target) {
+        let outcome = host.endpoint.document(&head.parts(), &id);
+        buf.drain(..head_len);
+        // A body sent with it is never read: the connection closes after.
+        let keep = keep_alive && framing == Framing::Length(0);
+        return serve_document(host, stream, outcome, keep, bodiless);
+    }
     let path = target == "/mcp";
     let outcome: Outcome<Caller> = if path {
         host.endpoint.begin(&head.parts())
@@ -275,18 +283,8 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
             effect => match host.carry_out_blocking(effect) {
                 Ok(next) => next,
                 Err(e) => {
-                    eprintln!("store error: {e}");
                     let keep = keep_alive && decoder.is_done();
-                    if e.is_busy() {
-                        // SQLite's lock was held past --db-statement-timeout.
-                        let retry = [Header::new("retry-after", RETRY_AFTER.as_bytes())];
-                        return write(
-                            stream,
-                            plain_with(503, DATABASE_BUSY, keep, &retry),
-                            bodiless,
-                        );
-                    }
-                    return write(stream, plain(500, INTERNAL_ERROR, keep), bodiless);
+                    return store_failed(stream, &e, keep, bodiless);
                 }
             },
         };
@@ -297,6 +295,53 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
     // A response given before the body was read (401, 413 by declared length,
     // …) leaves the body on the wire: close rather than parse it as a head.
     send(stream, &response, keep_alive && decoder.is_done(), bodiless)
+}
+
+/// Serves a request to a document's URL: static tokens judged as for
+/// `/mcp`, the document read as `read_document` reads it.
+fn serve_document(
+    host: &Host,
+    stream: &mut TcpStream,
+    mut outcome: DocumentOutcome<Caller>,
+    keep: bool,
+    bodiless: bool,
+) -> io::Result<Next> {
+    let response = loop {
+        outcome = match outcome {
+            DocumentOutcome::Respond(response) => break response,
+            DocumentOutcome::Authenticate(auth) => {
+                let caller = host.caller(auth.bearer_token());
+                auth.answer(caller)
+            }
+            DocumentOutcome::Read(read) => {
+                match host.read_document_blocking(read.caller(), read.id()) {
+                    Ok(document) => break read.answer(document.as_ref()),
+                    Err(e) => return store_failed(stream, &e, keep, bodiless),
+                }
+            }
+        };
+    };
+    send(stream, &response, keep, bodiless)
+}
+
+/// Answers a store error: 503 with `retry-after` when SQLite's lock was
+/// held past `--db-statement-timeout`, else 500.
+fn store_failed(
+    stream: &mut TcpStream,
+    e: &StoreError,
+    keep: bool,
+    bodiless: bool,
+) -> io::Result<Next> {
+    eprintln!("store error: {e}");
+    if e.is_busy() {
+        let retry = [Header::new("retry-after", RETRY_AFTER.as_bytes())];
+        return write(
+            stream,
+            plain_with(503, DATABASE_BUSY, keep, &retry),
+            bodiless,
+        );
+    }
+    write(stream, plain(500, INTERNAL_ERROR, keep), bodiless)
 }
 
 /// Writes the event stream's head, then keep-alive comments until the

@@ -9,16 +9,27 @@
 //! What both guarantee:
 //! - a list is ordered by title then id, compared byte-wise;
 //! - a create is keyed by caller + idempotency key: it is new, a replay of
-//!   the earlier creation (the stored document, unchanged), a conflict (the
-//!   key was used for another request) or forbidden; it is answered only
-//!   after its transaction committed (and, on SQLite files, was synced);
+//!   the earlier creation (the document as created: revision 0, its first
+//!   title and plan), a conflict (the key was used for another request) or
+//!   forbidden;
+//! - an update, a rename, an archive and a restore (LIFECYCLE.md §2–§4) name
+//!   their document by id or canonical URL ([`document_id`]); a caller
+//!   without a grant on its repository gets `Unavailable`, as for a missing
+//!   one. An update is a compare-and-set of the revision, keyed by caller +
+//!   idempotency key among updates (only an applied update records its key;
+//!   a replay answers the document as that update left it); every replaced
+//!   plan and title stays in the store (`plan_history`, `title_history`);
+//!   archived documents are out of lists and reads;
+//! - every write is one transaction, answered only after it committed (and,
+//!   on SQLite files, was synced);
 //! - reads never wait for a connection held by a create: each engine keeps
 //!   reader connections apart from writer connections;
 //! - bearer tokens are stored as SHA-256 digests (lower-case hex), never in
 //!   plain text;
-//! - the schema is versioned and set up at start in one transaction, which
-//!   is safe when several replicas start at once on an empty database; a
-//!   schema newer than this server's is refused;
+//! - the schema is versioned and set up (or migrated in place from an
+//!   earlier version) at start in one transaction, which is safe when
+//!   several replicas start at once; a schema newer than this server's is
+//!   refused;
 //! - a request waits for the database a bounded time ([`Limits`]): then it
 //!   fails with [`StoreError::Busy`] (the servers answer 503 with
 //!   `retry-after`), and what it had begun is rolled back.
@@ -26,9 +37,9 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use chopin_mcp::{Document, DocumentSummary};
+use chopin_mcp::{Brief, Document, DocumentSummary};
 use sha2::{Digest, Sha256};
 
 /// Where the documents live.
@@ -51,20 +62,25 @@ impl Database {
     }
 }
 
+mod locator;
 pub mod postgres;
 mod sqlite;
 pub mod tls;
+mod tokens;
 
+pub use locator::document_id;
 pub use postgres::Postgres;
 pub use sqlite::Sqlite;
+pub use tokens::TokenAdded;
 
 /// The grant that opens every repository.
 pub const ALL_REPOSITORIES: &str = "*";
 
-/// The schema this server writes and reads. 1: token digests (SQLite
-/// databases without a version are the earlier plain-token layout, and are
-/// migrated at start).
-pub const SCHEMA_VERSION: i64 = 1;
+/// The schema this server writes and reads, made at start in place from
+/// an earlier one. 1: token digests (SQLite databases without a version are
+/// the earlier plain-token layout). 2: archives, the plan and title
+/// history, update idempotency records.
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How many connections a server may hold and how long a request may wait
 /// for the database (`--db-pool-size`, `--db-statement-timeout`).
@@ -148,11 +164,101 @@ pub enum CreateOutcome {
     /// A new document was stored.
     New(Created),
     /// The caller already created this (same key, same fingerprint): the
-    /// stored document, unchanged.
+    /// document as it was created (revision 0, its first title and plan),
+    /// whatever happened to it since.
     Replayed(Created),
     /// The caller used this key for a different request.
     Conflict,
     /// The caller may not write to the repository.
+    Forbidden,
+}
+
+/// What an `update_document` call asks to store (LIFECYCLE.md §2).
+/// `fingerprint` identifies the request: the same idempotency key with the
+/// same fingerprint is a retry, with another one a conflict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Update {
+    /// The document's id or canonical URL, as sent ([`document_id`]).
+    pub locator: String,
+    /// The revision the caller read: the update applies only if the
+    /// document is still at it.
+    pub revision: u64,
+    /// The canonical plan, stored as revision `revision + 1`.
+    pub plan: String,
+    pub idempotency_key: String,
+    pub fingerprint: String,
+}
+
+/// A document as an update answers it: its brief (the creation's, when it
+/// has one) in [`Document::brief`], and its canonical URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revised {
+    pub document: Document,
+    pub url: String,
+}
+
+/// How an update ended. LIFECYCLE.md §2 decides in the order: unavailable,
+/// replayed or conflict, archived, revision conflict, updated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateOutcome {
+    /// The plan was stored as the next revision; the replaced one is kept.
+    Updated(Revised),
+    /// The caller made this update before (same key, same fingerprint): the
+    /// document as that update left it (its revision, its plan, the title
+    /// then), whatever happened to it since.
+    Replayed(Revised),
+    /// The caller used this key for a different update.
+    Conflict,
+    /// The document is at another revision: `current`.
+    RevisionConflict { current: u64 },
+    /// The document is archived.
+    Archived,
+    /// No document the caller may see.
+    Unavailable,
+}
+
+/// How a rename ended. Titles need not be unique, so there is no conflict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenameOutcome {
+    /// The document has this title now (also when it had it already).
+    Renamed { id: String, title: String },
+    /// The document is archived.
+    Archived,
+    /// No document the caller may see.
+    Unavailable,
+}
+
+/// How an archive ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArchiveOutcome {
+    /// The document is archived, since `archived_at` (RFC 3339 UTC with
+    /// milliseconds, [`timestamp`]): the time of this archive, or of the
+    /// earlier one when it already was.
+    Archived {
+        id: String,
+        title: String,
+        archived_at: String,
+    },
+    /// No document the caller may see.
+    Unavailable,
+}
+
+/// How a restore ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RestoreOutcome {
+    /// The document is live (also when it was not archived).
+    Restored { id: String, title: String },
+    /// No document the caller may see.
+    Unavailable,
+}
+
+/// A list's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listing<T> {
+    /// The caller has a grant for the repository: its live documents
+    /// (maybe none).
+    Listed(T),
+    /// The caller has no grant for the repository.
     Forbidden,
 }
 
@@ -381,13 +487,14 @@ impl Store {
         }
     }
 
-    /// The documents of `repository`, ordered by title then id (byte-wise),
-    /// or none when `caller` has no grant for it.
+    /// The live documents of `repository`, ordered by title then id
+    /// (byte-wise), or [`Listing::Forbidden`] when `caller` has no grant
+    /// for it.
     pub async fn list(
         &self,
         caller: &str,
         repository: &str,
-    ) -> Result<Vec<DocumentSummary>, StoreError> {
+    ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
         match self {
             // One indexed SELECT on a reader connection: run inline.
             Store::Sqlite(store) => store.list(caller, repository),
@@ -395,8 +502,9 @@ impl Store {
         }
     }
 
-    /// The document `id`, when it exists and `caller` may see it. A missing
-    /// document and a forbidden one both give `None`.
+    /// The document `id`, when it exists, is not archived and `caller` may
+    /// see it, with the brief it was created with (none when it was
+    /// imported). A missing, archived or forbidden document gives `None`.
     pub async fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
         match self {
             Store::Sqlite(store) => store.read(caller, id),
@@ -415,21 +523,137 @@ impl Store {
     ) -> Result<CreateOutcome, StoreError> {
         match self {
             Store::Sqlite(store) => {
-                // A create on a file waits for fsync: keep it off the
-                // runtime's workers.
-                let (store, caller, id, draft) = (
-                    Arc::clone(store),
-                    caller.to_owned(),
-                    id.to_owned(),
-                    draft.clone(),
-                );
-                tokio::task::spawn_blocking(move || store.create(&caller, &id, &draft))
-                    .await
-                    .map_err(|e| StoreError::Invalid(format!("store task failed: {e}")))?
+                let (caller, id, draft) = (caller.to_owned(), id.to_owned(), draft.clone());
+                off_the_runtime(store, move |store| store.create(&caller, &id, &draft)).await
             }
             Store::Postgres(store) => store.create(caller, id, draft).await,
         }
     }
+
+    /// Stores `update.plan` as the next revision of the document
+    /// `update.locator` names, if it is still at `update.revision`, or
+    /// replays the caller's earlier update under the same idempotency key
+    /// (LIFECYCLE.md §2). Returns only once an update is committed.
+    pub async fn update(&self, caller: &str, update: &Update) -> Result<UpdateOutcome, StoreError> {
+        match self {
+            Store::Sqlite(store) => {
+                let (caller, update) = (caller.to_owned(), update.clone());
+                off_the_runtime(store, move |store| store.update(&caller, &update)).await
+            }
+            Store::Postgres(store) => store.update(caller, update).await,
+        }
+    }
+
+    /// Gives the document `locator` names the title `title` (the last
+    /// rename wins; the replaced title is kept).
+    pub async fn rename(
+        &self,
+        caller: &str,
+        locator: &str,
+        title: &str,
+    ) -> Result<RenameOutcome, StoreError> {
+        match self {
+            Store::Sqlite(store) => {
+                let (caller, locator, title) =
+                    (caller.to_owned(), locator.to_owned(), title.to_owned());
+                off_the_runtime(store, move |store| store.rename(&caller, &locator, &title)).await
+            }
+            Store::Postgres(store) => store.rename(caller, locator, title).await,
+        }
+    }
+
+    /// Archives the document `locator` names, as of `now` (the host's
+    /// clock); one already archived keeps its time.
+    pub async fn archive(
+        &self,
+        caller: &str,
+        locator: &str,
+        now: SystemTime,
+    ) -> Result<ArchiveOutcome, StoreError> {
+        match self {
+            Store::Sqlite(store) => {
+                let (caller, locator) = (caller.to_owned(), locator.to_owned());
+                off_the_runtime(store, move |store| store.archive(&caller, &locator, now)).await
+            }
+            Store::Postgres(store) => store.archive(caller, locator, now).await,
+        }
+    }
+
+    /// Restores the document `locator` names (a live one stays live).
+    pub async fn restore(&self, caller: &str, locator: &str) -> Result<RestoreOutcome, StoreError> {
+        match self {
+            Store::Sqlite(store) => {
+                let (caller, locator) = (caller.to_owned(), locator.to_owned());
+                off_the_runtime(store, move |store| store.restore(&caller, &locator)).await
+            }
+            Store::Postgres(store) => store.restore(caller, locator).await,
+        }
+    }
+}
+
+/// A SQLite write, which waits for the file's lock and its fsync, on a
+/// blocking thread, off the runtime's workers.
+async fn off_the_runtime<T: Send + 'static>(
+    store: &Arc<Sqlite>,
+    job: impl FnOnce(&Sqlite) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    let store = Arc::clone(store);
+    tokio::task::spawn_blocking(move || job(&store))
+        .await
+        .map_err(|e| StoreError::Invalid(format!("store task failed: {e}")))?
+}
+
+/// `at` as RFC 3339 in UTC with milliseconds, `2026-08-23T12:34:56.000Z`
+/// (a time before 1970 as 1970's first instant): how the store writes
+/// `archivedAt`.
+pub fn timestamp(at: SystemTime) -> String {
+    let since = at.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let seconds = since.as_secs();
+    let (year, month, day) = civil_date(seconds / 86_400);
+    let of_day = seconds % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60,
+        since.subsec_millis()
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, for days from the epoch on).
+fn civil_date(days: u64) -> (u64, u64, u64) {
+    // Days from 0000-03-01, in eras of 400 years (146,097 days).
+    let days = days + 719_468;
+    let era = days / 146_097;
+    let of_era = days % 146_097;
+    let year_of_era = (of_era - of_era / 1460 + of_era / 36_524 - of_era / 146_096) / 365;
+    let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    // Months from March, so that February's length comes last.
+    let shifted_month = (5 * of_year + 2) / 153;
+    let day = of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A stored brief (compact JSON, as create stored it) as a document's.
+fn brief_of(stored: Option<&str>) -> Result<Option<Brief>, StoreError> {
+    stored
+        .map(|json| {
+            serde_json::from_str(json)
+                .map_err(|_| StoreError::Invalid("a stored brief does not parse".to_owned()))
+        })
+        .transpose()
+}
+
+fn revised(document: Document) -> Revised {
+    let url = format!("/documents/{}", document.id);
+    Revised { document, url }
 }
 
 fn created(document: Document, brief: String) -> Created {

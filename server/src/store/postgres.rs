@@ -15,16 +15,20 @@
 //! Behind a pooler in transaction mode each transaction may run on another
 //! server connection, so nothing outlives a transaction: no named statement
 //! (tokio-postgres's `*_typed` calls send unnamed ones; reads and lists are
-//! simple queries calling two PL/pgSQL functions, whose plans PostgreSQL
-//! caches per server connection), no session setting (`SET LOCAL`), no
-//! session lock (`pg_advisory_xact_lock`). A create is one round trip:
-//! `BEGIN; SET LOCAL statement_timeout`, the insert and `COMMIT` sent at
-//! once.
+//! simple queries calling PL/pgSQL functions, as updates call one, whose
+//! plans PostgreSQL caches per server connection), no session setting (`SET
+//! LOCAL`), no session lock (`pg_advisory_xact_lock`). A create is one round
+//! trip: `BEGIN; SET LOCAL statement_timeout`, the insert and `COMMIT` sent
+//! at once; so is each lifecycle write (`lifecycle.rs`).
 //!
 //! Text that users choose (id, title, source, idempotency key) is stored as
 //! `bytea`: it compares byte-wise whatever the database's collation, and may
 //! hold NUL, as it may on SQLite. Repositories and callers are `text
 //! COLLATE "C"`.
+
+mod lifecycle;
+mod schema;
+mod tokens;
 
 use std::fmt::Write as _;
 use std::future::Future;
@@ -45,8 +49,8 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::tls::{self, SslMode, Tls};
 use super::{
-    CreateOutcome, Draft, Imported, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created,
-    push_hex, revision_of, stored_revision, token_digest,
+    CreateOutcome, Draft, Imported, Limits, Listing, SCHEMA_VERSION, Setup, Started, StoreError,
+    brief_of, created, push_hex, revision_of, stored_revision, token_digest,
 };
 
 /// The connect timeout when the URL gives none. A request's connection is
@@ -63,78 +67,14 @@ const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 /// import) of replicas starting at once: "chopin-m" as a big-endian i64.
 const SETUP_LOCK: i64 = i64::from_be_bytes(*b"chopin-m");
 
-/// Schema version 1.
-const SCHEMA: &str = r#"
-CREATE TABLE documents (
-    id              bytea PRIMARY KEY,
-    repository      text COLLATE "C" NOT NULL,
-    title           bytea NOT NULL,
-    source          bytea NOT NULL,
-    revision        bigint NOT NULL DEFAULT 0 CHECK (revision >= 0),
-    created_by      text COLLATE "C",
-    idempotency_key bytea,
-    fingerprint     text,
-    brief           text NOT NULL DEFAULT '{}',
-    UNIQUE (created_by, idempotency_key)
-);
-CREATE INDEX documents_in_repository ON documents (repository, title, id);
-CREATE TABLE tokens (
-    token_sha256 text COLLATE "C" PRIMARY KEY CHECK (token_sha256 ~ '^[0-9a-f]{64}$'),
-    caller       text COLLATE "C" NOT NULL
-);
-CREATE TABLE grants (
-    caller     text COLLATE "C" NOT NULL,
-    repository text COLLATE "C" NOT NULL,
-    PRIMARY KEY (caller, repository)
-);
-"#;
-
-/// The read and list queries, as PL/pgSQL functions that the set-up makes
-/// when missing (their names carry their version). A function's plan is
-/// cached inside the server process that runs it, so a read is planned
-/// once per server connection, not once per request, without any named
-/// statement on the protocol (which a pooler in transaction mode would
-/// hand to another connection). `list`: the summaries of repository
-/// `p_repository` that `p_caller` may see (the grant depends on the
-/// repository alone, so it is checked once, not per row). `read`: document
-/// `p_id` if `p_caller` may see it.
-const FUNCTIONS: [(&str, &str); 2] = [
-    (
-        "chopin_list_v1(text,text)",
-        r#"CREATE FUNCTION chopin_list_v1(p_caller text, p_repository text)
-RETURNS TABLE (id bytea, title bytea) LANGUAGE plpgsql STABLE AS $body$
-#variable_conflict use_column
-BEGIN
-    RETURN QUERY SELECT d.id, d.title FROM documents d
-        WHERE d.repository = p_repository AND EXISTS (SELECT 1 FROM grants g
-          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = p_repository))
-        ORDER BY d.title, d.id;
-END
-$body$"#,
-    ),
-    (
-        "chopin_read_v1(text,bytea)",
-        r#"CREATE FUNCTION chopin_read_v1(p_caller text, p_id bytea)
-RETURNS TABLE (id bytea, title bytea, source bytea, revision bigint)
-LANGUAGE plpgsql STABLE AS $body$
-#variable_conflict use_column
-BEGIN
-    RETURN QUERY SELECT d.id, d.title, d.source, d.revision FROM documents d
-        WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g
-          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = d.repository));
-END
-$body$"#,
-    ),
-];
-
 /// `list` as a simple query (see [`literal`]): `bytea` columns as hex, in
-/// byte order of title, then id.
+/// byte order of title, then id; one row of NULLs when forbidden.
 const LIST: &str = "SELECT encode(id, 'hex'), encode(title, 'hex')
-    FROM chopin_list_v1($1, $2) ORDER BY title, id";
+    FROM chopin_list_v2($1, $2) ORDER BY title, id";
 
-/// `read` as a simple query.
+/// `read` as a simple query (the brief is text already).
 const READ: &str = "SELECT encode(id, 'hex'), encode(title, 'hex'), encode(source, 'hex'),
-    revision FROM chopin_read_v1($1, $2)";
+    revision, brief FROM chopin_read_v2($1, $2)";
 
 /// `create`: the insert, when `caller` ($5) may write to repository $2. It
 /// waits for a racing insert of the same key, and inserts nothing when that
@@ -149,10 +89,17 @@ const INSERT: &str = "INSERT INTO documents (id, repository, title, source, revi
 
 /// `create`, when the insert inserted nothing: whether `caller` ($1) may
 /// write to repository $3, and the committed creation that holds the key
-/// ($2), if any.
+/// ($2), if any, as it was created (LIFECYCLE.md §6): its first title (the
+/// oldest replaced one, else the current) and the plan of revision 0 (the
+/// oldest kept, else the current); its fingerprint and brief.
 const EARLIER: &str = "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = $1
       AND (repository = '*' OR repository = $3)),
-    d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
+    d.id,
+    coalesce((SELECT t.title FROM title_history t WHERE t.document_id = d.id
+      ORDER BY t.seq LIMIT 1), d.title),
+    coalesce((SELECT p.source FROM plan_history p WHERE p.document_id = d.id
+      AND p.revision = 0 ORDER BY p.seq LIMIT 1), d.source),
+    d.fingerprint, d.brief
     FROM (SELECT 1) AS one
     LEFT JOIN documents d ON d.created_by = $1 AND d.idempotency_key = $2";
 
@@ -608,16 +555,13 @@ impl Postgres {
             });
         }
         let new_database = found_version == 0;
+        if found_version < SCHEMA_VERSION {
+            schema::migrate(&tx, found_version).await?;
+        }
         if new_database {
-            tx.batch_execute(SCHEMA).await?;
-            tx.execute_typed(
-                "INSERT INTO chopin_schema (version) VALUES ($1)",
-                &[(&SCHEMA_VERSION, Type::INT8)],
-            )
-            .await?;
             import(&tx, &setup.samples).await?;
         }
-        for (signature, create) in FUNCTIONS {
+        for (signature, create) in schema::FUNCTIONS {
             let missing: bool = tx
                 .query_typed_one(
                     "SELECT to_regprocedure($1) IS NULL",
@@ -676,13 +620,18 @@ impl Postgres {
         &self,
         caller: &str,
         repository: &str,
-    ) -> Result<Vec<DocumentSummary>, StoreError> {
+    ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
         let deadline = Deadline::start(&self.limits);
         let client = self.client(&self.read, &deadline).await?;
         let params = [Literal::Text(caller), Literal::Text(repository)];
         let work = bounded(&client, &deadline, LIST, &params);
         let rows = tokio::time::timeout_at(deadline.backstop(), work).await;
         let rows = self.settle(client, rows)?;
+        if let [only] = rows.as_slice() {
+            if only.try_get(0)?.is_none() {
+                return Ok(Listing::Forbidden);
+            }
+        }
         rows.iter()
             .map(|row| {
                 Ok(DocumentSummary {
@@ -690,7 +639,8 @@ impl Postgres {
                     title: hex_text(row, 1)?,
                 })
             })
-            .collect()
+            .collect::<Result<_, _>>()
+            .map(Listing::Listed)
     }
 
     /// See [`super::Store::read`].
@@ -711,7 +661,7 @@ impl Postgres {
         Ok(Some(Document {
             id: hex_text(row, 0)?,
             title: hex_text(row, 1)?,
-            brief: None,
+            brief: brief_of(row.try_get(4)?)?,
             source: hex_text(row, 2)?,
             revision: revision_of(revision),
         }))
@@ -799,7 +749,7 @@ async fn create_on(
         if row.try_get::<_, Option<Vec<u8>>>(1)?.is_none() {
             continue;
         }
-        let fingerprint: Option<String> = row.try_get(5)?;
+        let fingerprint: Option<String> = row.try_get(4)?;
         if fingerprint.as_deref() != Some(draft.fingerprint.as_str()) {
             return Ok(CreateOutcome::Conflict);
         }
@@ -808,9 +758,9 @@ async fn create_on(
             title: text(&row, 2)?,
             brief: None,
             source: text(&row, 3)?,
-            revision: revision_of(row.try_get(4)?),
+            revision: 0,
         };
-        let brief: String = row.try_get(6)?;
+        let brief: String = row.try_get(5)?;
         return Ok(CreateOutcome::Replayed(created(document, brief)));
     }
     Err(StoreError::Invalid(
@@ -845,6 +795,25 @@ async fn import(tx: &Transaction<'_>, documents: &[Imported]) -> Result<(), Stor
             doc.title.as_bytes(),
             doc.source.as_bytes(),
         );
+        let revision = stored_revision(doc)?;
+        // What an import replaces is kept, as what a write replaces.
+        tx.execute_typed(
+            "INSERT INTO plan_history (document_id, revision, source)
+             SELECT id, revision, source FROM documents
+             WHERE id = $1 AND (source <> $2 OR revision <> $3)",
+            &[
+                (&id, Type::BYTEA),
+                (&source, Type::BYTEA),
+                (&revision, Type::INT8),
+            ],
+        )
+        .await?;
+        tx.execute_typed(
+            "INSERT INTO title_history (document_id, title)
+             SELECT id, title FROM documents WHERE id = $1 AND title <> $2",
+            &[(&id, Type::BYTEA), (&title, Type::BYTEA)],
+        )
+        .await?;
         tx.execute_typed(
             "INSERT INTO documents (id, repository, title, source, revision)
              VALUES ($1, $2, $3, $4, $5)
@@ -856,7 +825,7 @@ async fn import(tx: &Transaction<'_>, documents: &[Imported]) -> Result<(), Stor
                 (&doc.repository, Type::TEXT),
                 (&title, Type::BYTEA),
                 (&source, Type::BYTEA),
-                (&stored_revision(doc)?, Type::INT8),
+                (&revision, Type::INT8),
             ],
         )
         .await?;

@@ -1,12 +1,14 @@
 //! The SQLite engine: one database file in WAL mode with `synchronous=FULL`
 //! (a document whose creation was answered survives a `kill -9` or a power
-//! cut), or a private in-memory database.
+//! cut), or a private in-memory database of the same shape.
 //!
 //! Connections: one writer, behind a mutex, for creates and the set-up; and a
 //! few readers for list and read. A reader never waits for the writer: WAL
 //! lets readers see the last commit while a write (and its fsync) is under
 //! way, and the readers are never lent to a create. An in-memory database is
-//! one connection (nothing to sync), so there reads and creates take turns.
+//! the same: WAL on files and a WAL index in this process's memory
+//! ([`memory`]), so its reads never wait for each other nor for a create
+//! either, and nothing is written to disk.
 //!
 //! Several processes may share one file (on one machine): each create is one
 //! `BEGIN IMMEDIATE` transaction, so two racing creates of one key cannot
@@ -22,52 +24,39 @@ use std::time::Duration;
 use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 
+/// The current time in SQL as the history records it (RFC 3339 UTC with
+/// milliseconds, as `archived_at` is written), for `concat!`: the
+/// statements that record it stay constant text.
+macro_rules! now {
+    () => {
+        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    };
+}
+
 mod handle;
+mod lifecycle;
+mod memory;
+mod schema;
+mod tokens;
 
 use handle::Handle;
 
 use super::Database;
 use super::{
-    CreateOutcome, Draft, Limits, SCHEMA_VERSION, Setup, Started, StoreError, created, revision_of,
-    stored_revision, token_digest,
+    CreateOutcome, Draft, Limits, Listing, SCHEMA_VERSION, Setup, Started, StoreError, created,
+    revision_of, stored_revision, token_digest,
 };
 
 /// The readiness query: it reads the schema, so a database that lost its
 /// tables is not ready.
 const READY: &str = "SELECT count(*) FROM tokens";
 
-/// Reader connections per database file, at least: more than the runtime's
+/// Reader connections per database, at least: more than the runtime's
 /// workers (one per core), so each worker has a connection of its own.
 const READERS: usize = 4;
 
-/// Schema version 1.
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS documents (
-    id              TEXT PRIMARY KEY,
-    repository      TEXT NOT NULL,
-    title           TEXT NOT NULL,
-    source          TEXT NOT NULL,
-    revision        INTEGER NOT NULL DEFAULT 0 CHECK (revision >= 0),
-    created_by      TEXT,
-    idempotency_key TEXT,
-    fingerprint     TEXT,
-    brief           TEXT NOT NULL DEFAULT '{}',
-    UNIQUE (created_by, idempotency_key)
-);
-CREATE INDEX IF NOT EXISTS documents_in_repository ON documents (repository, title, id);
-CREATE TABLE IF NOT EXISTS tokens (
-    token_sha256 TEXT PRIMARY KEY CHECK (length(token_sha256) = 64),
-    caller       TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS grants (
-    caller     TEXT NOT NULL,
-    repository TEXT NOT NULL,
-    PRIMARY KEY (caller, repository)
-);
-";
-
-/// `list`: the summaries of repository ?2 that `caller` (?1) may see. SQLite
-/// compares TEXT with BINARY collation: byte-wise.
+/// `list`: the live summaries of repository ?2 that `caller` (?1) may see.
+/// SQLite compares TEXT with BINARY collation: byte-wise.
 ///
 /// The grant depends on the repository alone, so it is checked once, as
 /// the index seek's key: `repository = CASE WHEN granted THEN ?2 END` seeks
@@ -77,7 +66,13 @@ CREATE TABLE IF NOT EXISTS grants (
 /// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
 /// over an ephemeral table, created, filled and dropped by every statement
 /// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
-/// SQLite, BENCHMARKS.md).
+/// SQLite, `benches/history/host-floor.md`).
+///
+/// `archived_at IS NULL` is the seek's second key (the index is
+/// `(repository, archived_at, title, id)`): the live documents, in title and
+/// id order, from the index alone. A list that finds nothing asks [`GRANTED`]
+/// whether the repository is empty or forbidden: a second statement for
+/// empty answers only.
 ///
 /// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
 /// (what the servers answer with) steps it through SQLite's C interface,
@@ -87,15 +82,37 @@ const LIST: &str = "SELECT d.id, d.title FROM documents d
       WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
         OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)
       THEN ?2 END
+      AND d.archived_at IS NULL
     ORDER BY d.title, d.id";
 
-/// `read`: document ?2 if `caller` (?1) may see it (the grant's two lookups
-/// as in [`LIST`]). Constant text, so each connection prepares it once
+/// Whether `caller` (?1) has a grant for repository ?2.
+const GRANTED: &str =
+    "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+    OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)";
+
+/// `read`: document ?2 if it is live and `caller` (?1) may see it (the
+/// grant's two lookups as in [`LIST`]), with its brief: the one it was
+/// created with, none for an imported document (whose `brief` column holds
+/// the schema's default). Constant text, so each connection prepares it once
 /// (`prepare_cached`).
-const READ: &str = "SELECT d.id, d.title, d.source, d.revision FROM documents d
-    WHERE d.id = ?2
+const READ: &str = "SELECT d.id, d.title, d.source, d.revision,
+      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
+    FROM documents d
+    WHERE d.id = ?2 AND d.archived_at IS NULL
       AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
         OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = d.repository))";
+
+/// `create`'s replay: the creation that holds caller ?1's key ?2, as it was
+/// created (LIFECYCLE.md §6): revision 0, its first title (the oldest
+/// replaced one, else the current) and the plan of revision 0 (the oldest
+/// kept, else the current); its fingerprint and brief.
+const AS_CREATED: &str = "SELECT d.id,
+      coalesce((SELECT t.title FROM title_history t WHERE t.document_id = d.id
+        ORDER BY t.seq LIMIT 1), d.title),
+      coalesce((SELECT p.source FROM plan_history p WHERE p.document_id = d.id
+        AND p.revision = 0 ORDER BY p.seq LIMIT 1), d.source),
+      d.fingerprint, d.brief
+    FROM documents d WHERE d.created_by = ?1 AND d.idempotency_key = ?2";
 
 /// How long a connection waits for another's lock when there is to be no
 /// limit: SQLite takes milliseconds as a C int (about 24 days).
@@ -104,7 +121,6 @@ const NO_LIMIT: Duration = Duration::from_millis(i32::MAX as u64);
 /// A SQLite database: a writer connection and reader connections.
 pub struct Sqlite {
     writer: Mutex<Handle>,
-    /// Empty for an in-memory database: reads then use the writer.
     readers: Readers,
     /// SQLite's busy timeout for requests.
     busy: Duration,
@@ -129,12 +145,41 @@ impl Sqlite {
 
     /// Opens (creating if needed) the database file at `path`.
     pub fn open_with(path: &Path, limits: Limits) -> Result<Sqlite, StoreError> {
+        Sqlite::connect(|| Connection::open(path), limits)
+    }
+
+    /// A private in-memory database (gone when the store is dropped): its
+    /// own name in the in-memory VFS, so no other store sees it.
+    pub fn memory() -> Result<Sqlite, StoreError> {
+        let name = memory::database_name()?;
+        // "Multi-thread" mode, as `Connection::open` opens the file's
+        // connections: each connection is used by one thread at a time.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        Sqlite::connect(
+            || Connection::open_with_flags_and_vfs(&name, flags, memory::VFS),
+            Limits::default(),
+        )
+    }
+
+    /// The writer, then the readers, each from `open`, on one database.
+    fn connect(
+        open: impl Fn() -> rusqlite::Result<Connection>,
+        limits: Limits,
+    ) -> Result<Sqlite, StoreError> {
         let busy = busy_timeout(&limits);
-        let writer = Connection::open(path)?;
+        let writer = open()?;
         writer.busy_timeout(busy)?;
         // WAL lets readers run beside the one writer; FULL syncs the WAL on
         // every commit, which is what makes a created document durable.
-        writer.pragma_update(None, "journal_mode", "WAL")?;
+        let mode: String =
+            writer.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Invalid(format!(
+                "SQLite kept journal_mode={mode}, not WAL: readers would wait for the writer"
+            )));
+        }
         // Deleted content (a replaced grant, a migrated plain token) is
         // overwritten, not left in free pages.
         writer.pragma_update(None, "secure_delete", "ON")?;
@@ -144,29 +189,13 @@ impl Sqlite {
             .max(READERS);
         let mut readers = Vec::with_capacity(count);
         for _ in 0..count {
-            let reader = prepare(Connection::open(path)?, busy)?;
+            let reader = prepare(open()?, busy)?;
             reader.pragma_update(None, "query_only", "ON")?;
             readers.push(reader);
         }
         Ok(Sqlite {
             writer: Mutex::new(Handle::new(writer)),
             readers: Readers::new(readers),
-            busy,
-        })
-    }
-
-    /// A private in-memory database (gone when the server stops).
-    pub fn memory() -> Result<Sqlite, StoreError> {
-        // "Multi-thread" mode, as `Connection::open` opens the file's
-        // connections: the connection is used by one thread at a time.
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let busy = busy_timeout(&Limits::default());
-        let writer = prepare(Connection::open_in_memory_with_flags(flags)?, busy)?;
-        Ok(Sqlite {
-            writer: Mutex::new(Handle::new(writer)),
-            readers: Readers::new(Vec::new()),
             busy,
         })
     }
@@ -194,11 +223,8 @@ impl Sqlite {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Runs `job` on a reader connection (the writer for a memory database).
+    /// Runs `job` on a reader connection.
     fn reading<T>(&self, job: impl FnOnce(&mut Handle) -> T) -> T {
-        if self.readers.is_empty() {
-            return job(&mut self.writer());
-        }
         self.readers.with(job)
     }
 
@@ -231,9 +257,7 @@ impl Sqlite {
         )?;
         let mut tokens_migrated = 0;
         if found_version < SCHEMA_VERSION {
-            tokens_migrated = migrate_plain_tokens(&tx)?;
-            tx.execute_batch(SCHEMA)?;
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            tokens_migrated = schema::migrate(&tx, found_version)?;
         }
         let new_database = !had_documents;
         if new_database {
@@ -280,7 +304,11 @@ impl Sqlite {
     }
 
     /// See [`super::Store::list`].
-    pub fn list(&self, caller: &str, repository: &str) -> Result<Vec<DocumentSummary>, StoreError> {
+    pub fn list(
+        &self,
+        caller: &str,
+        repository: &str,
+    ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
         self.reading(|conn| {
             let mut statement = conn.prepare_cached(LIST)?;
             let rows = statement.query_map(params![caller, repository], |row| {
@@ -289,14 +317,20 @@ impl Sqlite {
                     title: row.get(1)?,
                 })
             })?;
-            Ok(rows.collect::<Result<_, _>>()?)
+            let documents: Vec<DocumentSummary> = rows.collect::<Result<_, _>>()?;
+            let empty = documents.is_empty();
+            listing(conn, caller, repository, documents, empty)
         })
     }
 
     /// [`Sqlite::list`] into one buffer: the summaries' text read from each
     /// row as it comes (no `String` per field), for answering with
     /// `Summaries::borrowed`.
-    pub fn list_summaries(&self, caller: &str, repository: &str) -> Result<Summaries, StoreError> {
+    pub fn list_summaries(
+        &self,
+        caller: &str,
+        repository: &str,
+    ) -> Result<Listing<Summaries>, StoreError> {
         self.reading(|conn| {
             let mut text = Vec::with_capacity(4096);
             let mut ends = Vec::with_capacity(128);
@@ -312,7 +346,8 @@ impl Sqlite {
             }) {
                 return Err(invalid());
             }
-            Ok(Summaries { text, ends })
+            let empty = ends.is_empty();
+            listing(conn, caller, repository, Summaries { text, ends }, empty)
         })
     }
 
@@ -328,8 +363,8 @@ impl Sqlite {
 
     /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
     /// the document there, `false` (and `document` untouched) when it is
-    /// missing or the caller may not see it. Stepped through SQLite's C
-    /// interface (`handle`); the same answers and failures as
+    /// missing, archived or the caller may not see it. Stepped through
+    /// SQLite's C interface (`handle`); the same answers and failures as
     /// [`Sqlite::read`].
     pub fn read_into(
         &self,
@@ -348,12 +383,40 @@ impl Sqlite {
         })
     }
 
+    /// Test hook, not for servers: runs `inside` on a reader connection
+    /// in an open read transaction (its snapshot taken), as a list or a read
+    /// holds one while it steps; then ends it.
+    #[doc(hidden)]
+    pub fn in_read_transaction<T>(&self, inside: impl FnOnce() -> T) -> Result<T, StoreError> {
+        self.reading(|conn| {
+            let tx = conn.transaction()?;
+            tx.query_row("SELECT count(*) FROM documents", [], |_| Ok(()))?;
+            let answer = inside();
+            tx.commit()?;
+            Ok(answer)
+        })
+    }
+
     /// See [`super::Store::create`]. Blocks for the commit's fsync.
     pub fn create(
         &self,
         caller: &str,
         id: &str,
         draft: &Draft,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.create_before_commit(caller, id, draft, || {})
+    }
+
+    /// Test hook, not for servers: [`Sqlite::create`], running
+    /// `before_commit` inside its transaction, holding the writer, once a
+    /// new document is inserted and before it is committed.
+    #[doc(hidden)]
+    pub fn create_before_commit(
+        &self,
+        caller: &str,
+        id: &str,
+        draft: &Draft,
+        before_commit: impl FnOnce(),
     ) -> Result<CreateOutcome, StoreError> {
         let mut conn = self.writer();
         // IMMEDIATE takes the write lock up front, so two racing retries of
@@ -370,12 +433,16 @@ impl Sqlite {
             return Ok(CreateOutcome::Forbidden);
         }
         let earlier = tx
-            .query_row(
-                "SELECT d.id, d.title, d.source, d.revision, d.fingerprint, d.brief
-                 FROM documents d WHERE d.created_by = ?1 AND d.idempotency_key = ?2",
-                params![caller, draft.idempotency_key],
-                |row| Ok((document_row(row)?, row.get::<_, String>(4)?, row.get(5)?)),
-            )
+            .query_row(AS_CREATED, params![caller, draft.idempotency_key], |row| {
+                let document = Document {
+                    id: row.get(0)?,
+                    title: row.get(1)?,
+                    brief: None,
+                    source: row.get(2)?,
+                    revision: 0,
+                };
+                Ok((document, row.get::<_, String>(3)?, row.get(4)?))
+            })
             .optional()?;
         if let Some((document, fingerprint, brief)) = earlier {
             if fingerprint != draft.fingerprint {
@@ -398,6 +465,7 @@ impl Sqlite {
                 draft.brief
             ],
         )?;
+        before_commit();
         tx.commit()?;
         let document = Document {
             id: id.to_owned(),
@@ -420,35 +488,6 @@ fn prepare(conn: Connection, busy: Duration) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
-/// Replaces a pre-version-1 `tokens (token, caller)` table, if there is
-/// one, by digests; returns how many tokens it held.
-fn migrate_plain_tokens(tx: &rusqlite::Transaction<'_>) -> Result<usize, StoreError> {
-    let plain: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('tokens') WHERE name = 'token')",
-        [],
-        |row| row.get(0),
-    )?;
-    if !plain {
-        return Ok(0);
-    }
-    let tokens = {
-        let mut statement = tx.prepare("SELECT token, caller FROM tokens")?;
-        let rows = statement.query_map([], |row| {
-            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-        })?;
-        rows.collect::<Result<Vec<_>, _>>()?
-    };
-    tx.execute_batch("DROP TABLE tokens")?;
-    tx.execute_batch(SCHEMA)?;
-    for (token, caller) in &tokens {
-        tx.execute(
-            "INSERT OR REPLACE INTO tokens (token_sha256, caller) VALUES (?1, ?2)",
-            params![token_digest(token), caller],
-        )?;
-    }
-    Ok(tokens.len())
-}
-
 fn set_grants(
     tx: &rusqlite::Transaction<'_>,
     caller: &str,
@@ -466,19 +505,33 @@ fn set_grants(
 
 fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Result<(), StoreError> {
     for doc in documents {
+        let revision = stored_revision(doc)?;
+        // What an import replaces is kept, as what a write replaces.
+        tx.execute(
+            concat!(
+                "INSERT INTO plan_history (document_id, revision, source, replaced_at)
+                 SELECT id, revision, source, ",
+                now!(),
+                " FROM documents WHERE id = ?1 AND (source <> ?2 OR revision <> ?3)"
+            ),
+            params![doc.id, doc.source, revision],
+        )?;
+        tx.execute(
+            concat!(
+                "INSERT INTO title_history (document_id, title, replaced_at)
+                 SELECT id, title, ",
+                now!(),
+                " FROM documents WHERE id = ?1 AND title <> ?2"
+            ),
+            params![doc.id, doc.title],
+        )?;
         tx.execute(
             "INSERT INTO documents (id, repository, title, source, revision)
              VALUES (?1, ?2, ?3, ?4, ?5)
              ON CONFLICT (id) DO UPDATE SET repository = excluded.repository,
                title = excluded.title, source = excluded.source,
                revision = excluded.revision",
-            params![
-                doc.id,
-                doc.repository,
-                doc.title,
-                doc.source,
-                stored_revision(doc)?
-            ],
+            params![doc.id, doc.repository, doc.title, doc.source, revision],
         )?;
     }
     Ok(())
@@ -511,13 +564,46 @@ impl Summaries {
     }
 }
 
+/// A [`READ`] row.
 fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
+    let brief: Option<String> = row.get(4)?;
     Ok(Document {
         id: row.get(0)?,
         title: row.get(1)?,
-        brief: None,
+        brief: brief
+            .map(|json| serde_json::from_str(&json))
+            .transpose()
+            .map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(
+                    4,
+                    rusqlite::types::Type::Text,
+                    Box::new(e),
+                )
+            })?,
         source: row.get(2)?,
         revision: revision_of(row.get(3)?),
+    })
+}
+
+/// A list's `found` as its answer: an `empty` one may be of a repository
+/// the caller has no grant for ([`GRANTED`]).
+fn listing<T>(
+    conn: &Connection,
+    caller: &str,
+    repository: &str,
+    found: T,
+    empty: bool,
+) -> Result<Listing<T>, StoreError> {
+    if !empty {
+        return Ok(Listing::Listed(found));
+    }
+    let granted: bool = conn
+        .prepare_cached(GRANTED)?
+        .query_row(params![caller, repository], |row| row.get(0))?;
+    Ok(if granted {
+        Listing::Listed(found)
+    } else {
+        Listing::Forbidden
     })
 }
 
@@ -540,10 +626,6 @@ impl Readers {
                 .map(|conn| Mutex::new(Handle::new(conn)))
                 .collect(),
         }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.slots.is_empty()
     }
 
     /// Runs `job` on a reader, waiting for one to be free.

@@ -12,7 +12,7 @@
 //! SQL and an LRU move, each time) and allocates a `String` per column; here
 //! the statement is the handle's own and the columns are copied into a
 //! document whose buffers are reused. In the store bench
-//! (`server/benches/store.rs`) that is the difference BENCHMARKS.md records
+//! (`server/benches/store.rs`) that is the difference `benches/history/host-floor.md` records
 //! for `list_summaries_100` and `read_into`. Everything else on a connection
 //! (creates, set-up, health) goes through rusqlite.
 
@@ -20,7 +20,7 @@ use std::ffi::{CStr, c_int};
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
-use chopin_mcp::Document;
+use chopin_mcp::{Brief, Document};
 use rusqlite::types::Type;
 use rusqlite::{Connection, ffi};
 
@@ -52,8 +52,9 @@ impl Handle {
         }
     }
 
-    /// Runs [`READ`] for `[caller, id]`: on a row, its four columns
-    /// replace `document`'s (its buffers reused) and the answer is `true`;
+    /// Runs [`READ`] for `[caller, id]`: on a row, its columns replace
+    /// `document`'s (its buffers reused; a brief parsed from the column's
+    /// text, none without one) and the answer is `true`;
     /// without one, `document` is left as it was and the answer is `false`.
     /// The same failures as rusqlite's `query_row` with `String`s and an
     /// `i64`: a column of another type, text that is not UTF-8.
@@ -85,6 +86,7 @@ impl Handle {
                     })?;
                 }
                 document.revision = revision_of(integer(stmt.0, 3)?);
+                document.brief = brief(stmt.0, 4)?;
                 Ok(true)
             }
             ffi::SQLITE_DONE => Ok(false),
@@ -233,6 +235,31 @@ fn integer(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<i64> 
         }
         Ok(ffi::sqlite3_column_int64(stmt, index))
     }
+}
+
+/// Column `index` of the current row as a brief: none for NULL, else TEXT
+/// parsed as JSON where SQLite holds it (no copy of the text first).
+fn brief(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<Option<Brief>> {
+    // SAFETY: `stmt` is on a row and `index` is one of its columns; the
+    // text (`length` bytes) is valid until the next step or reset, and is
+    // parsed before that. The type is asked first, so nothing is converted.
+    let json = unsafe {
+        let value = ffi::sqlite3_column_value(stmt, index);
+        match ffi::sqlite3_value_type(value) {
+            ffi::SQLITE_NULL => return Ok(None),
+            ffi::SQLITE_TEXT => {}
+            kind => return Err(wrong_type(index, kind)),
+        }
+        let bytes = ffi::sqlite3_value_text(value);
+        let length = ffi::sqlite3_value_bytes(value);
+        if bytes.is_null() {
+            return Err(failure(ffi::SQLITE_NOMEM, None));
+        }
+        std::slice::from_raw_parts(bytes, length as usize)
+    };
+    serde_json::from_slice(json).map(Some).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index as usize, Type::Text, Box::new(e))
+    })
 }
 
 /// Appends column `index` of the current row, which must be TEXT (what

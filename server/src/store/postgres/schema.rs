@@ -1,0 +1,216 @@
+//! The PostgreSQL schema, made version by version inside the set-up's
+//! transaction (under its advisory lock): a new database goes through the
+//! same steps as one written by an earlier server, so the two always have
+//! the same layout (`server/tests/store_schema_migration.rs` compares them).
+
+use tokio_postgres::Transaction;
+use tokio_postgres::types::Type;
+
+use crate::store::{SCHEMA_VERSION, StoreError};
+
+/// Version 1: documents (with their creation's idempotency record), token
+/// digests, grants.
+const V1: &str = r#"
+CREATE TABLE documents (
+    id              bytea PRIMARY KEY,
+    repository      text COLLATE "C" NOT NULL,
+    title           bytea NOT NULL,
+    source          bytea NOT NULL,
+    revision        bigint NOT NULL DEFAULT 0 CHECK (revision >= 0),
+    created_by      text COLLATE "C",
+    idempotency_key bytea,
+    fingerprint     text,
+    brief           text NOT NULL DEFAULT '{}',
+    UNIQUE (created_by, idempotency_key)
+);
+CREATE INDEX documents_in_repository ON documents (repository, title, id);
+CREATE TABLE tokens (
+    token_sha256 text COLLATE "C" PRIMARY KEY CHECK (token_sha256 ~ '^[0-9a-f]{64}$'),
+    caller       text COLLATE "C" NOT NULL
+);
+CREATE TABLE grants (
+    caller     text COLLATE "C" NOT NULL,
+    repository text COLLATE "C" NOT NULL,
+    PRIMARY KEY (caller, repository)
+);
+"#;
+
+/// Version 2, from version 1 (nothing is copied or rewritten: columns
+/// without a default are added, an index replaced, tables made):
+/// - `archived_at` (RFC 3339, as the host gave it) and `archived_by`: a
+///   document archived, and by whom; NULL when live;
+/// - the list's index holds the live documents only;
+/// - `plan_history`: every replaced plan (its revision and source), when and
+///   by whom it was replaced (`replaced_by` NULL: by an `--import`);
+/// - `title_history`: every replaced title, likewise;
+/// - `updates`: the idempotency record of each applied update (caller and
+///   key, the request's fingerprint, the revision it made and the title
+///   then), kept as long as the document;
+/// - the version 1 read and list functions are dropped: a version 1 server
+///   still running (it should have been stopped) then fails its reads
+///   instead of showing archived documents.
+const V2: &str = r#"
+ALTER TABLE documents ADD COLUMN archived_at text, ADD COLUMN archived_by text COLLATE "C";
+DROP INDEX documents_in_repository;
+CREATE INDEX documents_live_in_repository ON documents (repository, title, id)
+    WHERE archived_at IS NULL;
+CREATE TABLE plan_history (
+    seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    document_id bytea NOT NULL REFERENCES documents (id),
+    revision    bigint NOT NULL,
+    source      bytea NOT NULL,
+    replaced_at timestamptz NOT NULL DEFAULT now(),
+    replaced_by text COLLATE "C"
+);
+CREATE INDEX plan_history_of_document ON plan_history (document_id, revision);
+CREATE TABLE title_history (
+    seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    document_id bytea NOT NULL REFERENCES documents (id),
+    title       bytea NOT NULL,
+    replaced_at timestamptz NOT NULL DEFAULT now(),
+    replaced_by text COLLATE "C"
+);
+CREATE INDEX title_history_of_document ON title_history (document_id, seq);
+CREATE TABLE updates (
+    caller          text COLLATE "C" NOT NULL,
+    idempotency_key bytea NOT NULL,
+    fingerprint     text NOT NULL,
+    document_id     bytea NOT NULL REFERENCES documents (id),
+    revision        bigint NOT NULL,
+    title           bytea NOT NULL,
+    updated_at      timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (caller, idempotency_key)
+);
+DROP FUNCTION IF EXISTS chopin_list_v1(text, text);
+DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
+"#;
+
+/// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
+/// recording the version reached in `chopin_schema`.
+pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), StoreError> {
+    if found < 1 {
+        tx.batch_execute(V1).await?;
+    }
+    if found < 2 {
+        tx.batch_execute(V2).await?;
+    }
+    tx.execute_typed(
+        "INSERT INTO chopin_schema (version) VALUES ($1)",
+        &[(&SCHEMA_VERSION, Type::INT8)],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The read, list and update statements, as PL/pgSQL functions that the
+/// set-up makes when missing (their names carry their version: a change of
+/// meaning is a new name). A function's plan is cached inside the server
+/// process that runs it, so a read is planned once per server connection,
+/// not once per request, without any named statement on the protocol
+/// (which a pooler in transaction mode would hand to another connection).
+///
+/// `list`: the live documents of repository `p_repository` when `p_caller`
+/// has a grant for it (the grant depends on the repository alone, so it is
+/// checked once, not per row), else one row of NULLs: forbidden. `read`:
+/// document `p_id` if it is live and `p_caller` may see it, with its brief
+/// (the one it was created with; none for an imported document, whose
+/// `brief` column holds the schema's default).
+///
+/// `update` (LIFECYCLE.md §2, see `lifecycle.rs` for how racers agree): one
+/// statement, so one snapshot, taken before any wait. One row: the document
+/// `p_caller` may see (id, revision, archived; NULLs without one); the
+/// update made, if it was (its title and brief; NULLs without); and the
+/// caller's earlier update under `p_key` (whether its fingerprint is this
+/// one, its document, revision and title; with the same fingerprint, the
+/// plan of that revision, the current one or the latest kept, and the
+/// brief). The revision is compared and set by the `UPDATE`, which waits for
+/// a racing write of the row and then sees its revision. The replaced plan
+/// is copied into `plan_history` from the table (the snapshot's row, at
+/// revision `p_revision`), not through `doc`: a value read from the table
+/// stays as stored (compressed, in TOAST), one carried through a CTE is
+/// decompressed and compressed again (milliseconds for a 256 KiB plan).
+pub(super) const FUNCTIONS: [(&str, &str); 3] = [
+    (
+        "chopin_list_v2(text,text)",
+        r#"CREATE FUNCTION chopin_list_v2(p_caller text, p_repository text)
+RETURNS TABLE (id bytea, title bytea) LANGUAGE plpgsql STABLE AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT d.id, d.title FROM documents d
+        WHERE d.repository = p_repository AND d.archived_at IS NULL
+          AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = p_caller
+            AND (g.repository = '*' OR g.repository = p_repository))
+      UNION ALL
+        SELECT NULL::bytea, NULL::bytea WHERE NOT EXISTS (SELECT 1 FROM grants g
+          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = p_repository));
+END
+$body$"#,
+    ),
+    (
+        "chopin_read_v2(text,bytea)",
+        r#"CREATE FUNCTION chopin_read_v2(p_caller text, p_id bytea)
+RETURNS TABLE (id bytea, title bytea, source bytea, revision bigint, brief text)
+LANGUAGE plpgsql STABLE AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY SELECT d.id, d.title, d.source, d.revision,
+            CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
+        FROM documents d
+        WHERE d.id = p_id AND d.archived_at IS NULL AND EXISTS (SELECT 1 FROM grants g
+          WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = d.repository));
+END
+$body$"#,
+    ),
+    (
+        "chopin_update_v1(text,bytea,bigint,bytea,bytea,text)",
+        r#"CREATE FUNCTION chopin_update_v1(p_caller text, p_id bytea, p_revision bigint,
+    p_plan bytea, p_key bytea, p_fingerprint text)
+RETURNS TABLE (id bytea, revision bigint, archived boolean, title bytea, brief text,
+    same_request boolean, earlier_id bytea, earlier_revision bigint, earlier_title bytea,
+    replay_source bytea, replay_brief text)
+LANGUAGE plpgsql AS $body$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY WITH doc AS (
+        SELECT d.id, d.revision, d.archived_at IS NOT NULL AS archived
+        FROM documents d
+        WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = p_caller
+          AND (g.repository = '*' OR g.repository = d.repository))
+    ), earlier AS (
+        SELECT u.fingerprint, u.document_id, u.revision, u.title FROM updates u
+        WHERE u.caller = p_caller AND u.idempotency_key = p_key
+    ), changed AS (
+        UPDATE documents d SET source = p_plan, revision = p_revision + 1
+        FROM doc
+        WHERE d.id = doc.id AND d.revision = p_revision AND d.archived_at IS NULL
+          AND doc.revision = p_revision AND NOT doc.archived
+          AND NOT EXISTS (SELECT 1 FROM earlier)
+        RETURNING d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
+    ), kept AS (
+        INSERT INTO plan_history (document_id, revision, source, replaced_by)
+        SELECT o.id, o.revision, o.source, p_caller FROM documents o, changed
+        WHERE o.id = p_id
+    ), recorded AS (
+        INSERT INTO updates (caller, idempotency_key, fingerprint, document_id, revision, title)
+        SELECT p_caller, p_key, p_fingerprint, doc.id, p_revision + 1, changed.title
+        FROM doc, changed
+    )
+    SELECT doc.id, doc.revision, doc.archived, changed.title, changed.brief,
+        earlier.fingerprint = p_fingerprint, earlier.document_id, earlier.revision,
+        earlier.title, replay.source, replay.brief
+    FROM (SELECT 1) AS one
+    LEFT JOIN doc ON true
+    LEFT JOIN changed ON true
+    LEFT JOIN earlier ON true
+    LEFT JOIN LATERAL (
+        SELECT CASE WHEN r.revision = earlier.revision THEN r.source
+              ELSE (SELECT p.source FROM plan_history p WHERE p.document_id = r.id
+                AND p.revision = earlier.revision ORDER BY p.seq DESC LIMIT 1) END AS source,
+            CASE WHEN r.created_by IS NULL THEN NULL ELSE r.brief END AS brief
+        FROM documents r
+        WHERE r.id = earlier.document_id AND earlier.fingerprint = p_fingerprint
+    ) AS replay ON true;
+END
+$body$"#,
+    ),
+];

@@ -1,0 +1,128 @@
+//! The SQLite schema, made version by version: a new database goes through
+//! the same steps as one written by an earlier server, so the two always
+//! have the same layout (`server/tests/store_schema_migration.rs` compares
+//! them).
+
+use rusqlite::{Transaction, params};
+
+use crate::store::{SCHEMA_VERSION, StoreError, token_digest};
+
+/// Version 1: documents (with their creation's idempotency record), token
+/// digests, grants. `IF NOT EXISTS`: a database from before version 1 has
+/// these tables already (tokens in plain text, replaced first).
+const V1: &str = "
+CREATE TABLE IF NOT EXISTS documents (
+    id              TEXT PRIMARY KEY,
+    repository      TEXT NOT NULL,
+    title           TEXT NOT NULL,
+    source          TEXT NOT NULL,
+    revision        INTEGER NOT NULL DEFAULT 0 CHECK (revision >= 0),
+    created_by      TEXT,
+    idempotency_key TEXT,
+    fingerprint     TEXT,
+    brief           TEXT NOT NULL DEFAULT '{}',
+    UNIQUE (created_by, idempotency_key)
+);
+CREATE INDEX IF NOT EXISTS documents_in_repository ON documents (repository, title, id);
+CREATE TABLE IF NOT EXISTS tokens (
+    token_sha256 TEXT PRIMARY KEY CHECK (length(token_sha256) = 64),
+    caller       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS grants (
+    caller     TEXT NOT NULL,
+    repository TEXT NOT NULL,
+    PRIMARY KEY (caller, repository)
+);
+";
+
+/// Version 2, from version 1 (nothing is copied: columns are added, an
+/// index replaced and tables made):
+/// - `archived_at` (RFC 3339, as the host gave it) and `archived_by`: a
+///   document archived, and by whom; NULL when live;
+/// - the list's index leads with the repository and `archived_at`, so a
+///   list of live documents (`archived_at IS NULL`) stays one seek of a
+///   covering index, in title and id order;
+/// - `plan_history`: every replaced plan (its revision and source), when and
+///   by whom it was replaced (`replaced_by` NULL: by an `--import`);
+/// - `title_history`: every replaced title, likewise;
+/// - `updates`: the idempotency record of each applied update (caller and
+///   key, the request's fingerprint, the revision it made and the title
+///   then), kept as long as the document.
+const V2: &str = "
+ALTER TABLE documents ADD COLUMN archived_at TEXT;
+ALTER TABLE documents ADD COLUMN archived_by TEXT;
+DROP INDEX documents_in_repository;
+CREATE INDEX documents_by_repository ON documents (repository, archived_at, title, id);
+CREATE TABLE plan_history (
+    seq         INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL REFERENCES documents (id),
+    revision    INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    replaced_at TEXT NOT NULL,
+    replaced_by TEXT
+);
+CREATE INDEX plan_history_of_document ON plan_history (document_id, revision);
+CREATE TABLE title_history (
+    seq         INTEGER PRIMARY KEY,
+    document_id TEXT NOT NULL REFERENCES documents (id),
+    title       TEXT NOT NULL,
+    replaced_at TEXT NOT NULL,
+    replaced_by TEXT
+);
+CREATE INDEX title_history_of_document ON title_history (document_id, seq);
+CREATE TABLE updates (
+    caller          TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    document_id     TEXT NOT NULL REFERENCES documents (id),
+    revision        INTEGER NOT NULL,
+    title           TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    PRIMARY KEY (caller, idempotency_key)
+);
+";
+
+/// Brings a database of schema `found` (0: none, or the plain-token layout
+/// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
+/// transaction; how many plain tokens were replaced by digests.
+pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreError> {
+    let mut tokens_migrated = 0;
+    if found < 1 {
+        tokens_migrated = migrate_plain_tokens(tx)?;
+        tx.execute_batch(V1)?;
+    }
+    if found < 2 {
+        tx.execute_batch(V2)?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(tokens_migrated)
+}
+
+/// Replaces a pre-version-1 `tokens (token, caller)` table, if there is
+/// one, by digests; returns how many tokens it held.
+fn migrate_plain_tokens(tx: &Transaction<'_>) -> Result<usize, StoreError> {
+    let plain: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM pragma_table_info('tokens') WHERE name = 'token')",
+        [],
+        |row| row.get(0),
+    )?;
+    if !plain {
+        return Ok(0);
+    }
+    let tokens = {
+        let mut statement = tx.prepare("SELECT token, caller FROM tokens")?;
+        let rows = statement.query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    tx.execute_batch("DROP TABLE tokens")?;
+    tx.execute_batch(V1)?;
+    for (token, caller) in &tokens {
+        tx.execute(
+            "INSERT OR REPLACE INTO tokens (token_sha256, caller) VALUES (?1, ?2)",
+            params![token_digest(token), caller],
+        )?;
+    }
+    Ok(tokens.len())
+}
