@@ -330,10 +330,7 @@ impl Host {
                 list.answer(&documents)
             }
             Outcome::Read(read) => {
-                let mut document = self.store.read(read.caller(), read.id()).await?;
-                if let Some(document) = &mut document {
-                    without_brief(document);
-                }
+                let document = self.store.read(read.caller(), read.id()).await?;
                 read.answer(document.as_ref())
             }
             Outcome::Create(create) => {
@@ -371,7 +368,6 @@ impl Host {
             ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
-                without_brief(document);
                 let next = read.answer(found.then_some(&*document));
                 // A large document's buffers are not kept for the next read.
                 if document.source.capacity() > SCRATCH_KEPT {
@@ -469,13 +465,6 @@ const fn no_document() -> Document {
         source: String::new(),
         revision: 0,
     }
-}
-
-/// A read's document as `read_document` answers it in this crate version:
-/// its output schema has no `brief` (LIFECYCLE.md §5 adds it), so the brief
-/// the store reads is left out.
-fn without_brief(document: &mut Document) {
-    document.brief = None;
 }
 
 /// What [`Host::read_now`] did.
