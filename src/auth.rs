@@ -30,28 +30,32 @@ use crate::response::{Allow, Cache, ContentType, Decoration, Response};
 /// answer grants ([`Authenticate::answer_scoped`](crate::Authenticate::answer_scoped)).
 ///
 /// Every MCP request needs [`read`](Self::read); `create_document` also
-/// needs [`create`](Self::create). There is no hierarchy between them.
+/// needs [`create`](Self::create), and the four write tools
+/// (`update_document`, `rename_document`, `archive_document`,
+/// `restore_document`) [`write`](Self::write). There is no hierarchy
+/// between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Granted {
     read: bool,
     create: bool,
+    write: bool,
 }
 
 impl Granted {
-    /// Both scopes: what a static token, or an answer without scopes, grants.
-    pub const ALL: Granted = Granted {
-        read: true,
-        create: true,
-    };
+    /// Every scope: what a static token, or an answer without scopes, grants.
+    pub const ALL: Granted = Granted::new(true, true, true);
     /// No scope of this endpoint.
-    pub const NONE: Granted = Granted {
-        read: false,
-        create: false,
-    };
+    pub const NONE: Granted = Granted::new(false, false, false);
+    /// The read scope alone: what every request needs.
+    pub(crate) const READ: Granted = Granted::new(true, false, false);
 
-    /// A grant of the read scope, the create scope, both or neither.
-    pub const fn new(read: bool, create: bool) -> Granted {
-        Granted { read, create }
+    /// A grant of the read, create and write scopes, each or not.
+    pub const fn new(read: bool, create: bool, write: bool) -> Granted {
+        Granted {
+            read,
+            create,
+            write,
+        }
     }
 
     /// Whether the read scope is granted.
@@ -64,33 +68,47 @@ impl Granted {
         self.create
     }
 
+    /// Whether the write scope is granted.
+    pub const fn write(self) -> bool {
+        self.write
+    }
+
     /// Whether this grant holds every scope of `need`.
     pub(crate) fn covers(self, need: Granted) -> bool {
-        (self.read || !need.read) && (self.create || !need.create)
+        (self.read || !need.read) && (self.create || !need.create) && (self.write || !need.write)
     }
 
     /// The union of two needs.
     pub(crate) fn with(self, other: Granted) -> Granted {
-        Granted::new(self.read || other.read, self.create || other.create)
+        Granted::new(
+            self.read || other.read,
+            self.create || other.create,
+            self.write || other.write,
+        )
     }
 }
 
-/// The configured names of the read and create scopes, and the reading of a
-/// token's scopes into a [`Granted`] (see [`Endpoint::scopes`](crate::Endpoint::scopes)).
+/// The configured names of the read, create and write scopes, and the
+/// reading of a token's scopes into a [`Granted`] (see
+/// [`Endpoint::scopes`](crate::Endpoint::scopes)).
 ///
 /// ```
 /// use chopin_mcp::{Config, Endpoint, Granted};
 ///
 /// let endpoint = Endpoint::new(Config::new())?;
 /// let scopes = endpoint.scopes();
-/// assert_eq!(scopes.of_scope("openid chopin:read"), Granted::new(true, false));
-/// assert_eq!(scopes.of_names(["chopin:create", "chopin:read"]), Granted::ALL);
+/// assert_eq!(scopes.of_scope("openid chopin:read"), Granted::new(true, false, false));
+/// assert_eq!(
+///     scopes.of_names(["chopin:write", "chopin:create", "chopin:read"]),
+///     Granted::ALL
+/// );
 /// # Ok::<(), chopin_mcp::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scopes {
     read: String,
     create: String,
+    write: String,
 }
 
 impl Scopes {
@@ -104,6 +122,11 @@ impl Scopes {
         &self.create
     }
 
+    /// The write scope's name (default `chopin:write`).
+    pub fn write(&self) -> &str {
+        &self.write
+    }
+
     /// The grant of a space-separated `scope` value (RFC 6749 §3.3, the
     /// `scope` claim of RFC 9068 and RFC 7662). Names are compared exactly;
     /// names of other scopes are ignored. Allocates nothing.
@@ -115,17 +138,35 @@ impl Scopes {
     /// list the host holds). Allocates nothing.
     pub fn of_names<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Granted {
         names.into_iter().fold(Granted::NONE, |granted, name| {
-            Granted::new(
-                granted.read || name == self.read,
-                granted.create || name == self.create,
-            )
+            granted.with(Granted::new(
+                name == self.read,
+                name == self.create,
+                name == self.write,
+            ))
         })
+    }
+
+    /// The names `need` holds, space-separated, in the order read, create,
+    /// write: a 403's `scope`.
+    fn needed(&self, need: Granted) -> String {
+        let names = [
+            (need.read, &self.read),
+            (need.create, &self.create),
+            (need.write, &self.write),
+        ];
+        let needed: Vec<&str> = names
+            .iter()
+            .filter(|(needed, _)| *needed)
+            .map(|(_, name)| name.as_str())
+            .collect();
+        needed.join(" ")
     }
 }
 
 /// The default scope names.
 pub(crate) const DEFAULT_READ: &str = "chopin:read";
 pub(crate) const DEFAULT_CREATE: &str = "chopin:create";
+pub(crate) const DEFAULT_WRITE: &str = "chopin:write";
 
 /// The well-known path of Protected Resource Metadata (RFC 9728 §3.1).
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
@@ -146,10 +187,9 @@ pub(crate) struct Auth {
     missing: Bytes,
     /// 401 for a refused token.
     invalid: Bytes,
-    /// 403 for a request needing the read scope only, and for one needing
-    /// both.
-    need_read: Bytes,
-    need_both: Bytes,
+    /// The 403 challenges, by need: read, read and create, read and write,
+    /// all three (see [`Auth::insufficient`]).
+    insufficient: [Bytes; 4],
     metadata: Option<Metadata>,
 }
 
@@ -168,7 +208,15 @@ impl Auth {
             Some((read, create)) => (read.clone(), create.clone()),
             None => (DEFAULT_READ.to_owned(), DEFAULT_CREATE.to_owned()),
         };
-        for (name, what) in [(&read, "read scope"), (&create, "create scope")] {
+        let write = config
+            .write_scope
+            .clone()
+            .unwrap_or_else(|| DEFAULT_WRITE.to_owned());
+        for (name, what) in [
+            (&read, "read scope"),
+            (&create, "create scope"),
+            (&write, "write scope"),
+        ] {
             if !is_scope_token(name) {
                 return Err(ConfigError::BadScope(what));
             }
@@ -176,6 +224,11 @@ impl Auth {
         if read == create {
             return Err(ConfigError::BadScope(
                 "create scope (it equals the read scope)",
+            ));
+        }
+        if write == read || write == create {
+            return Err(ConfigError::BadScope(
+                "write scope (it equals the read or create scope)",
             ));
         }
         if let Some(url) = &config.resource_metadata {
@@ -200,6 +253,8 @@ impl Auth {
                 crate::json::write_string(&mut document, &read);
                 document.push(b',');
                 crate::json::write_string(&mut document, &create);
+                document.push(b',');
+                crate::json::write_string(&mut document, &write);
                 document.extend_from_slice(b"],\"bearer_methods_supported\":[\"header\"]}");
                 let metadata = Metadata {
                     suffixed,
@@ -212,7 +267,8 @@ impl Auth {
         let metadata_url = config.resource_metadata.clone().or(metadata_url);
         // The scope names appear in 401s once OAuth or the names are
         // configured: a plain `Config` answers as it always did.
-        let advertise = config.oauth.is_some() || config.scope_names.is_some();
+        let advertise =
+            config.oauth.is_some() || config.scope_names.is_some() || config.write_scope.is_some();
         let challenge = |error: Option<&str>, scope: Option<&str>, scope_first: bool| {
             let mut params = Vec::new();
             if let Some(error) = error {
@@ -237,14 +293,24 @@ impl Auth {
             Bytes::from(value)
         };
         let read_scope = advertise.then_some(read.as_str());
-        let both = format!("{read} {create}");
+        let missing = challenge(None, read_scope, false);
+        let invalid = challenge(Some("invalid_token"), read_scope, false);
+        let scopes = Scopes {
+            read,
+            create,
+            write,
+        };
+        let insufficient =
+            [(false, false), (true, false), (false, true), (true, true)].map(|(create, write)| {
+                let need = Granted::new(true, create, write);
+                challenge(Some("insufficient_scope"), Some(&scopes.needed(need)), true)
+            });
         Ok(Auth {
-            missing: challenge(None, read_scope, false),
-            invalid: challenge(Some("invalid_token"), read_scope, false),
-            need_read: challenge(Some("insufficient_scope"), Some(&read), true),
-            need_both: challenge(Some("insufficient_scope"), Some(&both), true),
+            missing,
+            invalid,
+            insufficient,
             metadata,
-            scopes: Scopes { read, create },
+            scopes,
         })
     }
 
@@ -259,14 +325,12 @@ impl Auth {
             .with_challenge(challenge.clone())
     }
 
-    /// The 403 for a request that needs `need`, echoing `id` (`null` for a
-    /// batch, a notification or a GET stream).
+    /// The 403 for a request that needs `need` (every request needs the
+    /// read scope), echoing `id` (`null` for a batch, a notification or a
+    /// GET stream): its `scope` lists every scope needed, read first, then
+    /// create, then write (AUTH.md §1.1, LIFECYCLE.md §1).
     pub(crate) fn insufficient(&self, id: &[u8], need: Granted) -> Response {
-        let challenge = if need.create {
-            &self.need_both
-        } else {
-            &self.need_read
-        };
+        let challenge = &self.insufficient[usize::from(need.create) + 2 * usize::from(need.write)];
         let mut body = Vec::with_capacity(80 + id.len());
         body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         body.extend_from_slice(id);

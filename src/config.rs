@@ -10,8 +10,8 @@ use crate::version::ProtocolVersion;
 
 /// The body budget of a read-only endpoint, in bytes.
 pub const READ_ONLY_BUDGET: usize = 65_536;
-/// The body budget of an endpoint that creates documents: room for a
-/// 256 KiB plan with JSON escaping and the brief.
+/// The body budget of an endpoint that creates or updates documents: room
+/// for a 256 KiB plan with JSON escaping and the brief.
 pub const CREATION_BUDGET: usize = 786_432;
 
 /// Everything an [`Endpoint`](crate::Endpoint) is built from.
@@ -41,12 +41,15 @@ pub struct Config {
     pub(crate) resource_metadata: Option<String>,
     pub(crate) versions: Vec<ProtocolVersion>,
     pub(crate) ids: Arc<dyn IdSource>,
-    pub(crate) creation: bool,
+    /// The tools offered beside the two read tools.
+    pub(crate) tools: Offered,
     pub(crate) cache_ttl_ms: u64,
     /// The resource and its authorization server (AUTH.md §1.3).
     pub(crate) oauth: Option<OAuth>,
     /// The read and create scopes' names, when renamed.
     pub(crate) scope_names: Option<(String, String)>,
+    /// The write scope's name, when renamed.
+    pub(crate) write_scope: Option<String>,
 }
 
 /// [`Config::oauth`]'s settings.
@@ -54,6 +57,28 @@ pub struct Config {
 pub(crate) struct OAuth {
     pub resource: String,
     pub issuer: String,
+}
+
+/// The tools an endpoint offers beside the two read tools, each enabled by
+/// the host ([`Config`]'s `enable_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Offered {
+    pub create: bool,
+    pub update: bool,
+    pub rename: bool,
+    pub archive: bool,
+    pub restore: bool,
+}
+
+impl Offered {
+    /// The read tools only.
+    pub(crate) const READ_ONLY: Offered = Offered {
+        create: false,
+        update: false,
+        rename: false,
+        archive: false,
+        restore: false,
+    };
 }
 
 /// The largest `ttlMs` JSON numbers carry exactly: 2^53 − 1.
@@ -77,10 +102,11 @@ impl Config {
             resource_metadata: None,
             versions: ProtocolVersion::ALL.to_vec(),
             ids: Arc::new(SystemIds),
-            creation: false,
+            tools: Offered::READ_ONLY,
             cache_ttl_ms: 3_600_000,
             oauth: None,
             scope_names: None,
+            write_scope: None,
         }
     }
 
@@ -88,17 +114,64 @@ impl Config {
     /// effects. Unless [`body_budget`](Self::body_budget) says otherwise, the
     /// budget becomes [`CREATION_BUDGET`].
     pub fn enable_creation(mut self) -> Self {
-        self.creation = true;
+        self.tools.create = true;
         self
+    }
+
+    /// Offers `update_document` (LIFECYCLE.md §2): the host will be asked to
+    /// carry out update effects, each a revised plan already canonicalized
+    /// and checked, to store only if the document is still at the revision
+    /// the caller read. Unless [`body_budget`](Self::body_budget) says
+    /// otherwise, the budget becomes [`CREATION_BUDGET`].
+    pub fn enable_update(mut self) -> Self {
+        self.tools.update = true;
+        self
+    }
+
+    /// Offers `rename_document` (LIFECYCLE.md §3): the host will be asked to
+    /// carry out rename effects.
+    pub fn enable_rename(mut self) -> Self {
+        self.tools.rename = true;
+        self
+    }
+
+    /// Offers `archive_document` (LIFECYCLE.md §4): the host will be asked to
+    /// carry out archive effects. Archiving is undoable only where restoring
+    /// is offered: without [`enable_restore`](Self::enable_restore),
+    /// [`Endpoint::new`](crate::Endpoint::new) refuses the configuration
+    /// ([`ConfigError::ArchiveWithoutRestore`]).
+    pub fn enable_archive(mut self) -> Self {
+        self.tools.archive = true;
+        self
+    }
+
+    /// Offers `restore_document` (LIFECYCLE.md §4): the host will be asked to
+    /// carry out restore effects.
+    pub fn enable_restore(mut self) -> Self {
+        self.tools.restore = true;
+        self
+    }
+
+    /// Offers the four tools of a plan's life after its creation:
+    /// [`enable_update`](Self::enable_update),
+    /// [`enable_rename`](Self::enable_rename),
+    /// [`enable_archive`](Self::enable_archive) and
+    /// [`enable_restore`](Self::enable_restore) at once. With
+    /// [`enable_creation`](Self::enable_creation), a read-write endpoint.
+    pub fn enable_lifecycle(self) -> Self {
+        self.enable_update()
+            .enable_rename()
+            .enable_archive()
+            .enable_restore()
     }
 
     /// The budget in force: the configured one, else the default for the
     /// endpoint's kind.
     pub(crate) fn budget(&self) -> usize {
-        match (self.body_budget, self.creation) {
-            (Some(budget), _) => budget,
-            (None, true) => CREATION_BUDGET,
-            (None, false) => READ_ONLY_BUDGET,
+        match self.body_budget {
+            Some(budget) => budget,
+            None if self.tools.create || self.tools.update => CREATION_BUDGET,
+            None => READ_ONLY_BUDGET,
         }
     }
 
@@ -213,7 +286,8 @@ impl Config {
     /// [`ConfigError::BadResource`] / [`ConfigError::BadIssuer`].
     ///
     /// Then [`Endpoint::metadata`](crate::Endpoint::metadata) serves
-    /// Protected Resource Metadata (RFC 9728) naming both and the two scopes,
+    /// Protected Resource Metadata (RFC 9728) naming both and the three
+    /// scopes (read, create, write),
     /// and every 401 names the metadata (unless
     /// [`resource_metadata`](Self::resource_metadata) names another URL) and
     /// the read scope. These URLs come from here only, never from a request's
@@ -235,6 +309,16 @@ impl Config {
     /// [`oauth`](Self::oauth)), 401 challenges name the read scope.
     pub fn scopes(mut self, read: impl Into<String>, create: impl Into<String>) -> Self {
         self.scope_names = Some((read.into(), create.into()));
+        self
+    }
+
+    /// Renames the write scope (default `chopin:write`), which the four
+    /// write tools need beside the read scope (LIFECYCLE.md §1): a scope
+    /// token like the others, different from both, else
+    /// [`ConfigError::BadScope`]. Once renamed, 401 challenges name the read
+    /// scope, as with [`scopes`](Self::scopes).
+    pub fn write_scope(mut self, write: impl Into<String>) -> Self {
+        self.write_scope = Some(write.into());
         self
     }
 
@@ -287,10 +371,11 @@ impl fmt::Debug for Config {
             .field("hosts", &self.hosts)
             .field("resource_metadata", &self.resource_metadata)
             .field("versions", &self.versions)
-            .field("creation", &self.creation)
+            .field("tools", &self.tools)
             .field("cache_ttl_ms", &self.cache_ttl_ms)
             .field("oauth", &self.oauth)
             .field("scope_names", &self.scope_names)
+            .field("write_scope", &self.write_scope)
             .finish_non_exhaustive()
     }
 }
@@ -330,4 +415,8 @@ pub enum ConfigError {
     /// equal; names which one.
     #[error("the {0} must be a scope token (visible ASCII, no space, quote or backslash)")]
     BadScope(&'static str),
+    /// `archive_document` is enabled without `restore_document`: an archive
+    /// could never be undone through the endpoint.
+    #[error("archive_document is offered only together with restore_document")]
+    ArchiveWithoutRestore,
 }

@@ -1,8 +1,8 @@
 //! The API's shape: what a host can rely on at compile time.
 
 use chopin_mcp::{
-    Authenticate, BodyIntake, CreateDocument, Endpoint, ListDocuments, Outcome, ReadDocument,
-    Response,
+    ArchiveDocument, Authenticate, BodyIntake, CreateDocument, Endpoint, ListDocuments, Outcome,
+    ReadDocument, RenameDocument, Response, RestoreDocument, UpdateDocument,
 };
 
 fn send_sync<T: Send + Sync>() {}
@@ -33,6 +33,10 @@ fn effects_are_owned_and_can_cross_an_await_on_a_multithreaded_runtime() {
     send::<ListDocuments<String>>();
     send::<ReadDocument<String>>();
     send::<CreateDocument<String>>();
+    send::<UpdateDocument<String>>();
+    send::<RenameDocument<String>>();
+    send::<ArchiveDocument<String>>();
+    send::<RestoreDocument<String>>();
     send_sync::<Response>();
 }
 
@@ -68,7 +72,11 @@ fn the_oauth_api_a_host_uses() {
     let scopes: &Scopes = endpoint.scopes();
     let _: Granted = scopes.of_scope("chopin:read");
     let _: Granted = scopes.of_names(["chopin:read"]);
-    let _: (bool, bool) = (Granted::ALL.read(), Granted::new(true, false).create());
+    let _: (bool, bool, bool) = (
+        Granted::ALL.read(),
+        Granted::new(true, false, false).create(),
+        Granted::NONE.write(),
+    );
     let answers: [fn(Authenticate<String>) -> Outcome<String>; 4] = [
         |auth| auth.answer(None),
         |auth| auth.answer(Some("octocat".to_owned())),
@@ -94,8 +102,16 @@ fn every_public_name_stays() {
         http1::MAX_HEAD_BYTES,
         http1::MAX_CHUNK_METADATA,
     );
-    let _config: [fn(Config) -> Config; 2] =
-        [Config::enable_creation, Config::allow_loopback_hosts];
+    let _config: [fn(Config) -> Config; 7] = [
+        Config::enable_creation,
+        Config::enable_update,
+        Config::enable_rename,
+        Config::enable_archive,
+        Config::enable_restore,
+        Config::enable_lifecycle,
+        Config::allow_loopback_hosts,
+    ];
+    let _ = ConfigError::ArchiveWithoutRestore;
     let _ = Config::new()
         .body_budget(1)
         .server_name("n")
@@ -109,6 +125,7 @@ fn every_public_name_stays() {
         .cache_ttl_ms(1)
         .oauth("https://a.example/mcp", "https://login.a.example")
         .scopes("r", "c")
+        .write_scope("w")
         .id_source(SequentialIds::new(0));
     let _: fn(Config) -> Result<Endpoint, ConfigError> = Endpoint::new;
     let _: fn(&Endpoint) -> usize = Endpoint::body_budget;
@@ -125,8 +142,15 @@ fn every_public_name_stays() {
     let _: fn(&Scopes, &str) -> Granted = Scopes::of_scope;
     let _: fn(&Scopes) -> &str = Scopes::read;
     let _: fn(&Scopes) -> &str = Scopes::create;
-    let _: fn(bool, bool) -> Granted = Granted::new;
-    let _ = (Granted::ALL, Granted::NONE, Granted::read, Granted::create);
+    let _: fn(&Scopes) -> &str = Scopes::write;
+    let _: fn(bool, bool, bool) -> Granted = Granted::new;
+    let _ = (
+        Granted::ALL,
+        Granted::NONE,
+        Granted::read,
+        Granted::create,
+        Granted::write,
+    );
     let _: fn(&BodyIntake<String>) -> usize = BodyIntake::received;
     let _: fn(&BodyIntake<String>) -> usize = BodyIntake::remaining;
     type Pushed = Result<BodyIntake<String>, Response>;
@@ -139,6 +163,27 @@ fn every_public_name_stays() {
     let _: fn(ReadDocument<String>, Option<&Document>) -> Outcome<String> = ReadDocument::answer;
     let _: fn(&CreateDocument<String>) -> &NewDocument = CreateDocument::document;
     let _: fn(CreateDocument<String>, CreateAnswer<'_>) -> Outcome<String> = CreateDocument::answer;
+    let _: fn(ListDocuments<String>) -> Outcome<String> = ListDocuments::forbidden;
+    let _: fn(&UpdateDocument<String>) -> &String = UpdateDocument::caller;
+    let _: fn(&UpdateDocument<String>) -> &DocumentUpdate = UpdateDocument::update;
+    let _: fn(UpdateDocument<String>, UpdateAnswer<'_>) -> Outcome<String> = UpdateDocument::answer;
+    let _: fn(&RenameDocument<String>) -> &String = RenameDocument::caller;
+    let _: fn(&RenameDocument<String>) -> &str = RenameDocument::id;
+    let _: fn(&RenameDocument<String>) -> &str = RenameDocument::title;
+    let _: fn(RenameDocument<String>, RenameAnswer<'_>) -> Outcome<String> = RenameDocument::answer;
+    let _: fn(&ArchiveDocument<String>) -> &String = ArchiveDocument::caller;
+    let _: fn(&ArchiveDocument<String>) -> &str = ArchiveDocument::id;
+    let _: fn(ArchiveDocument<String>, ArchiveAnswer<'_>) -> Outcome<String> =
+        ArchiveDocument::answer;
+    let _: fn(&RestoreDocument<String>) -> &String = RestoreDocument::caller;
+    let _: fn(&RestoreDocument<String>) -> &str = RestoreDocument::id;
+    let _: fn(RestoreDocument<String>, RestoreAnswer<'_>) -> Outcome<String> =
+        RestoreDocument::answer;
+    let _ = (
+        UpdatedDocument::clone,
+        ArchivedDocument::clone,
+        DocumentUpdate::clone,
+    );
     let _: fn(&Outcome<String>) -> Option<&Response> = Outcome::response;
     let _: fn(&Response) -> u16 = Response::status;
     let _: fn(&Response) -> Option<&'static str> = Response::content_type;

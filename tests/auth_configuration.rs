@@ -87,9 +87,24 @@ fn scope_names_follow_rfc_6749() {
         error(Config::new().scopes("same", "same")),
         ConfigError::BadScope(_)
     ));
-    let error = error(Config::new().scopes("r", "c d"));
-    assert_eq!(error, ConfigError::BadScope("create scope"));
-    assert!(error.to_string().contains("create scope"));
+    for write in ["", "w x", "w\"", "é", "chopin:read", "chopin:create"] {
+        assert!(
+            matches!(
+                error(Config::new().write_scope(write)),
+                ConfigError::BadScope(_)
+            ),
+            "{write:?}"
+        );
+    }
+    assert!(matches!(
+        error(Config::new().scopes("r", "c").write_scope("c")),
+        ConfigError::BadScope(_)
+    ));
+    let refused = error(Config::new().scopes("r", "c d"));
+    assert_eq!(refused, ConfigError::BadScope("create scope"));
+    assert!(refused.to_string().contains("create scope"));
+    let refused = error(Config::new().write_scope("w x"));
+    assert_eq!(refused, ConfigError::BadScope("write scope"));
 }
 
 #[test]
@@ -109,25 +124,44 @@ fn scopes_are_read_from_a_scope_string_or_a_list_of_names() {
     let endpoint = Endpoint::new(Config::new()).unwrap();
     let scopes = endpoint.scopes();
     assert_eq!(
-        (scopes.read(), scopes.create()),
-        ("chopin:read", "chopin:create")
+        (scopes.read(), scopes.create(), scopes.write()),
+        ("chopin:read", "chopin:create", "chopin:write")
     );
-    assert_eq!(scopes.of_scope("chopin:read"), Granted::new(true, false));
+    assert_eq!(
+        scopes.of_scope("chopin:read"),
+        Granted::new(true, false, false)
+    );
     assert_eq!(
         scopes.of_scope("openid chopin:create chopin:read"),
+        Granted::new(true, true, false)
+    );
+    assert_eq!(
+        scopes.of_scope("chopin:write openid chopin:create chopin:read"),
         Granted::ALL
     );
     assert_eq!(scopes.of_scope(""), Granted::NONE);
     assert_eq!(scopes.of_scope("chopin:readx chopin"), Granted::NONE);
     assert_eq!(
         scopes.of_names(["chopin:create"]),
-        Granted::new(false, true)
+        Granted::new(false, true, false)
     );
-    let renamed = Endpoint::new(Config::new().scopes("Plans.Read", "Plans.Create")).unwrap();
     assert_eq!(
-        renamed.scopes().of_scope("Plans.Read chopin:create"),
-        Granted::new(true, false)
+        scopes.of_names(["chopin:write"]),
+        Granted::new(false, false, true)
     );
-    assert!(Granted::ALL.read() && Granted::ALL.create());
-    assert!(!Granted::NONE.read() && !Granted::NONE.create());
+    let renamed = Endpoint::new(
+        Config::new()
+            .scopes("Plans.Read", "Plans.Create")
+            .write_scope("Plans.Write"),
+    )
+    .unwrap();
+    assert_eq!(
+        renamed
+            .scopes()
+            .of_scope("Plans.Read chopin:create chopin:write Plans.Write"),
+        Granted::new(true, false, true)
+    );
+    assert_eq!(renamed.scopes().write(), "Plans.Write");
+    assert!(Granted::ALL.read() && Granted::ALL.create() && Granted::ALL.write());
+    assert!(!Granted::NONE.read() && !Granted::NONE.create() && !Granted::NONE.write());
 }

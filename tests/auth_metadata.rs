@@ -59,7 +59,7 @@ fn both_paths_serve_the_document() {
                 json!({
                     "resource": RESOURCE,
                     "authorization_servers": [ISSUER],
-                    "scopes_supported": ["chopin:read", "chopin:create"],
+                    "scopes_supported": ["chopin:read", "chopin:create", "chopin:write"],
                     "bearer_methods_supported": ["header"],
                 })
             );
@@ -69,10 +69,22 @@ fn both_paths_serve_the_document() {
 
 #[test]
 fn renamed_scopes_are_the_ones_supported() {
-    let endpoint = endpoint(Config::new().oauth(RESOURCE, ISSUER).scopes("r", "c"));
-    let response = ask(&endpoint, "GET", SUFFIXED, &[]).unwrap();
+    let two = endpoint(Config::new().oauth(RESOURCE, ISSUER).scopes("r", "c"));
+    let response = ask(&two, "GET", SUFFIXED, &[]).unwrap();
     let document: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
-    assert_eq!(document["scopes_supported"], json!(["r", "c"]));
+    assert_eq!(
+        document["scopes_supported"],
+        json!(["r", "c", "chopin:write"])
+    );
+    let renamed = endpoint(
+        Config::new()
+            .oauth(RESOURCE, ISSUER)
+            .scopes("r", "c")
+            .write_scope("w"),
+    );
+    let response = ask(&renamed, "GET", SUFFIXED, &[]).unwrap();
+    let document: serde_json::Value = serde_json::from_slice(response.body()).unwrap();
+    assert_eq!(document["scopes_supported"], json!(["r", "c", "w"]));
 }
 
 #[test]

@@ -7,28 +7,13 @@
 mod common;
 
 use chopin_mcp::Config;
-use common::{Request, Step, call, creation, endpoint_with, mreq_id, ping};
+use common::{
+    Request, Step, as_token, call, creation, endpoint_with, insufficient, mreq_id, ping, scope_of,
+};
 use serde_json::{Value, json};
 
 fn creating() -> Config {
     Config::new().enable_creation()
-}
-
-fn as_token(request: Request, token: &str) -> Request {
-    request.header("authorization", &format!("Bearer {token}"))
-}
-
-fn insufficient(id: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"insufficient scope"}}}}"#
-    )
-}
-
-fn scope_of(challenge: Option<&str>) -> &str {
-    let challenge = challenge.expect("a challenge");
-    let start = challenge.find("scope=\"").expect("a scope") + 7;
-    let end = start + challenge[start..].find('"').unwrap();
-    &challenge[start..end]
 }
 
 #[test]

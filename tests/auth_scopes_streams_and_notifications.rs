@@ -5,15 +5,11 @@
 mod common;
 
 use chopin_mcp::Config;
-use common::{Request, Step, endpoint_with, meta};
+use common::{Request, Step, as_token, endpoint_with, meta};
 use serde_json::json;
 
 const REFUSED: &str =
     r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"insufficient scope"}}"#;
-
-fn as_token(request: Request, token: &str) -> Request {
-    request.header("authorization", &format!("Bearer {token}"))
-}
 
 #[test]
 fn a_get_stream_needs_the_read_scope() {

@@ -43,9 +43,49 @@ fn kinds() -> Vec<(&'static str, Request, Config, u16)> {
         "list_documents",
         json!({"repository": "githubnext/chopin"}),
     );
+    let id = seed_document().id;
+    let writes = || Config::new().enable_lifecycle();
+    let update = json!({"id": id, "revision": 4, "plan": "# Revised\n", "idempotencyKey": "k"});
     vec![
         ("ping", Request::post(&ping(json!(1))), Config::new(), 200),
         ("read effect", Request::post(&read), Config::new(), 200),
+        (
+            "update effect",
+            Request::post(&call(json!(3), "update_document", update.clone())),
+            writes(),
+            200,
+        ),
+        (
+            "modern update effect",
+            mreq(
+                "tools/call",
+                json!({"name": "update_document", "arguments": update}),
+            ),
+            writes(),
+            200,
+        ),
+        (
+            "rename effect",
+            Request::post(&call(
+                json!(4),
+                "rename_document",
+                json!({"id": id, "title": "T"}),
+            )),
+            writes(),
+            200,
+        ),
+        (
+            "archive effect",
+            Request::post(&call(json!(5), "archive_document", json!({"id": id}))),
+            writes(),
+            200,
+        ),
+        (
+            "restore effect",
+            Request::post(&call(json!(6), "restore_document", json!({"id": id}))),
+            writes(),
+            200,
+        ),
         ("list effect", Request::post(&list), Config::new(), 200),
         (
             "batch with effects",

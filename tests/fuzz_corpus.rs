@@ -49,6 +49,11 @@ fn create_seeds_keep_their_invariants() {
 }
 
 #[test]
+fn update_seeds_keep_their_invariants() {
+    replay("update", chopin_mcp::fuzz::update);
+}
+
+#[test]
 fn message_seeds_agree_with_serde_json() {
     replay("message", |data| {
         chopin_mcp::fuzz::message(data);

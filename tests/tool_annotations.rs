@@ -53,8 +53,39 @@ fn create_writes_but_neither_destroys_nor_repeats() {
 }
 
 #[test]
+fn the_write_tools_say_what_they_replace_and_that_a_retry_is_safe() {
+    let endpoint = endpoint_with(Config::new().enable_lifecycle());
+    let reply = Request::post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send(&endpoint, &mut Host::seed());
+    let tools = reply.json()["result"]["tools"].as_array().unwrap().clone();
+    for (name, title, destructive) in [
+        ("update_document", "Revise a plan document", true),
+        ("rename_document", "Rename a plan document", true),
+        ("archive_document", "Archive a plan document", true),
+        ("restore_document", "Restore a plan document", false),
+    ] {
+        let tool = tool(&tools, name);
+        assert_eq!(tool["title"], title);
+        // All four hints, in the order LIFECYCLE.md §1 gives.
+        let annotations = format!(
+            r#""annotations":{{"readOnlyHint":false,"destructiveHint":{destructive},"idempotentHint":true,"openWorldHint":false}}}}"#
+        );
+        let definition = reply
+            .text()
+            .split(r#"{"name":"#)
+            .find(|piece| piece.starts_with(&format!("\"{name}\"")))
+            .unwrap();
+        assert!(definition.contains(&annotations), "{name}: {definition}");
+    }
+}
+
+#[test]
 fn every_tool_has_a_title_and_annotations_in_both_eras_byte_for_byte() {
-    for config in [Config::new(), Config::new().enable_creation()] {
+    for config in [
+        Config::new(),
+        Config::new().enable_creation(),
+        Config::new().enable_creation().enable_lifecycle(),
+    ] {
         let legacy = Request::post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
             .send(&endpoint_with(config.clone()), &mut Host::seed());
         let (modern, _) = mreq("tools/list", json!({})).exchange(&endpoint_with(config));

@@ -143,7 +143,7 @@ fn token(signer: &Signer, kid: &str) -> String {
     let now = oauth::now();
     let claims = json!({
         "iss": ISSUER, "aud": RESOURCE, "sub": "6f1c2a9e-0d7b-4a5e-9a51-2b8d3f4c5e6a",
-        "scope": "chopin:read chopin:create", "client_id": "Vb6cZ2xq9kEoLm3nR8tYw",
+        "scope": "chopin:read chopin:create chopin:write", "client_id": "Vb6cZ2xq9kEoLm3nR8tYw",
         "iat": now, "exp": now + 3600, "jti": "Yk8m2Qp7Rz4Lw9Xn3Vb6cZ2xq9kEoLm3nR8tYw",
     });
     let mut header = Header::new(signer.alg);

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use sha2::{Digest, Sha256};
 
 use chopin_mcp::{
-    Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Document, Endpoint,
-    IdSource, Outcome, SystemIds,
+    ArchiveAnswer, Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Document,
+    Endpoint, IdSource, Outcome, RenameAnswer, RestoreAnswer, SystemIds, UpdateAnswer,
 };
 
 pub use crate::labels::CreateResult;
@@ -330,10 +330,7 @@ impl Host {
                 list.answer(&documents)
             }
             Outcome::Read(read) => {
-                let mut document = self.store.read(read.caller(), read.id()).await?;
-                if let Some(document) = &mut document {
-                    without_brief(document);
-                }
+                let document = self.store.read(read.caller(), read.id()).await?;
                 read.answer(document.as_ref())
             }
             Outcome::Create(create) => {
@@ -343,6 +340,10 @@ impl Host {
                 *created = Some(result);
                 next
             }
+            write @ (Outcome::Update(_)
+            | Outcome::Rename(_)
+            | Outcome::Archive(_)
+            | Outcome::Restore(_)) => not_offered(write),
             other => other,
         })
     }
@@ -367,7 +368,6 @@ impl Host {
             ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
-                without_brief(document);
                 let next = read.answer(found.then_some(&*document));
                 // A large document's buffers are not kept for the next read.
                 if document.source.capacity() > SCRATCH_KEPT {
@@ -423,8 +423,27 @@ impl Host {
                 let stored = store.create(create.caller(), &id, &draft)?;
                 Ok(answer(create, stored).1)
             }
+            Now::Await(
+                write @ (Outcome::Update(_)
+                | Outcome::Rename(_)
+                | Outcome::Archive(_)
+                | Outcome::Restore(_)),
+            ) => Ok(not_offered(write)),
             Now::Await(other) => Ok(other),
         }
+    }
+}
+
+/// Answers a write effect `unavailable`. The endpoint asks none: this
+/// server's configuration does not enable the write tools, so a call of one
+/// is "tool not found" before any effect.
+fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
+    match outcome {
+        Outcome::Update(update) => update.answer(UpdateAnswer::Unavailable),
+        Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
+        Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
+        Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+        other => other,
     }
 }
 
@@ -446,13 +465,6 @@ const fn no_document() -> Document {
         source: String::new(),
         revision: 0,
     }
-}
-
-/// A read's document as `read_document` answers it in this crate version:
-/// its output schema has no `brief` (LIFECYCLE.md §5 adds it), so the brief
-/// the store reads is left out.
-fn without_brief(document: &mut Document) {
-    document.brief = None;
 }
 
 /// What [`Host::read_now`] did.

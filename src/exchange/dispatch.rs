@@ -12,9 +12,13 @@
 use bytes::Bytes;
 
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
-use super::outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
+use super::outcome::{
+    ArchiveDocument, CreateDocument, ListDocuments, Outcome, ReadDocument, RenameDocument,
+    RestoreDocument, UpdateDocument,
+};
 use super::{legacy, modern};
 use crate::auth::Granted;
+use crate::config::Offered;
 use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError, TYPICAL_REPLY};
 use crate::response::{ContentType, Response};
 use crate::sse;
@@ -76,7 +80,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         }
         Some(Body::Single(envelope)) => {
             // AUTH.md §1.2: the message's scopes, before its parameters.
-            let need = dispatch.need(|creation| legacy::need(Some(envelope), creation));
+            let need = dispatch.need(|offered| legacy::need(Some(envelope), offered));
             if let Some(refusal) = dispatch.refuse(jsonrpc::id_text(envelope.id), need) {
                 return refusal;
             }
@@ -93,9 +97,9 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
             }
             // AUTH.md §1.2: one pass over the elements first; the union of
             // their needs, one 403 for the batch, no effect started.
-            let need = dispatch.need(|creation| {
+            let need = dispatch.need(|offered| {
                 elements.iter().fold(Granted::NONE, |need, raw| {
-                    need.with(legacy::need(jsonrpc::envelope(raw.get()), creation))
+                    need.with(legacy::need(jsonrpc::envelope(raw.get()), offered))
                 })
             });
             if let Some(refusal) = dispatch.refuse(b"null", need) {
@@ -118,14 +122,14 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
 }
 
 impl<C> Dispatch<C> {
-    /// What the message(s) need, as `needs` works it out from whether the
-    /// endpoint creates; not worked out when every scope is granted (every
+    /// What the message(s) need, as `needs` works it out from the tools the
+    /// endpoint offers; not worked out when every scope is granted (every
     /// answer without scopes: nothing to decide).
-    pub(crate) fn need(&self, needs: impl FnOnce(bool) -> Granted) -> Granted {
+    pub(crate) fn need(&self, needs: impl FnOnce(Offered) -> Granted) -> Granted {
         if self.exchange.granted == Granted::ALL {
             return Granted::NONE;
         }
-        needs(self.exchange.endpoint.inner.config.creation)
+        needs(self.exchange.endpoint.inner.config.tools)
     }
 
     /// The 403 `insufficient_scope` (echoing `id`) when the grant does not
@@ -149,6 +153,17 @@ impl<C> Dispatch<C> {
             }
         }
         self.finish()
+    }
+
+    /// Answers a host call: writes its reply, framed for the era, resumes,
+    /// and adds the CORS grant to the response, if that is what comes next.
+    pub(crate) fn answer(
+        self,
+        id: &[u8],
+        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
+    ) -> Outcome<C> {
+        let origin = self.exchange.origin.clone();
+        self.resume(id, write_result).granted(origin)
     }
 
     /// Writes the reply to a host call, framed for the era, and resumes.
@@ -182,6 +197,13 @@ impl<C> Dispatch<C> {
             Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
             Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
             Effect::Create(document) => Outcome::Create(CreateDocument::new(self, id, document)),
+            Effect::Update(update) => Outcome::Update(UpdateDocument::new(self, id, update)),
+            Effect::Rename {
+                id: document,
+                title,
+            } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
+            Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
+            Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
         }
     }
 

@@ -201,8 +201,11 @@ impl<C> DocumentAuthenticate<C> {
     pub fn answer_scoped(self, caller: C, granted: Granted) -> DocumentOutcome<C> {
         let fetch = self.fetch;
         if !granted.read() {
-            let need = Granted::new(true, false);
-            let refusal = fetch.endpoint.inner.auth.insufficient(b"null", need);
+            let refusal = fetch
+                .endpoint
+                .inner
+                .auth
+                .insufficient(b"null", Granted::READ);
             return fetch.respond(refusal);
         }
         let id = &fetch.id;

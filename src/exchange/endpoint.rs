@@ -66,9 +66,12 @@ impl Endpoint {
         if config.cache_ttl_ms > MAX_CACHE_TTL_MS {
             return Err(ConfigError::CacheTtlTooLarge);
         }
+        if config.tools.archive && !config.tools.restore {
+            return Err(ConfigError::ArchiveWithoutRestore);
+        }
         let auth = Auth::new(&config)?;
         let allowlist = Allowlist::new(&config)?;
-        let tools = tools::list_result(config.creation);
+        let tools = tools::list_result(config.tools);
         Ok(Endpoint {
             inner: Arc::new(Inner {
                 budget,
@@ -87,7 +90,7 @@ impl Endpoint {
         self.inner.budget
     }
 
-    /// The read and create scopes' names, and the reading of a token's
+    /// The read, create and write scopes' names, and the reading of a token's
     /// `scope` or `scp` into a [`Granted`] for
     /// [`Authenticate::answer_scoped`].
     pub fn scopes(&self) -> &Scopes {
@@ -366,8 +369,12 @@ impl<C> Authenticate<C> {
         if screen.method == Method::Get {
             // A GET stream's need is decided at the head: the read scope.
             if !granted.read() {
-                let need = Granted::new(true, false);
-                return Outcome::Respond(self.endpoint.inner.auth.insufficient(b"null", need));
+                let refusal = self
+                    .endpoint
+                    .inner
+                    .auth
+                    .insufficient(b"null", Granted::READ);
+                return Outcome::Respond(refusal);
             }
             return Outcome::Respond(Response::event_stream());
         }

@@ -9,11 +9,11 @@ use bytes::Bytes;
 
 use super::dispatch::{Dispatch, HostCall};
 use crate::auth::Granted;
-use crate::config::Config;
+use crate::config::{Config, Offered};
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{Tool, create};
+use crate::tools::{self, Tool};
 use crate::version::{Era, ProtocolVersion};
 
 /// Dispatches one message (`None`: not an object). Replies that need no
@@ -62,7 +62,7 @@ pub(super) fn message<C>(
                 .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
                 .and_then(|members| {
                     let name = members.name.and_then(json::name);
-                    call::tool_call(name, members.arguments, config.creation)
+                    call::tool_call(name, members.arguments, config.tools)
                 })
                 .and_then(|(tool, arguments)| call::step(config, tool, arguments));
             match step {
@@ -72,7 +72,7 @@ pub(super) fn message<C>(
                 }
                 Ok(ToolStep::Issues(issues)) => {
                     dispatch.tool_result(id_text, |out, frame| {
-                        create::write_issues(out, frame, &issues)
+                        tools::write_issues(out, frame, &issues)
                     });
                 }
                 Err(error) => dispatch.error(id_text, error),
@@ -83,21 +83,21 @@ pub(super) fn message<C>(
     None
 }
 
-/// The scopes a message needs (AUTH.md §1.2): the read scope for every
-/// request and notification, and the create scope too for a `tools/call` of
-/// `create_document` on an endpoint that creates; nothing for a message that
-/// is not a valid request or notification (it gets its `-32600` as before).
-pub(super) fn need(envelope: Option<Envelope<'_>>, creation: bool) -> Granted {
+/// The scopes a message needs (AUTH.md §1.2, LIFECYCLE.md §1): the read
+/// scope for every request and notification, and for a `tools/call` of an
+/// offered tool the scope that tool needs beside it (create, or write);
+/// nothing for a message that is not a valid request or notification (it
+/// gets its `-32600` as before).
+pub(super) fn need(envelope: Option<Envelope<'_>>, offered: Offered) -> Granted {
     let Some(call) = envelope.and_then(|envelope| jsonrpc::validate(envelope).ok()) else {
         return Granted::NONE;
     };
-    let creates = call.method == "tools/call"
-        && call
-            .members
-            .and_then(|members| members.name)
-            .and_then(json::name)
-            .is_some_and(|name| Tool::creates(&name, creation));
-    Granted::new(true, creates)
+    let name = call
+        .members
+        .filter(|_| call.method == "tools/call")
+        .and_then(|members| members.name)
+        .and_then(json::name);
+    name.map_or(Granted::READ, |name| Tool::needs(&name, offered))
 }
 
 /// The version `initialize` answers with (SPEC.md §6, MODERN.md §1): the

@@ -28,4 +28,7 @@ mod outcome;
 pub use body::{BodyChunks, BodyIntake};
 pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use endpoint::{Authenticate, Endpoint};
-pub use outcome::{CreateDocument, ListDocuments, Outcome, ReadDocument};
+pub use outcome::{
+    ArchiveDocument, CreateDocument, ListDocuments, Outcome, ReadDocument, RenameDocument,
+    RestoreDocument, UpdateDocument,
+};

@@ -17,7 +17,7 @@ use crate::jsonrpc::{self, Envelope, Params, RpcError};
 use crate::response::{ContentType, Response};
 use crate::sse;
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{self, Tool, create};
+use crate::tools::{self, Tool};
 use crate::version::{Era, HeaderClass, ProtocolVersion};
 
 const INVALID_META: RpcError = RpcError {
@@ -172,7 +172,7 @@ pub(crate) fn dispatch<C>(
             return Outcome::Respond(unsupported(b"null", &inner.modern.supported, &requested));
         }
         // AUTH.md §1.2: notifications need the read scope too.
-        let need = dispatch.need(|_| Granted::new(true, false));
+        let need = dispatch.need(|_| Granted::READ);
         if let Some(refusal) = dispatch.refuse(b"null", need) {
             return refusal;
         }
@@ -226,12 +226,9 @@ pub(crate) fn dispatch<C>(
         "server/discover" | "tools/list" | "tools/call" | "subscriptions/listen"
     );
     if known {
-        let need = dispatch.need(|creation| {
-            let creates = &*method == "tools/call"
-                && named
-                    .as_deref()
-                    .is_some_and(|name| Tool::creates(name, creation));
-            Granted::new(true, creates)
+        let need = dispatch.need(|offered| match (&*method, named.as_deref()) {
+            ("tools/call", Some(name)) => Tool::needs(name, offered),
+            _ => Granted::READ,
         });
         if let Some(refusal) = dispatch.refuse(id, need) {
             return refusal;
@@ -254,7 +251,7 @@ pub(crate) fn dispatch<C>(
         "tools/list" => dispatch.result_bytes(id, &inner.modern.tools),
         "tools/call" => {
             // `named` is `params.name` as M3 read it.
-            let (tool, arguments) = match call::tool_call(named, arguments, inner.config.creation) {
+            let (tool, arguments) = match call::tool_call(named, arguments, inner.config.tools) {
                 Ok(found) => found,
                 Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
                     return Outcome::Respond(error(id, TOOL_NOT_FOUND));
@@ -268,7 +265,7 @@ pub(crate) fn dispatch<C>(
                     return dispatch.suspend(HostCall { id, effect });
                 }
                 Ok(ToolStep::Issues(issues)) => dispatch.tool_result(id, |out, frame| {
-                    create::write_issues(out, frame, &issues);
+                    tools::write_issues(out, frame, &issues);
                 }),
                 Err(failure) => dispatch.tool_result(id, |out, frame| {
                     tools::write_error_text(out, frame, failure.message);

@@ -5,11 +5,12 @@
 
 use std::borrow::Cow;
 
-use crate::config::Config;
+use crate::config::{Config, Offered};
 use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
 use crate::tools::create::{self, NewDocument};
-use crate::tools::{Tool, list, read};
+use crate::tools::update::{self, DocumentUpdate};
+use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
 
 /// The host's part of a tool call.
@@ -17,6 +18,15 @@ pub(crate) enum Effect {
     List(String),
     Read(String),
     Create(Box<NewDocument>),
+    Update(Box<DocumentUpdate>),
+    Rename {
+        /// The locator as sent.
+        id: String,
+        /// The title, trimmed.
+        title: String,
+    },
+    Archive(String),
+    Restore(String),
 }
 
 /// Where a well-formed tool call goes.
@@ -35,7 +45,7 @@ pub(crate) enum ToolStep {
 pub(crate) fn tool_call<'a>(
     name: Option<Cow<'_, str>>,
     arguments: Option<Raw<'a>>,
-    creation: bool,
+    offered: Offered,
 ) -> Result<(Tool, Raw<'a>), RpcError> {
     let name = name.ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let arguments = match arguments {
@@ -43,11 +53,11 @@ pub(crate) fn tool_call<'a>(
         Some(raw) if json::is_object(raw) => raw,
         Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
     };
-    let tool = Tool::lookup(&name, creation).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
+    let tool = Tool::lookup(&name, offered).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
     Ok((tool, arguments))
 }
 
-/// Checks a tool's arguments (SPEC.md §7, DIALECT.md §11) and decides
+/// Checks a tool's arguments (SPEC.md §7, DIALECT.md §11, LIFECYCLE.md) and decides
 /// where the call goes. Nothing reaches the host unless every check
 /// passed. The error is the tool's own argument failure: a JSON-RPC
 /// error in the legacy era, a tool execution error in the modern one.
@@ -68,6 +78,24 @@ pub(crate) fn step(config: &Config, tool: Tool, arguments: Raw<'_>) -> Result<To
                 return Ok(ToolStep::Issues(report.issues));
             }
             Effect::Create(Box::new(draft.into_new_document(report.canonical)))
+        }
+        Tool::UpdateDocument => {
+            let revision = update::arguments(arguments).ok_or(update::INVALID)?;
+            let report = dialect::check(&revision.plan, &*config.ids);
+            if !report.issues.is_empty() {
+                return Ok(ToolStep::Issues(report.issues));
+            }
+            Effect::Update(Box::new(revision.into_update(report.canonical)))
+        }
+        Tool::RenameDocument => {
+            let (id, title) = rename::arguments(arguments).ok_or(rename::INVALID)?;
+            Effect::Rename { id, title }
+        }
+        Tool::ArchiveDocument => {
+            Effect::Archive(locator_arguments(arguments).ok_or(archive::INVALID)?)
+        }
+        Tool::RestoreDocument => {
+            Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
         }
     };
     Ok(ToolStep::Host(effect))

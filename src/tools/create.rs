@@ -4,27 +4,28 @@
 
 use std::borrow::Cow;
 
-use chopin_dialect::{Issue, is_js_whitespace};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use super::{Frame, list::is_repository};
+use super::{
+    Code, Frame, brief_schema, code_schema, fingerprint_of, issues_schema, list::is_repository,
+    text,
+};
 use crate::json::{self, Compact, Level, Raw, WriteJson};
 use crate::jsonrpc::RpcError;
 
-/// The brief's schema, shared by the input and output schemas (§11.2).
-macro_rules! brief_schema {
-    () => {
-        r#"{"type":"object","properties":{"goal":{"type":"string","minLength":1},"constraints":{"type":"array","items":{"type":"string"}},"settledDecisions":{"type":"array","items":{"type":"string"}},"openQuestions":{"type":"array","items":{"type":"string"}},"repositoryFindings":{"type":"array","items":{"type":"string"}}},"required":["goal","constraints","settledDecisions","openQuestions","repositoryFindings"],"additionalProperties":false}"#
-    };
-}
-
+/// The definition: DIALECT.md §11.2's, with the output schema a `oneOf` of
+/// the document, the code and the issues results (LIFECYCLE.md §5), so a
+/// client validating `structuredContent` accepts every answer.
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"create_document","title":"Create a plan document","description":"Create a Chopin document from a structured brief and canonical plan.","inputSchema":{"type":"object","properties":{"idempotencyKey":{"type":"string","minLength":1,"maxLength":128},"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"},"baseBranch":{"type":"string","minLength":1,"maxLength":255},"baseCommit":{"type":"string","minLength":1,"maxLength":64},"title":{"type":"string","minLength":1,"maxLength":120},"brief":"#,
     brief_schema!(),
-    r#","plan":{"type":"string","minLength":1}},"required":["idempotencyKey","repository","baseBranch","baseCommit","title","brief","plan"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
+    r#","plan":{"type":"string","minLength":1}},"required":["idempotencyKey","repository","baseBranch","baseCommit","title","brief","plan"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
     brief_schema!(),
-    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","brief","source","revision","url"],"additionalProperties":false},"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#
+    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","brief","source","revision","url"],"additionalProperties":false},"#,
+    code_schema!(),
+    ",",
+    issues_schema!(),
+    r#"]},"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#
 );
 
 pub(crate) const INVALID: RpcError = RpcError {
@@ -181,13 +182,6 @@ pub(crate) fn arguments(raw: Raw<'_>) -> Option<Draft> {
     })
 }
 
-/// A string of at most `max` scalar values that is not blank, kept untrimmed.
-fn text(raw: Raw<'_>, max: usize) -> Option<String> {
-    let value = json::string(raw)?;
-    let fits = value.chars().nth(max).is_none();
-    (fits && value.chars().any(|c| !is_js_whitespace(c))).then(|| value.into_owned())
-}
-
 fn brief_of(raw: Raw<'_>) -> Option<Brief> {
     let members = json::members(
         raw,
@@ -240,11 +234,7 @@ impl Draft {
             brief: &self.brief,
             plan: &self.plan,
         };
-        let json = serde_json::to_vec(&object).unwrap_or_default();
-        Sha256::digest(&json)
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect()
+        fingerprint_of(&object)
     }
 
     /// The host input, with the canonical plan in place of the submitted one.
@@ -263,25 +253,10 @@ impl Draft {
     }
 }
 
-#[derive(Serialize)]
-struct Code {
-    code: &'static str,
-}
-
 /// Serializes a result value once; it is then written at both levels.
 fn compact(value: &impl Serialize) -> Compact {
     // Plain structs of strings and integers always serialize.
     Compact(serde_json::to_vec(value).unwrap_or_default())
-}
-
-/// Appends the result for a plan with issues: the host was not asked.
-pub(crate) fn write_issues(out: &mut Vec<u8>, frame: Frame<'_>, issues: &[Issue]) {
-    super::write_text_result(
-        out,
-        frame,
-        &Compact(chopin_dialect::issues_json(issues)),
-        true,
-    );
 }
 
 /// Appends the result for the host's answer (§11.5).
@@ -290,23 +265,11 @@ pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, answer: CreateAn
         CreateAnswer::Created(document) | CreateAnswer::Replayed(document) => {
             super::write_text_result(out, frame, &compact(document), false)
         }
-        CreateAnswer::Conflict => super::write_text_result(
-            out,
-            frame,
-            &compact(&Code {
-                code: "idempotency-conflict",
-            }),
-            true,
-        ),
+        CreateAnswer::Conflict => super::write_code(out, frame, Code::new("idempotency-conflict")),
         CreateAnswer::Forbidden => super::write_absent(out, frame),
-        CreateAnswer::Unavailable => super::write_text_result(
-            out,
-            frame,
-            &compact(&Code {
-                code: "document-unavailable",
-            }),
-            true,
-        ),
+        CreateAnswer::Unavailable => {
+            super::write_code(out, frame, Code::new("document-unavailable"))
+        }
     }
 }
 
@@ -348,7 +311,7 @@ mod tests {
         let definition: serde_json::Value = serde_json::from_str(DEFINITION).unwrap();
         assert_eq!(
             definition["inputSchema"]["properties"]["brief"],
-            definition["outputSchema"]["properties"]["brief"]
+            definition["outputSchema"]["oneOf"][0]["properties"]["brief"]
         );
     }
 }

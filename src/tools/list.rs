@@ -4,10 +4,16 @@ use std::borrow::Cow;
 
 #[cfg(doc)]
 use super::DocumentSummary;
-use super::{DocumentSummaryRef, Frame, Summary};
+use super::{Code, DocumentSummaryRef, Frame, Summary, code_schema};
 use crate::json::{self, Level, Raw, WriteJson};
 
-pub(crate) const DEFINITION: &str = r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#;
+/// The definition: SPEC.md §7's, with the output schema a `oneOf` of the
+/// listing and the code result of a denied repository (LIFECYCLE.md §5).
+pub(crate) const DEFINITION: &str = concat!(
+    r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"#,
+    code_schema!(),
+    r#"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#
+);
 
 pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
     code: -32602,
@@ -117,6 +123,12 @@ impl<T: Summary> WriteJson for Listing<'_, T> {
 /// ([`DocumentSummary`]) or borrowed ones.
 pub(crate) fn write_result<T: Summary>(out: &mut Vec<u8>, frame: Frame<'_>, documents: &[T]) {
     super::write_text_result(out, frame, &Listing::new(documents), false);
+}
+
+/// Appends the result for a repository the caller may not see
+/// (LIFECYCLE.md §5): said, not hidden behind an empty list.
+pub(crate) fn write_forbidden(out: &mut Vec<u8>, frame: Frame<'_>) {
+    super::write_code(out, frame, Code::new("repository-forbidden"));
 }
 
 #[cfg(test)]

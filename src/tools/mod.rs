@@ -2,18 +2,32 @@
 //! argument checks and result writing. The registry below decides which tools
 //! an endpoint lists and dispatches.
 
+pub(crate) mod archive;
+mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod list;
 pub(crate) mod read;
+pub(crate) mod rename;
+pub(crate) mod restore;
+pub(crate) mod revision;
+mod schema;
+pub(crate) mod update;
 
+use chopin_dialect::Issue;
 use serde::Serialize;
 
-use crate::json::{self, Level, WriteJson};
+pub(crate) use arguments::{fingerprint_of, locator, locator_arguments, text};
+pub(crate) use schema::{brief_schema, code_schema, issues_schema, locator_input_schema};
+
+use crate::auth::Granted;
+use crate::config::Offered;
+use crate::json::{self, Compact, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
 
-/// One entry of a repository's document list.
+/// One entry of a repository's document list; also what a rename or a
+/// restore answers (`{id, title}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DocumentSummary {
     /// The document id.
@@ -58,14 +72,22 @@ pub(crate) enum Tool {
     ListDocuments,
     ReadDocument,
     CreateDocument,
+    UpdateDocument,
+    RenameDocument,
+    ArchiveDocument,
+    RestoreDocument,
 }
 
 impl Tool {
-    /// Every tool, in the order `tools/list` presents them.
-    const ALL: [Tool; 3] = [
+    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1).
+    const ALL: [Tool; 7] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
+        Tool::UpdateDocument,
+        Tool::RenameDocument,
+        Tool::ArchiveDocument,
+        Tool::RestoreDocument,
     ];
 
     fn name(self) -> &'static str {
@@ -73,6 +95,10 @@ impl Tool {
             Tool::ListDocuments => "list_documents",
             Tool::ReadDocument => "read_document",
             Tool::CreateDocument => "create_document",
+            Tool::UpdateDocument => "update_document",
+            Tool::RenameDocument => "rename_document",
+            Tool::ArchiveDocument => "archive_document",
+            Tool::RestoreDocument => "restore_document",
         }
     }
 
@@ -81,33 +107,57 @@ impl Tool {
             Tool::ListDocuments => list::DEFINITION,
             Tool::ReadDocument => read::DEFINITION,
             Tool::CreateDocument => create::DEFINITION,
+            Tool::UpdateDocument => update::DEFINITION,
+            Tool::RenameDocument => rename::DEFINITION,
+            Tool::ArchiveDocument => archive::DEFINITION,
+            Tool::RestoreDocument => restore::DEFINITION,
         }
     }
 
-    /// Whether an endpoint offers the tool: creation only when enabled.
-    fn offered(self, creation: bool) -> bool {
-        creation || self != Tool::CreateDocument
+    /// Whether an endpoint offers the tool: the read tools always, the
+    /// others when enabled.
+    fn offered(self, offered: Offered) -> bool {
+        match self {
+            Tool::ListDocuments | Tool::ReadDocument => true,
+            Tool::CreateDocument => offered.create,
+            Tool::UpdateDocument => offered.update,
+            Tool::RenameDocument => offered.rename,
+            Tool::ArchiveDocument => offered.archive,
+            Tool::RestoreDocument => offered.restore,
+        }
     }
 
-    /// Whether `name` is the offered `create_document`: the one call that
-    /// needs the create scope (AUTH.md §1.2).
-    pub(crate) fn creates(name: &str, creation: bool) -> bool {
-        Tool::lookup(name, creation) == Some(Tool::CreateDocument)
+    /// The scopes a `tools/call` of `name` needs (AUTH.md §1.2, LIFECYCLE.md
+    /// §1): the read scope; with it the create scope for the offered
+    /// `create_document`, the write scope for an offered write tool. A tool
+    /// not offered is "tool not found" and needs the read scope only.
+    pub(crate) fn needs(name: &str, offered: Offered) -> Granted {
+        let (create, write) = match Tool::lookup(name, offered) {
+            Some(Tool::CreateDocument) => (true, false),
+            Some(
+                Tool::UpdateDocument
+                | Tool::RenameDocument
+                | Tool::ArchiveDocument
+                | Tool::RestoreDocument,
+            ) => (false, true),
+            Some(Tool::ListDocuments | Tool::ReadDocument) | None => (false, false),
+        };
+        Granted::new(true, create, write)
     }
 
     /// The offered tool called `name`.
-    pub(crate) fn lookup(name: &str, creation: bool) -> Option<Tool> {
+    pub(crate) fn lookup(name: &str, offered: Offered) -> Option<Tool> {
         Tool::ALL
             .into_iter()
-            .find(|tool| tool.offered(creation) && tool.name() == name)
+            .find(|tool| tool.offered(offered) && tool.name() == name)
     }
 }
 
 /// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint.
-pub(crate) fn list_result(creation: bool) -> Vec<u8> {
+pub(crate) fn list_result(offered: Offered) -> Vec<u8> {
     let mut out = b"{\"tools\":[".to_vec();
-    let offered = Tool::ALL.into_iter().filter(|tool| tool.offered(creation));
-    for (index, tool) in offered.enumerate() {
+    let listed = Tool::ALL.into_iter().filter(|tool| tool.offered(offered));
+    for (index, tool) in listed.enumerate() {
         if index > 0 {
             out.push(b',');
         }
@@ -202,6 +252,17 @@ impl Summary for DocumentSummary {
     }
 }
 
+/// The result of a rename or a restore, `{id, title}` (LIFECYCLE.md §3, §4).
+impl WriteJson for DocumentSummary {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        json::object(out, level, &[("id", &self.id), ("title", &self.title)]);
+    }
+
+    fn len_hint(&self) -> usize {
+        json::object_len_hint(&[("id", &self.id), ("title", &self.title)])
+    }
+}
+
 impl Summary for DocumentSummaryRef<'_> {
     fn parts(&self) -> DocumentSummaryRef<'_> {
         *self
@@ -238,6 +299,56 @@ impl WriteJson for Document {
     fn len_hint(&self) -> usize {
         self.with_members(json::object_len_hint)
     }
+}
+
+/// Appends the result for a plan with issues, `text({"issues":[…]},
+/// error)` (DIALECT.md §11.5): the host was not asked.
+pub(crate) fn write_issues(out: &mut Vec<u8>, frame: Frame<'_>, issues: &[Issue]) {
+    write_text_result(
+        out,
+        frame,
+        &Compact(chopin_dialect::issues_json(issues)),
+        true,
+    );
+}
+
+/// An error result's value, `{"code":…}`, with the current revision after
+/// the code for a revision conflict (LIFECYCLE.md §1).
+pub(crate) struct Code {
+    pub code: &'static str,
+    pub revision: Option<u64>,
+}
+
+impl Code {
+    /// `{"code":code}`.
+    pub(crate) const fn new(code: &'static str) -> Code {
+        Code {
+            code,
+            revision: None,
+        }
+    }
+
+    fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
+        match &self.revision {
+            None => f(&[("code", &self.code)]),
+            Some(revision) => f(&[("code", &self.code), ("revision", revision)]),
+        }
+    }
+}
+
+impl WriteJson for Code {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        self.with_members(|members| json::object(out, level, members));
+    }
+
+    fn len_hint(&self) -> usize {
+        self.with_members(json::object_len_hint)
+    }
+}
+
+/// Appends `text(code, error)`.
+pub(crate) fn write_code(out: &mut Vec<u8>, frame: Frame<'_>, code: Code) {
+    write_text_result(out, frame, &code, true);
 }
 
 /// Appends the absence result, `{content:[],isError:true}`: a missing and an
@@ -284,17 +395,21 @@ mod tests {
     }
 
     #[test]
-    fn every_definition_is_one_json_object() {
+    fn every_definition_is_one_json_object_and_each_tool_is_listed_when_offered() {
         for tool in Tool::ALL {
             let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
             assert_eq!(value["name"], tool.name());
         }
-        for creation in [false, true] {
-            let list: serde_json::Value = serde_json::from_slice(&list_result(creation)).unwrap();
-            assert_eq!(
-                list["tools"].as_array().unwrap().len(),
-                2 + usize::from(creation)
-            );
+        let all = Offered {
+            create: true,
+            update: true,
+            rename: true,
+            archive: true,
+            restore: true,
+        };
+        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 7)] {
+            let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
+            assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }
     }
 }

@@ -4,10 +4,16 @@ use std::borrow::Cow;
 
 use chopin_dialect::is_js_whitespace;
 
-use super::{Document, Frame, write_absent};
+use super::{Document, Frame, brief_schema, write_absent};
 use crate::json::{self, Raw};
 
-pub(crate) const DEFINITION: &str = r#"{"name":"read_document","title":"Read a plan document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#;
+/// The definition: SPEC.md §7's, with the optional `brief` a document read
+/// with one answers (LIFECYCLE.md §5).
+pub(crate) const DEFINITION: &str = concat!(
+    r#"{"name":"read_document","title":"Read a plan document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
+    brief_schema!(),
+    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#
+);
 
 pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
     code: -32602,

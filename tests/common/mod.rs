@@ -2,14 +2,22 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+mod writes;
+
 use std::collections::HashMap;
 
 use bytes::Bytes;
 use chopin_mcp::{
     BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome, DocumentSummary,
-    Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response, SequentialIds,
+    DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response,
+    SequentialIds, UpdatedDocument,
 };
 use serde_json::{Value, json};
+#[allow(unused_imports)] // used by the write tools' tests
+pub use writes::{
+    ARCHIVED_AT, Fixed, Writing, assert_refused, assert_result, framed, read_write, text_members,
+    tool_call,
+};
 
 /// The seed's document.
 pub fn seed_document() -> Document {
@@ -30,6 +38,11 @@ pub enum Step {
     List(String),
     Read(String),
     Create(String),
+    /// The write effects, with the locator as the host received it.
+    Update(String),
+    Rename(String),
+    Archive(String),
+    Restore(String),
     Respond(u16),
 }
 
@@ -72,23 +85,54 @@ pub struct Host {
     pub created: HashMap<(String, String), (String, CreatedDocument)>,
     /// Every create effect's input, in order.
     pub create_inputs: Vec<NewDocument>,
+    /// Repositories whose listing the host refuses (`forbidden`), although
+    /// the caller knows them.
+    pub denied: Vec<String>,
+    /// How the host answers the write effects.
+    pub writing: Writing,
+    /// What the store kept of updates: (caller, key) → (fingerprint, the
+    /// document as the update left it).
+    pub updated: HashMap<(String, String), (String, UpdatedDocument)>,
+    /// Every update effect's input, in order.
+    pub update_inputs: Vec<DocumentUpdate>,
+    /// Every rename effect's (locator, title), in order.
+    pub rename_inputs: Vec<(String, String)>,
+    /// Archived documents' ids and when they were archived.
+    pub archived: HashMap<String, String>,
 }
 
 impl Host {
     /// The seed's host: `Bearer allowed` is `octocat`, who sees the seed
     /// document in `githubnext/chopin`. Beside it, OAuth-style tokens for
-    /// octocat with scopes (AUTH.md §1.2): `reader` (read), `creator`
-    /// (create only), `scopeless` (neither), `both` (both, answered
-    /// scoped); and `down`, which the host cannot judge now.
+    /// octocat with scopes (AUTH.md §1.2, LIFECYCLE.md §1): `reader`
+    /// (read), `creator` (create only), `writer` (write only), `editor`
+    /// (read and write), `scopeless` (none), `both` (read and create),
+    /// `all` (every scope, answered scoped); and `down`, which the host
+    /// cannot judge now.
     pub fn seed() -> Host {
         let octocat = |granted| ("octocat".to_owned(), granted);
         Host {
             tokens: HashMap::from([("allowed".to_owned(), "octocat".to_owned())]),
             scoped: HashMap::from([
-                ("reader".to_owned(), octocat(Granted::new(true, false))),
-                ("creator".to_owned(), octocat(Granted::new(false, true))),
+                (
+                    "reader".to_owned(),
+                    octocat(Granted::new(true, false, false)),
+                ),
+                (
+                    "creator".to_owned(),
+                    octocat(Granted::new(false, true, false)),
+                ),
+                (
+                    "writer".to_owned(),
+                    octocat(Granted::new(false, false, true)),
+                ),
+                (
+                    "editor".to_owned(),
+                    octocat(Granted::new(true, false, true)),
+                ),
                 ("scopeless".to_owned(), octocat(Granted::NONE)),
-                ("both".to_owned(), octocat(Granted::ALL)),
+                ("both".to_owned(), octocat(Granted::new(true, true, false))),
+                ("all".to_owned(), octocat(Granted::ALL)),
             ]),
             unjudgeable: vec!["down".to_owned()],
             documents: vec![("githubnext/chopin".to_owned(), seed_document())],
@@ -97,6 +141,12 @@ impl Host {
             creating: Creating::Store,
             created: HashMap::new(),
             create_inputs: Vec::new(),
+            denied: Vec::new(),
+            writing: Writing::Store,
+            updated: HashMap::new(),
+            update_inputs: Vec::new(),
+            rename_inputs: Vec::new(),
+            archived: HashMap::new(),
         }
     }
 
@@ -120,7 +170,7 @@ impl Host {
         }
     }
 
-    fn may_see(&self, caller: &str, repository: &str) -> bool {
+    pub fn may_see(&self, caller: &str, repository: &str) -> bool {
         self.grants
             .get(caller)
             .is_some_and(|repos| repos.iter().any(|r| r == repository))
@@ -159,6 +209,11 @@ impl Host {
                         }
                     }
                 }
+                Outcome::List(list) if self.denied.iter().any(|r| r == list.repository()) => {
+                    self.transcript
+                        .push(Step::List(list.repository().to_owned()));
+                    list.forbidden()
+                }
                 Outcome::List(list) => {
                     self.transcript
                         .push(Step::List(list.repository().to_owned()));
@@ -166,8 +221,10 @@ impl Host {
                     let found: Vec<DocumentSummary> = self
                         .documents
                         .iter()
-                        .filter(|(repo, _)| {
-                            repo == list.repository() && self.may_see(&caller, repo)
+                        .filter(|(repo, doc)| {
+                            repo == list.repository()
+                                && self.may_see(&caller, repo)
+                                && !self.archived.contains_key(&doc.id)
                         })
                         .map(|(_, doc)| DocumentSummary {
                             id: doc.id.clone(),
@@ -182,7 +239,9 @@ impl Host {
                         .documents
                         .iter()
                         .find(|(repo, doc)| {
-                            doc.id == read.id() && self.may_see(read.caller(), repo)
+                            doc.id == read.id()
+                                && self.may_see(read.caller(), repo)
+                                && !self.archived.contains_key(&doc.id)
                         })
                         .map(|(_, doc)| doc);
                     read.answer(found)
@@ -237,6 +296,10 @@ impl Host {
                         }
                     }
                 }
+                Outcome::Update(update) => self.update(update),
+                Outcome::Rename(rename) => self.rename(rename),
+                Outcome::Archive(archive) => self.archive(archive),
+                Outcome::Restore(restore) => self.restore(restore),
             };
         }
     }
@@ -278,7 +341,7 @@ impl Host {
     pub fn consulted_store(&self) -> bool {
         self.transcript
             .iter()
-            .any(|step| matches!(step, Step::List(_) | Step::Read(_) | Step::Create(_)))
+            .any(|step| !matches!(step, Step::Authenticate | Step::Body | Step::Respond(_)))
     }
 }
 
@@ -386,9 +449,18 @@ impl Request {
     /// Sends it both ways, checks they agree, and returns the reply of the
     /// held-body form and the host's transcript.
     pub fn exchange(&self, endpoint: &Endpoint) -> (Reply, Vec<Step>) {
-        let mut held = Host::seed();
+        self.exchange_with(endpoint, Host::seed)
+    }
+
+    /// [`exchange`](Self::exchange) with hosts made by `host`.
+    pub fn exchange_with(
+        &self,
+        endpoint: &Endpoint,
+        host: impl Fn() -> Host,
+    ) -> (Reply, Vec<Step>) {
+        let mut held = host();
         let reply = self.send(endpoint, &mut held);
-        let mut streamed = Host::seed();
+        let mut streamed = host();
         let again = self.send_streaming(endpoint, &mut streamed);
         assert_eq!(reply, again, "handle and begin disagree");
         let without_body: Vec<_> = streamed
@@ -494,6 +566,27 @@ impl Reply {
             .get()
             .to_owned()
     }
+}
+
+/// `request` with `authorization: Bearer <token>` (the seed host's tokens
+/// with scopes: see [`Host::seed`]).
+pub fn as_token(request: Request, token: &str) -> Request {
+    request.header("authorization", &format!("Bearer {token}"))
+}
+
+/// The 403 body of AUTH.md §1.1 for a request with this id.
+pub fn insufficient(id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"insufficient scope"}}}}"#
+    )
+}
+
+/// The `scope` a `www-authenticate` challenge names.
+pub fn scope_of(challenge: Option<&str>) -> &str {
+    let challenge = challenge.expect("a challenge");
+    let start = challenge.find("scope=\"").expect("a scope") + 7;
+    let end = start + challenge[start..].find('"').unwrap();
+    &challenge[start..end]
 }
 
 /// A ping request body with this id.

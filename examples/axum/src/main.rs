@@ -79,8 +79,14 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
                 let document = host.documents.get(read.id()).map(|(_, doc)| doc);
                 read.answer(document)
             }
-            // Only asked of endpoints configured with `enable_creation`.
-            Outcome::Create(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),
+            // The write effects are asked only of endpoints configured with
+            // `enable_creation`, `enable_update` and the like; this host's
+            // documents are read-only and its endpoint enables none.
+            Outcome::Create(_)
+            | Outcome::Update(_)
+            | Outcome::Rename(_)
+            | Outcome::Archive(_)
+            | Outcome::Restore(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),
         };
     };
     let streaming = response.is_event_stream();

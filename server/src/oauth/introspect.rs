@@ -240,7 +240,7 @@ mod tests {
             answer,
             Answer::Active {
                 caller: "alice".to_owned(),
-                grant: Granted::new(true, false),
+                grant: Granted::new(true, false, false),
                 exp: Some(2000)
             }
         );

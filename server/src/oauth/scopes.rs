@@ -27,16 +27,21 @@ mod tests {
         let names = endpoint.scopes();
         let grant =
             |scope: Option<Value>, scp: Option<Value>| granted(names, scope.as_ref(), scp.as_ref());
-        let read = Granted::new(true, false);
+        let read = Granted::new(true, false, false);
+        let read_create = Granted::new(true, true, false);
         assert_eq!(grant(Some(json!("openid chopin:read")), None), read);
         assert_eq!(
             grant(Some(json!("chopin:read chopin:create")), None),
+            read_create
+        );
+        assert_eq!(
+            grant(Some(json!("chopin:write chopin:read chopin:create")), None),
             Granted::ALL
         );
         assert_eq!(grant(None, Some(json!(["chopin:read"]))), read);
         assert_eq!(
             grant(None, Some(json!("chopin:create chopin:read"))),
-            Granted::ALL
+            read_create
         );
         assert_eq!(
             grant(Some(json!("chopin:read")), Some(json!(["chopin:create"]))),

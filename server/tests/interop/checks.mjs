@@ -84,9 +84,9 @@ export function draft(key, repository) {
 
 // create_document created, replayed, conflict and dialect issues, then
 // read_document of the created one. Error results carry structuredContent
-// (DIALECT.md §11.5: `{code}` or `{issues}`) that is not the output schema's
-// document: `callError(name, args)` calls a tool whose result is one (the v1
-// SDK's `callTool` rejects those).
+// (DIALECT.md §11.5: `{code}` or `{issues}`), each a variant of the output
+// schema's `oneOf` (LIFECYCLE.md §5): `callError(name, args)` calls a tool
+// whose result is one.
 export async function createChecks(prefix, client, { draft, callError }) {
   let created;
 

@@ -5,7 +5,11 @@
 //!
 //! Not part of the public API.
 
+mod lifecycle;
+
 use bytes::Bytes;
+
+pub use lifecycle::update;
 
 use crate::http1::{self, BodyDecoder};
 use crate::json::Raw;
@@ -66,6 +70,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .body_budget(budget)
         .allow_origin("https://allowed.example")
         .enable_creation()
+        .enable_lifecycle()
         .id_source(SequentialIds::new(1));
     config = if oauth {
         config.oauth(RESOURCE, "https://auth.example")
@@ -100,8 +105,8 @@ struct Transcript {
 
 /// Drives an exchange to its response, answering effects from `answers`.
 /// An authentication gets no caller or a caller with every scope; with
-/// `scoped`, also a caller with the read or create scope or neither, or
-/// the verdict that the host cannot judge the token.
+/// `scoped`, also a caller with any of the read, create and write scopes,
+/// or the verdict that the host cannot judge the token.
 fn drive(
     mut outcome: Outcome<u8>,
     answers: &mut Cursor<'_>,
@@ -132,7 +137,8 @@ fn drive(
                         auth.unavailable()
                     }
                     2..=5 => {
-                        granted = Granted::new(choice & 16 != 0, choice & 32 != 0);
+                        granted =
+                            Granted::new(choice & 16 != 0, choice & 32 != 0, choice & 64 != 0);
                         auth.answer_scoped(7, granted)
                     }
                     _ => auth.answer(Some(7)),
@@ -172,6 +178,22 @@ fn drive(
                     _ => CreateAnswer::Unavailable,
                 })
             }
+            Outcome::Update(update) => {
+                effects.push("update");
+                lifecycle::answer_update(update, answers.byte())
+            }
+            Outcome::Rename(rename) => {
+                effects.push("rename");
+                lifecycle::answer_rename(rename, answers.byte())
+            }
+            Outcome::Archive(archive) => {
+                effects.push("archive");
+                lifecycle::answer_archive(archive, answers.byte())
+            }
+            Outcome::Restore(restore) => {
+                effects.push("restore");
+                lifecycle::answer_restore(restore, answers.byte())
+            }
         };
     };
     check_response(&response, &effects, document_given);
@@ -191,21 +213,26 @@ fn drive(
 /// What a create effect carries: a canonical plan that checks clean and is a
 /// fixed point, and a 64-digit lowercase hex fingerprint.
 fn check_new_document(document: &NewDocument) {
-    assert_eq!(document.fingerprint.len(), 64);
+    check_effect_plan(&document.plan, &document.fingerprint);
+}
+
+/// What a create or update effect carries: a canonical plan that checks
+/// clean and is a fixed point, and a 64-digit lowercase hex fingerprint.
+fn check_effect_plan(plan: &str, fingerprint: &str) {
+    assert_eq!(fingerprint.len(), 64);
     assert!(
-        document
-            .fingerprint
+        fingerprint
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     );
-    let again = dialect::check(&document.plan, &SequentialIds::new(2));
+    let again = dialect::check(plan, &SequentialIds::new(2));
     assert!(
         again.issues.is_empty(),
         "the canonical plan has issues: {:?}",
         again.issues
     );
     assert_eq!(
-        again.canonical, document.plan,
+        again.canonical, plan,
         "the canonical plan is not a fixed point"
     );
 }
@@ -222,9 +249,9 @@ fn created_document(document: &NewDocument) -> CreatedDocument {
 }
 
 /// What the caller's grant allows: no list or read without the read scope,
-/// no create without the create scope (AUTH.md §1.2: refused before any
-/// effect); a host that cannot judge the credentials gets its 503 and
-/// nothing else happens.
+/// no create without the create scope, no write effect without the write
+/// scope (AUTH.md §1.2, LIFECYCLE.md §1: refused before any effect); a host
+/// that cannot judge the credentials gets its 503 and nothing else happens.
 fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavailable: bool) {
     if unavailable {
         assert_eq!(response.status(), 503);
@@ -239,12 +266,24 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
         match *effect {
             "list" | "read" => assert!(granted.read(), "{effect} without the read scope"),
             "create" => assert!(granted.create(), "create without the create scope"),
+            "update" | "rename" | "archive" | "restore" => {
+                assert!(granted.read(), "{effect} without the read scope");
+                assert!(granted.write(), "{effect} without the write scope");
+            }
             _ => {}
         }
     }
 }
 
-/// Invariants every response keeps.
+/// The effects that reach the host for a tool call.
+const TOOL_EFFECTS: [&str; 7] = [
+    "list", "read", "create", "update", "rename", "archive", "restore",
+];
+
+/// Invariants every response keeps. Each tool effect was answered once,
+/// into a result of its own: a response carries at least as many results
+/// as effects were started, and an effect never ends in an error reply
+/// (an argument refusal, `-32602`, never reaches the host).
 fn check_response(response: &Response, effects: &[&str], document_given: bool) {
     let status = response.status();
     assert!(
@@ -255,14 +294,19 @@ fn check_response(response: &Response, effects: &[&str], document_given: bool) {
         response.header("x-content-type-options"),
         Some(&b"nosniff"[..])
     );
-    let store_effect = effects
-        .iter()
-        .any(|e| matches!(*e, "list" | "read" | "create"));
+    let tool_effects = effects.iter().filter(|e| TOOL_EFFECTS.contains(e)).count();
     assert!(
-        !store_effect || status == 200,
+        tool_effects == 0 || status == 200,
         "an effect was started for a failing request"
     );
     let body = std::str::from_utf8(response.body()).expect("bodies are UTF-8");
+    if tool_effects > 0 {
+        let results = count_results(response);
+        assert!(
+            tool_effects <= results,
+            "{tool_effects} effects for {results} results"
+        );
+    }
     assert!(
         !body.contains(SECRET) || document_given,
         "document content leaked"
@@ -288,6 +332,22 @@ fn check_response(response: &Response, effects: &[&str], document_given: bool) {
             assert!(count == 1 || (count == 2 && response.header("x-accel-buffering").is_some()));
         }
         _ => {}
+    }
+}
+
+/// The replies of a 200 that carry a `result` (one message's, or a batch's
+/// elements'), in JSON or in one SSE event.
+fn count_results(response: &Response) -> usize {
+    let body = std::str::from_utf8(response.body()).unwrap_or_default();
+    let data = body
+        .strip_prefix("event: message\ndata: ")
+        .map_or(body, |rest| rest.trim_end_matches('\n'));
+    let is_result = |reply: &serde_json::Value| reply.get("result").is_some();
+    match serde_json::from_str::<serde_json::Value>(data) {
+        Ok(serde_json::Value::Array(replies)) => replies.iter().filter(|r| is_result(r)).count(),
+        Ok(reply) => usize::from(is_result(&reply)),
+        // An id no float holds (`1e400`) is not read here: no count.
+        Err(_) => usize::MAX,
     }
 }
 
@@ -515,7 +575,7 @@ pub fn ops(data: &[u8]) {
         RequestParts::new("POST", "/mcp", &legacy),
         RequestParts::new("POST", "/mcp", &modern),
     ];
-    let bodies: [&[u8]; 9] = [
+    let bodies: [&[u8]; 13] = [
         br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
         br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"a/b"}}}"#,
         br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}},{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
@@ -525,6 +585,10 @@ pub fn ops(data: &[u8]) {
         br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
         br#"{"jsonrpc":"2.0","id":"s","method":"subscriptions/listen","params":{"notifications":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
         br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_document","arguments":{"id":" "},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        br##"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"update_document","arguments":{"id":"doc","revision":1,"plan":"# T\n","idempotencyKey":"k"}}}"##,
+        br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"rename_document","arguments":{"id":"doc","title":" T "}}}"#,
+        br#"[{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"archive_document","arguments":{"id":"doc"}}},{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"restore_document","arguments":{"id":"doc"}}}]"#,
+        br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"archive_document","arguments":{"id":"doc"}}}"#,
     ];
     let mut live: Vec<Outcome<u8>> = Vec::new();
     let mut responses = 0usize;
@@ -568,6 +632,10 @@ pub fn ops(data: &[u8]) {
                         read.answer((choice % 2 == 0).then_some(&document))
                     }
                     Outcome::Create(create) => create.answer(CreateAnswer::Conflict),
+                    Outcome::Update(update) => lifecycle::answer_update(update, choice),
+                    Outcome::Rename(rename) => lifecycle::answer_rename(rename, choice),
+                    Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
+                    Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
                 };
                 match next {
                     Outcome::Respond(response) => {
@@ -679,6 +747,13 @@ pub fn message(data: &[u8]) -> bool {
 /// tests.
 pub fn message_steps(text: &str) -> usize {
     scan::message_counting(text).1
+}
+
+/// `update_document`'s revision reader on `text` (a JSON value): the
+/// revision, and its steps (the bytes it walked and parsed), for the
+/// linear-time tests.
+pub fn revision_steps(text: &str) -> (Option<u64>, usize) {
+    crate::tools::revision::read(text)
 }
 
 /// `http1`: the head parser and chunked decoder never panic, decode the same

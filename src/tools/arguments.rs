@@ -1,0 +1,51 @@
+//! What the tools' argument checks share: strings that are not blank,
+//! document locators (LIFECYCLE.md §1), and fingerprints of what was
+//! submitted.
+
+use chopin_dialect::is_js_whitespace;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::json::{self, Raw};
+
+/// Lowercase hex SHA-256 of the compact JSON of `value`: a fingerprint
+/// (DIALECT.md §11.7, LIFECYCLE.md §2). `serde_json` escapes strings as
+/// JavaScript's `JSON.stringify` does.
+pub(crate) fn fingerprint_of(value: &impl Serialize) -> String {
+    // Structs of strings and integers always serialize.
+    let json = serde_json::to_vec(value).unwrap_or_default();
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(&json) {
+        for nibble in [byte >> 4, byte & 15] {
+            hex.push(char::from(b"0123456789abcdef"[usize::from(nibble)]));
+        }
+    }
+    hex
+}
+
+/// The most scalar values a document locator may have (LIFECYCLE.md §1).
+const MAX_LOCATOR: usize = 2048;
+
+/// A string of at most `max` scalar values that is not blank (DIALECT.md
+/// §1.3), kept untrimmed.
+pub(crate) fn text(raw: Raw<'_>, max: usize) -> Option<String> {
+    let value = json::string(raw)?;
+    let fits = value.chars().nth(max).is_none();
+    (fits && value.chars().any(|c| !is_js_whitespace(c))).then(|| value.into_owned())
+}
+
+/// A document locator (LIFECYCLE.md §1): an id or a canonical URL, a
+/// string of 1–2048 scalar values that is not blank, kept exactly as sent
+/// (the host resolves it).
+pub(crate) fn locator(raw: Raw<'_>) -> Option<String> {
+    text(raw, MAX_LOCATOR)
+}
+
+/// The arguments `{id}` of a tool whose one argument is a locator.
+pub(crate) fn locator_arguments(raw: Raw<'_>) -> Option<String> {
+    let members = json::members(raw, ["id"])?;
+    if members.other {
+        return None;
+    }
+    locator(members.values[0]?)
+}
