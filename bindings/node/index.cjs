@@ -35,6 +35,10 @@ const BODY = 98; // b
 const LIST = 108; // l
 const READ = 114; // r
 const CREATE = 99; // c
+const UPDATE = 117; // u
+const RENAME = 110; // n
+const ARCHIVE = 118; // v
+const RESTORE = 115; // s
 const FIRST_HEAD = 0x30;
 
 const KEEP_ALIVE = native.keepAlive();
@@ -153,10 +157,15 @@ function checkSetting(name, kind, value) {
       }
       return { resource: value.resource, issuer: value.issuer };
     case "scopes":
-      if (!isObject(value) || typeof value.read !== "string" || typeof value.create !== "string") {
-        fail(`option \`scopes\` must be { read: string, create: string }, not ${describe(value)}`);
+      if (
+        !isObject(value) ||
+        typeof value.read !== "string" ||
+        typeof value.create !== "string" ||
+        (value.write !== undefined && typeof value.write !== "string")
+      ) {
+        fail(`option \`scopes\` must be { read: string, create: string, write?: string }, not ${describe(value)}`);
       }
-      return { read: value.read, create: value.create };
+      return value.write === undefined ? { read: value.read, create: value.create } : { read: value.read, create: value.create, write: value.write };
   }
   return value;
 }
@@ -215,7 +224,7 @@ function badDocument(where, value) {
 
 /** `[id, title, …]` as JSON, for the addon. */
 function flatSummaries(documents, where) {
-  if (!Array.isArray(documents)) fail(`${where} must give an array of { id, title }, not ${describe(documents)}`);
+  if (!Array.isArray(documents)) fail(`${where} must give an array of { id, title } or "forbidden", not ${describe(documents)}`);
   const flat = new Array(documents.length * 2);
   for (let i = 0; i < documents.length; i++) {
     const summary = documents[i];
@@ -292,10 +301,7 @@ function createdFields(document, where) {
  * (as a host that stored what it got answers) does not send it back.
  */
 function answerCreate(core, slot, answer, plan, where) {
-  const kind = isObject(answer) && Object.hasOwn(CREATE_KINDS, answer.kind) ? CREATE_KINDS[answer.kind] : undefined;
-  if (kind === undefined) {
-    fail(`${where} must give { kind: "created" | "replayed" | "conflict" | "forbidden" | "unavailable" }, not ${describe(answer)}`);
-  }
+  const kind = kindOf(answer, CREATE_KINDS, where);
   if (kind > 1) return native.answerCreate(core, slot, kind);
   const fields = createdFields(answer.document, where);
   const source = answer.document.source;
@@ -303,13 +309,19 @@ function answerCreate(core, slot, answer, plan, where) {
 }
 
 /**
- * The host input of a create effect's outcome: its fields as JSON (their
- * length first, `12:`), then the plan.
+ * The two parts of an effect's outcome that carries two: the first's length
+ * (`12:`), the first, then the second.
  */
-function createInput(out) {
+function partsOf(out) {
   const colon = out.indexOf(":");
   const end = colon + 1 + Number(out.slice(1, colon));
-  const fields = JSON.parse(out.slice(colon + 1, end));
+  return [out.slice(colon + 1, end), out.slice(end)];
+}
+
+/** The host input of a create effect's outcome: its fields as JSON, then the plan. */
+function createInput(out) {
+  const [json, plan] = partsOf(out);
+  const fields = JSON.parse(json);
   return {
     idempotencyKey: fields.idempotencyKey,
     repository: fields.repository,
@@ -317,9 +329,119 @@ function createInput(out) {
     baseCommit: fields.baseCommit,
     title: fields.title,
     brief: fields.brief,
-    plan: out.slice(end),
+    plan,
     fingerprint: fields.fingerprint,
   };
+}
+
+/** The host input of an update effect's outcome: its fields as JSON, then the plan. */
+function updateInput(out) {
+  const [json, plan] = partsOf(out);
+  const fields = JSON.parse(json);
+  return { id: fields.id, revision: fields.revision, plan, idempotencyKey: fields.idempotencyKey, fingerprint: fields.fingerprint };
+}
+
+/** The host input of a rename effect's outcome: the locator, then the title. */
+function renameInput(out) {
+  const [id, title] = partsOf(out);
+  return { id, title };
+}
+
+/**
+ * Answers a list effect: an array of summaries, or "forbidden" (the caller
+ * may not list the repository).
+ */
+function answerList(core, slot, documents, where) {
+  if (documents === "forbidden") return native.answerListForbidden(core, slot);
+  return native.answerList(core, slot, flatSummaries(documents, where));
+}
+
+/** The code of `answer.kind` in `kinds`, or a TypeError listing them. */
+function kindOf(answer, kinds, where) {
+  const kind = isObject(answer) && Object.hasOwn(kinds, answer.kind) ? kinds[answer.kind] : undefined;
+  if (kind === undefined) {
+    const names = Object.keys(kinds).map((name) => `"${name}"`).join(" | ");
+    fail(`${where} must give { kind: ${names} }, not ${describe(answer)}`);
+  }
+  return kind;
+}
+
+/** The string members `keys` of the document `answer` carries, checked. */
+function stringsOf(answer, keys, where) {
+  const document = answer.document;
+  if (!isObject(document)) fail(`${where}: a "${answer.kind}" answer carries a document, not ${describe(document)}`);
+  return keys.map((key) => {
+    const value = document[key];
+    if (typeof value !== "string") fail(`${where}: the document's \`${key}\` is ${describe(value)}, not a string`);
+    return value;
+  });
+}
+
+const UPDATE_KINDS = {
+  updated: 0,
+  replayed: 1,
+  conflict: 2,
+  "revision-conflict": 3,
+  locked: 4,
+  protected: 5,
+  archived: 6,
+  forbidden: 7,
+  unavailable: 8,
+};
+
+/**
+ * Answers an update effect with `answer` ({ kind, document? } or
+ * { kind: "revision-conflict", revision }); as with create, a document
+ * whose source is the canonical plan given does not send it back.
+ */
+function answerUpdate(core, slot, answer, plan, where) {
+  const kind = kindOf(answer, UPDATE_KINDS, where);
+  if (kind === 3) {
+    if (!Number.isSafeInteger(answer.revision) || answer.revision < 0) {
+      fail(`${where}: a "revision-conflict" answer carries the document's current \`revision\`, a whole number from 0, not ${describe(answer.revision)}`);
+    }
+    return native.answerUpdate(core, slot, kind, undefined, undefined, answer.revision);
+  }
+  if (kind > 1) return native.answerUpdate(core, slot, kind);
+  const [id, title, source, url] = stringsOf(answer, ["id", "title", "source", "url"], where);
+  const document = answer.document;
+  if (!Number.isSafeInteger(document.revision) || document.revision < 0) {
+    fail(`${where}: the document's \`revision\` is ${describe(document.revision)}, not a whole number from 0`);
+  }
+  const fields = { id, title, brief: undefined, revision: document.revision, url };
+  if (document.brief !== undefined && document.brief !== null) {
+    if (!isBrief(document.brief)) fail(`${where}: the document's \`brief\` is not ${BRIEF_KEYS}`);
+    fields.brief = briefOf(document.brief);
+  }
+  return native.answerUpdate(core, slot, kind, JSON.stringify(fields), source === plan ? undefined : source);
+}
+
+const RENAME_KINDS = { renamed: 0, archived: 1, conflict: 2, forbidden: 3, unavailable: 4 };
+const ARCHIVE_KINDS = { archived: 0, forbidden: 3, unavailable: 4 };
+const RESTORE_KINDS = { restored: 0, forbidden: 3, unavailable: 4 };
+
+/** Answers a rename effect: { kind: "renamed", document: { id, title } } or a code. */
+function answerRename(core, slot, answer, where) {
+  const kind = kindOf(answer, RENAME_KINDS, where);
+  if (kind !== 0) return native.answerRename(core, slot, kind);
+  const [id, title] = stringsOf(answer, ["id", "title"], where);
+  return native.answerRename(core, slot, kind, id, title);
+}
+
+/** Answers an archive effect: { kind: "archived", document: { id, title, archivedAt } } or a code. */
+function answerArchive(core, slot, answer, where) {
+  const kind = kindOf(answer, ARCHIVE_KINDS, where);
+  if (kind !== 0) return native.answerArchive(core, slot, kind);
+  const [id, title, archivedAt] = stringsOf(answer, ["id", "title", "archivedAt"], where);
+  return native.answerArchive(core, slot, kind, id, title, archivedAt);
+}
+
+/** Answers a restore effect: { kind: "restored", document: { id, title } } or a code. */
+function answerRestore(core, slot, answer, where) {
+  const kind = kindOf(answer, RESTORE_KINDS, where);
+  if (kind !== 0) return native.answerRestore(core, slot, kind);
+  const [id, title] = stringsOf(answer, ["id", "title"], where);
+  return native.answerRestore(core, slot, kind, id, title);
 }
 
 /** The verdict code for an answer of the caller function (src/lib.rs). */
@@ -465,18 +587,33 @@ function flatHeaders(headers) {
 
 // --- handler(): the seed's API over Web Request and Response ----------------
 
-const HANDLER_OWN = ["caller", "documents", "create", "keepAliveMs"];
+/** The write capabilities, each offered when its option is given. */
+const WRITES = ["create", "update", "rename", "archive", "restore"];
+const HANDLER_OWN = ["caller", "documents", ...WRITES, "keepAliveMs"];
+
+/** What each write capability's host object is, for a TypeError. */
+const WRITE_SHAPES = {
+  create: "{ create(caller, input) }",
+  update: "{ update(caller, input) }",
+  rename: "{ rename(caller, input) }",
+  archive: "{ archive(caller, id) }",
+  restore: "{ restore(caller, id) }",
+};
 
 function handler(options) {
   if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
   const settings = settingsOf(options, HANDLER_OWN, "handler(options)");
-  const { caller, documents, create } = options;
+  const { caller, documents, create, update, rename, archive, restore } = options;
   if (typeof caller !== "function") fail("handler(options): `caller` must be a function (request) => caller | undefined");
   if (!isObject(documents) || typeof documents.list !== "function" || typeof documents.read !== "function") {
     fail("handler(options): `documents` must be { list(caller, repository), read(caller, id) }");
   }
-  if (create !== undefined && (!isObject(create) || typeof create.create !== "function")) {
-    fail("handler(options): `create` must be { create(caller, input) }");
+  for (const name of WRITES) {
+    const host = options[name];
+    if (host !== undefined && (!isObject(host) || typeof host[name] !== "function")) {
+      fail(`handler(options): \`${name}\` must be ${WRITE_SHAPES[name]}`);
+    }
+    settings[name] = host !== undefined;
   }
   let keepAliveMs = KEEP_ALIVE_MS;
   if (options.keepAliveMs !== undefined) {
@@ -485,7 +622,6 @@ function handler(options) {
       fail(`handler(options): \`keepAliveMs\` must be a whole number of milliseconds from 1, not ${describe(keepAliveMs)}`);
     }
   }
-  settings.create = create !== undefined;
   const core = new Core(settings);
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
@@ -561,13 +697,27 @@ function handler(options) {
           out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
           break;
         case LIST:
-          out = native.answerList(endpoint, slot, flatSummaries(await documents.list(who, out.slice(1)), "documents.list"));
+          out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
           break;
         case CREATE: {
           const input = createInput(out);
           out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
           break;
         }
+        case UPDATE: {
+          const input = updateInput(out);
+          out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
+          break;
+        }
+        case RENAME:
+          out = answerRename(endpoint, slot, await rename.rename(who, renameInput(out)), "rename.rename");
+          break;
+        case ARCHIVE:
+          out = answerArchive(endpoint, slot, await archive.archive(who, out.slice(1)), "archive.archive");
+          break;
+        case RESTORE:
+          out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
+          break;
         default:
           return respond(slot, out, request);
       }
@@ -661,13 +811,17 @@ function eventStream(signal, every) {
 // --- Endpoint: the effect loop for hosts without Web Requests ------------
 
 
-const ENDPOINT_OWN = ["create"];
+const ENDPOINT_OWN = WRITES;
 const KINDS = {
   [AUTHENTICATE]: "authenticate",
   [BODY]: "body",
   [LIST]: "list",
   [READ]: "read",
   [CREATE]: "create",
+  [UPDATE]: "update",
+  [RENAME]: "rename",
+  [ARCHIVE]: "archive",
+  [RESTORE]: "restore",
 };
 
 class Endpoint {
@@ -675,11 +829,13 @@ class Endpoint {
 
   constructor(options) {
     const settings = settingsOf(options, ENDPOINT_OWN, "new Endpoint(options)");
-    const create = options === undefined ? undefined : options.create;
-    if (create !== undefined && typeof create !== "boolean") {
-      fail(`new Endpoint(options): \`create\` must be true or false, not ${describe(create)}`);
+    for (const name of WRITES) {
+      const offered = options === undefined ? undefined : options[name];
+      if (offered !== undefined && typeof offered !== "boolean") {
+        fail(`new Endpoint(options): \`${name}\` must be true or false, not ${describe(offered)}`);
+      }
+      settings[name] = offered === true;
     }
-    settings.create = create === true;
     this.#core = new Core(settings);
     hook(this, this.#core);
   }
@@ -767,12 +923,17 @@ class Exchange {
     }
     this.kind = KINDS[tag];
     if (tag === CREATE) this.#input = createInput(out);
+    else if (tag === UPDATE) this.#input = updateInput(out);
+    else if (tag === RENAME) this.#input = renameInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
 
+  /** Fails unless the exchange is at `kind` (or one of the kinds listed). */
   #expect(kind, what) {
-    if (this.kind !== kind) {
-      fail(`${what} answers a "${kind}" step, but this exchange is at "${this.kind}"`);
+    const kinds = typeof kind === "string" ? [kind] : kind;
+    if (!kinds.includes(this.kind)) {
+      const named = kinds.map((name) => `"${name}"`).join(" or ");
+      fail(`${what} answers a ${named} step, but this exchange is at "${this.kind}"`);
     }
   }
 
@@ -791,7 +952,7 @@ class Exchange {
     this.#settle(out);
   }
 
-  /** Answers the step the exchange is at (authenticate, list, read or create). */
+  /** Answers the step the exchange is at (authenticate or an effect). */
   answer(value) {
     const core = this.#core;
     switch (this.kind) {
@@ -802,10 +963,22 @@ class Exchange {
         this.#settle(answerRead(core.native, this.#slot, value, "answer(document)"));
         break;
       case "list":
-        this.#settle(native.answerList(core.native, this.#slot, flatSummaries(value, "answer(documents)")));
+        this.#settle(answerList(core.native, this.#slot, value, "answer(documents)"));
         break;
       case "create":
         this.#settle(answerCreate(core.native, this.#slot, value, this.#input.plan, "answer(created)"));
+        break;
+      case "update":
+        this.#settle(answerUpdate(core.native, this.#slot, value, this.#input.plan, "answer(updated)"));
+        break;
+      case "rename":
+        this.#settle(answerRename(core.native, this.#slot, value, "answer(renamed)"));
+        break;
+      case "archive":
+        this.#settle(answerArchive(core.native, this.#slot, value, "answer(archived)"));
+        break;
+      case "restore":
+        this.#settle(answerRestore(core.native, this.#slot, value, "answer(restored)"));
         break;
       default:
         fail(`answer() has nothing to answer: this exchange is at "${this.kind}"`);
@@ -819,15 +992,15 @@ class Exchange {
     return this.#payload;
   }
 
-  /** The document id a "read" step asks for. */
+  /** The document a "read" step asks for (an id), or an "archive" or "restore" step (an id or URL, as sent). */
   get id() {
-    this.#expect("read", "id");
+    this.#expect(["read", "archive", "restore"], "id");
     return this.#payload;
   }
 
-  /** What a "create" step asks the host to store. */
+  /** What a "create", "update" or "rename" step asks the host to store. */
   get input() {
-    this.#expect("create", "input");
+    this.#expect(["create", "update", "rename"], "input");
     return this.#input;
   }
 
@@ -942,7 +1115,9 @@ function deepFreeze(value) {
 /** The tools a handler (or Endpoint) with `options` offers. */
 function tools(options) {
   const settings = settingsOf(options, [...HANDLER_OWN, ...ENDPOINT_OWN], "tools(options)");
-  settings.create = options !== undefined && options.create !== undefined && options.create !== false;
+  for (const name of WRITES) {
+    settings[name] = options !== undefined && options[name] !== undefined && options[name] !== false;
+  }
   return new Core(settings).tools();
 }
 

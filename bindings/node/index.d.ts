@@ -68,6 +68,83 @@ export type CreateAnswer =
   | { kind: "forbidden" }
   | { kind: "unavailable" };
 
+/**
+ * What `update_document` asks the host to store (keys in this order): the
+ * document's locator **as sent** (an id, or its canonical URL: the host
+ * resolves it), the revision the caller read, the **canonical** revised
+ * plan (ids minted, checked clean), the caller's key and a fingerprint of
+ * what was submitted. Key updates on caller + `idempotencyKey`, apart from
+ * create keys.
+ */
+export type UpdateDocumentInput = {
+  id: string;
+  /** Store the plan only if the document is still at this revision. */
+  revision: number;
+  plan: string;
+  idempotencyKey: string;
+  /** Lowercase hex SHA-256 of the submitted key, locator, revision and plan: equal for a retry of the same update. */
+  fingerprint: string;
+};
+
+/** A document as an update left it (or, for a replay, as the update replayed left it). */
+export type UpdatedDocument = {
+  id: string;
+  title: string;
+  /** Its brief, when the host keeps one. */
+  brief?: Brief | null;
+  /** The canonical plan as stored. */
+  source: string;
+  /** The revision the update made. */
+  revision: number;
+  url: string;
+};
+
+/**
+ * The host's answer to an update. Every answer but `unavailable` tells the
+ * caller the document exists: give the others only to a caller who may see
+ * it. `updated` (stored as the next revision), `replayed` (this caller
+ * stored this key with this fingerprint before), `conflict` (this key with
+ * another fingerprint), `revision-conflict` (the document is at `revision`
+ * now), `locked` (held by other work), `protected` (a protected
+ * projection), `archived`, `forbidden` (the caller may see it but not
+ * change it), `unavailable` (no such document for this caller, or the store
+ * cannot update now).
+ */
+export type UpdateAnswer =
+  | { kind: "updated" | "replayed"; document: UpdatedDocument }
+  | { kind: "revision-conflict"; revision: number }
+  | { kind: "conflict" | "locked" | "protected" | "archived" | "forbidden" | "unavailable" };
+
+/** What `rename_document` asks: the locator as sent and the new title, trimmed. */
+export type RenameDocumentInput = { id: string; title: string };
+
+/**
+ * The host's answer to a rename: `renamed` (or already had the title), with
+ * the document's id and title; `archived`; `conflict` (the title is taken,
+ * on a host whose titles are unique); `forbidden`; `unavailable`.
+ */
+export type RenameAnswer =
+  | { kind: "renamed"; document: DocumentSummary }
+  | { kind: "archived" | "conflict" | "forbidden" | "unavailable" };
+
+/** A document the host archived, now or before (then with the time it was first archived). */
+export type ArchivedDocument = {
+  id: string;
+  title: string;
+  /** The host's time, passed through untouched (the reference server: `2026-08-23T12:34:56.000Z`). */
+  archivedAt: string;
+};
+
+/** The host's answer to an archive: `archived` (now or before), `forbidden`, `unavailable`. */
+export type ArchiveAnswer =
+  | { kind: "archived"; document: ArchivedDocument }
+  | { kind: "forbidden" | "unavailable" };
+
+/** The host's answer to a restore: `restored` (or was not archived), `forbidden`, `unavailable`. */
+export type RestoreAnswer =
+  | { kind: "restored"; document: DocumentSummary }
+  | { kind: "forbidden" | "unavailable" };
+
 /** A value that may come synchronously or as a promise. */
 export type Awaitable<T> = T | Promise<T>;
 
@@ -76,8 +153,13 @@ export type Awaitable<T> = T | Promise<T>;
  * handed back untouched (`===`).
  */
 export interface DocumentReader<Caller = any> {
-  /** The documents of `repository` (`owner/name`, validated) the caller may see, in the order to present them. */
-  list(caller: Caller, repository: string): Awaitable<DocumentSummary[]>;
+  /**
+   * The documents of `repository` (`owner/name`, validated) the caller may
+   * see, in the order to present them; `"forbidden"` when the caller has no
+   * access to the repository (answered `repository-forbidden`; a granted
+   * repository without documents is `[]`).
+   */
+  list(caller: Caller, repository: string): Awaitable<DocumentSummary[] | "forbidden">;
   /** The document `id`, or `undefined` when it is missing or the caller may not see it (the two must look alike). */
   read(caller: Caller, id: string): Awaitable<Document | undefined | null>;
 }
@@ -85,6 +167,26 @@ export interface DocumentReader<Caller = any> {
 /** The host's creation, in one transaction (see `CreateAnswer`). */
 export interface DocumentCreator<Caller = any> {
   create(caller: Caller, input: CreateDocumentInput): Awaitable<CreateAnswer>;
+}
+
+/** The host's update, in one transaction, idempotent (see `UpdateAnswer`). */
+export interface DocumentUpdater<Caller = any> {
+  update(caller: Caller, input: UpdateDocumentInput): Awaitable<UpdateAnswer>;
+}
+
+/** The host's rename (see `RenameAnswer`). */
+export interface DocumentRenamer<Caller = any> {
+  rename(caller: Caller, input: RenameDocumentInput): Awaitable<RenameAnswer>;
+}
+
+/** The host's archive of the document `id` (an id or canonical URL, as sent; see `ArchiveAnswer`). */
+export interface DocumentArchiver<Caller = any> {
+  archive(caller: Caller, id: string): Awaitable<ArchiveAnswer>;
+}
+
+/** The host's restore of the archived document `id` (an id or canonical URL, as sent; see `RestoreAnswer`). */
+export interface DocumentRestorer<Caller = any> {
+  restore(caller: Caller, id: string): Awaitable<RestoreAnswer>;
 }
 
 declare const scopedBrand: unique symbol;
@@ -100,7 +202,8 @@ export interface Scoped<Caller> {
  * A caller with the scopes its token grants: a space-separated `scope`
  * value or a list of names. A request needing a scope not granted gets 403
  * `insufficient_scope` (the read scope for every request, the create scope
- * for `create_document`). A plain caller has every scope.
+ * for `create_document`, the write scope for the update, rename, archive and
+ * restore tools). A plain caller has every scope.
  */
 export function scoped<Caller>(caller: Caller, scopes: string | readonly string[]): Scoped<Caller>;
 
@@ -132,14 +235,14 @@ export interface EndpointSettings {
   loopbackHosts?: boolean;
   /** The protocol versions served (default all: `2024-11-05` … `2026-07-28`). */
   protocolVersions?: string[];
-  /** The most body bytes a request may carry (default 65536, or 786432 with creation). */
+  /** The most body bytes a request may carry (default 65536, or 786432 with create or update). */
   bodyBudget?: number;
   /** How long modern clients may cache `server/discover` and `tools/list`, in ms (default one hour). */
   cacheTtlMs?: number;
   /** Make the endpoint an OAuth 2.1 resource server: its canonical URI and its authorization server's issuer. */
   oauth?: { resource: string; issuer: string };
-  /** Rename the read and create scopes (default `chopin:read`, `chopin:create`). */
-  scopes?: { read: string; create: string };
+  /** Rename the read, create and write scopes (default `chopin:read`, `chopin:create`, `chopin:write`). */
+  scopes?: { read: string; create: string; write?: string };
   /** The Protected Resource Metadata URL 401 challenges name, when hosted elsewhere. */
   resourceMetadata?: string;
 }
@@ -151,6 +254,14 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   documents: DocumentReader<Caller>;
   /** Offers `create_document` (and raises the body budget to 786432 bytes). */
   create?: DocumentCreator<Caller>;
+  /** Offers `update_document` (and raises the body budget to 786432 bytes). */
+  update?: DocumentUpdater<Caller>;
+  /** Offers `rename_document`. */
+  rename?: DocumentRenamer<Caller>;
+  /** Offers `archive_document`; only together with `restore` (else a `TypeError`: an archive must be undoable). */
+  archive?: DocumentArchiver<Caller>;
+  /** Offers `restore_document`. */
+  restore?: DocumentRestorer<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
   keepAliveMs?: number;
 }
@@ -185,6 +296,14 @@ export declare const KEEP_ALIVE: string;
 export interface EndpointOptions extends EndpointSettings {
   /** Offer `create_document`: "create" steps come. */
   create?: boolean;
+  /** Offer `update_document`: "update" steps come. */
+  update?: boolean;
+  /** Offer `rename_document`: "rename" steps come. */
+  rename?: boolean;
+  /** Offer `archive_document` (only with `restore`): "archive" steps come. */
+  archive?: boolean;
+  /** Offer `restore_document`: "restore" steps come. */
+  restore?: boolean;
 }
 
 /** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
@@ -258,7 +377,8 @@ export interface List<Caller> extends StepBase {
   readonly kind: "list";
   readonly caller: Caller;
   readonly repository: string;
-  answer(documents: DocumentSummary[]): Step<Caller>;
+  /** The summaries, or `"forbidden"` when the caller has no access to the repository. */
+  answer(documents: DocumentSummary[] | "forbidden"): Step<Caller>;
 }
 
 /** Read document `id`, if the caller may see it. */
@@ -277,6 +397,38 @@ export interface Create<Caller> extends StepBase {
   answer(answer: CreateAnswer): Step<Caller>;
 }
 
+/** Update a document (only with `update: true`). */
+export interface Update<Caller> extends StepBase {
+  readonly kind: "update";
+  readonly caller: Caller;
+  readonly input: UpdateDocumentInput;
+  answer(answer: UpdateAnswer): Step<Caller>;
+}
+
+/** Rename a document (only with `rename: true`). */
+export interface Rename<Caller> extends StepBase {
+  readonly kind: "rename";
+  readonly caller: Caller;
+  readonly input: RenameDocumentInput;
+  answer(answer: RenameAnswer): Step<Caller>;
+}
+
+/** Archive document `id` (an id or canonical URL, as sent; only with `archive: true`). */
+export interface Archive<Caller> extends StepBase {
+  readonly kind: "archive";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(answer: ArchiveAnswer): Step<Caller>;
+}
+
+/** Restore document `id` (an id or canonical URL, as sent; only with `restore: true`). */
+export interface Restore<Caller> extends StepBase {
+  readonly kind: "restore";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(answer: RestoreAnswer): Step<Caller>;
+}
+
 /** Where an exchange stands; `kind` says which. */
 export type Step<Caller = any> =
   | Respond
@@ -284,4 +436,8 @@ export type Step<Caller = any> =
   | Body<Caller>
   | List<Caller>
   | Read<Caller>
-  | Create<Caller>;
+  | Create<Caller>
+  | Update<Caller>
+  | Rename<Caller>
+  | Archive<Caller>
+  | Restore<Caller>;

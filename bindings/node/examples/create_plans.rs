@@ -18,7 +18,10 @@
 use std::time::Instant;
 use std::{env, fs, hint};
 
-use chopin_mcp::{Config, CreateAnswer, CreatedDocument, Endpoint, Header, Outcome, RequestParts};
+use chopin_mcp::{
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, Outcome, RenameAnswer,
+    RequestParts, RestoreAnswer, UpdateAnswer,
+};
 use chopin_test_support::plans;
 
 fn body(plan: &str) -> Vec<u8> {
@@ -62,8 +65,13 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
                 };
                 create.answer(CreateAnswer::Created(&created))
             }
+            // The bench's endpoint offers no other tool: these never come.
             Outcome::List(list) => list.answer(&[]),
             Outcome::Read(read) => read.answer(None),
+            Outcome::Update(update) => update.answer(UpdateAnswer::Unavailable),
+            Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
+            Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
+            Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
         }
     };
     response.body().len()

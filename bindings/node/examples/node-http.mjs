@@ -13,8 +13,10 @@ import { Endpoint, KEEP_ALIVE } from "chopin-mcp";
 
 /**
  * The request listener. `host` is `{ caller(authorization), list(caller,
- * repository), read(caller, id), create(caller, input) }`, each sync or
- * async; a host function that throws gets the request a 500.
+ * repository), read(caller, id), create(caller, input) }` and, for an
+ * endpoint that offers them, `update(caller, input)`, `rename(caller,
+ * input)`, `archive(caller, id)`, `restore(caller, id)`; each sync or async.
+ * A host function that throws gets the request a 500.
  */
 export function listener(endpoint, host, { keepAliveMs = 15_000, onError = console.error } = {}) {
   return async (req, res) => {
@@ -43,6 +45,18 @@ export function listener(endpoint, host, { keepAliveMs = 15_000, onError = conso
             break;
           case "create":
             step = step.answer(await host.create(step.caller, step.input));
+            break;
+          case "update":
+            step = step.answer(await host.update(step.caller, step.input));
+            break;
+          case "rename":
+            step = step.answer(await host.rename(step.caller, step.input));
+            break;
+          case "archive":
+            step = step.answer(await host.archive(step.caller, step.id));
+            break;
+          case "restore":
+            step = step.answer(await host.restore(step.caller, step.id));
             break;
         }
       }

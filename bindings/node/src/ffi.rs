@@ -22,7 +22,7 @@ use std::ptr;
 use napi::sys;
 
 use crate::wire::NAMED;
-use crate::{Core, CreateKind, DocumentRef, Misuse, Verdict};
+use crate::{ChangeKind, Core, CreateKind, DocumentRef, Misuse, UpdateKind, Verdict};
 
 // --- Endpoints by number --------------------------------------------------
 
@@ -680,12 +680,7 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
         let id = id_text.read(env, id)?;
         let title = title_text.read(env, title)?;
         let source = source_text.read(env, source)?;
-        let revision = f64_of(env, revision)?;
-        // Whole and within 2^53 - 1: the package checks it; this keeps the
-        // conversion exact whatever a caller of the addon passes.
-        if !(0.0..=9_007_199_254_740_991.0).contains(&revision) || revision.fract() != 0.0 {
-            return Err(Fault::Type("a revision: a whole number from 0"));
-        }
+        let revision = revision_of(env, revision)?;
         let brief = if is_undefined(env, brief) {
             None
         } else {
@@ -700,10 +695,44 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
             id,
             title,
             source,
-            revision: revision as u64,
+            revision,
         };
         outcome(env, core, |core| core.answer_found(slot, found, brief))
     })
+}
+
+/// A revision: a whole number from 0 to 2^53 - 1 (the package checks it;
+/// this keeps the conversion exact whatever a caller of the addon passes).
+///
+/// # Safety
+/// `env` and `value` are a running callback's.
+unsafe fn revision_of(env: sys::napi_env, value: Value) -> Result<u64, Fault> {
+    // SAFETY: per this function's contract.
+    let revision = unsafe { f64_of(env, value) }?;
+    if !(0.0..=9_007_199_254_740_991.0).contains(&revision) || revision.fract() != 0.0 {
+        return Err(Fault::Type("a revision: a whole number from 0"));
+    }
+    Ok(revision as u64)
+}
+
+/// A string argument, or `None` for `undefined`.
+///
+/// # Safety
+/// `env` and `value` are a running callback's; the text must not outlive
+/// the callback.
+unsafe fn optional<'a>(
+    env: sys::napi_env,
+    text: &'a mut Text,
+    value: Value,
+) -> Result<Option<&'a str>, Fault> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        if is_undefined(env, value) {
+            Ok(None)
+        } else {
+            text.read(env, value).map(Some)
+        }
+    }
 }
 
 /// `answerAbsent(core, slot)`: no such document for this caller.
@@ -723,19 +752,102 @@ unsafe extern "C" fn answer_create(env: sys::napi_env, info: sys::napi_callback_
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let kind = CreateKind::of(u32_of(env, kind)?)?;
         let (mut fields_text, mut source_text) = (Text::new(), Text::new());
-        let fields = if is_undefined(env, fields) {
-            None
-        } else {
-            Some(fields_text.read(env, fields)?)
-        };
-        let source = if is_undefined(env, source) {
-            None
-        } else {
-            Some(source_text.read(env, source)?)
-        };
+        let fields = optional(env, &mut fields_text, fields)?;
+        let source = optional(env, &mut source_text, source)?;
         outcome(env, core, |core| {
             core.answer_create(slot, kind, fields, source)
         })
+    })
+}
+
+/// `answerListForbidden(core, slot)`: the caller may not list the
+/// repository.
+unsafe extern "C" fn forbid_list(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot] = args::<2>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        outcome(env, core, |core| core.answer_list_forbidden(slot))
+    })
+}
+
+/// `answerUpdate(core, slot, kind, fields?, source?, current?)`: as
+/// `answerCreate`, and the current revision of a revision conflict.
+unsafe extern "C" fn answer_update(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, kind, fields, source, current] = args::<6>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let kind = UpdateKind::of(u32_of(env, kind)?)?;
+        let (mut fields_text, mut source_text) = (Text::new(), Text::new());
+        let fields = optional(env, &mut fields_text, fields)?;
+        let source = optional(env, &mut source_text, source)?;
+        let current = if kind == UpdateKind::RevisionConflict {
+            revision_of(env, current)?
+        } else {
+            0
+        };
+        outcome(env, core, |core| {
+            core.answer_update(slot, kind, fields, source, current)
+        })
+    })
+}
+
+/// The id and title of a rename's or restore's answer, when given.
+///
+/// # Safety
+/// `env` and the values are a running callback's; the texts must not
+/// outlive the callback.
+unsafe fn pair<'a>(
+    env: sys::napi_env,
+    texts: &'a mut (Text, Text),
+    id: Value,
+    title: Value,
+) -> Result<Option<(&'a str, &'a str)>, Fault> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        match optional(env, &mut texts.0, id)? {
+            None => Ok(None),
+            Some(id) => Ok(Some((id, texts.1.read(env, title)?))),
+        }
+    }
+}
+
+/// `answerRename(core, slot, kind, id?, title?)`.
+unsafe extern "C" fn answer_rename(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, kind, id, title] = args::<5>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let kind = ChangeKind::of(u32_of(env, kind)?)?;
+        let mut texts = (Text::new(), Text::new());
+        let document = pair(env, &mut texts, id, title)?;
+        outcome(env, core, |core| core.answer_rename(slot, kind, document))
+    })
+}
+
+/// `answerArchive(core, slot, kind, id?, title?, archivedAt?)`.
+unsafe extern "C" fn answer_archive(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, kind, id, title, archived_at] = args::<6>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let kind = ChangeKind::of(u32_of(env, kind)?)?;
+        let mut texts = (Text::new(), Text::new());
+        let mut at_text = Text::new();
+        let document = match pair(env, &mut texts, id, title)? {
+            Some((id, title)) => Some((id, title, at_text.read(env, archived_at)?)),
+            None => None,
+        };
+        outcome(env, core, |core| core.answer_archive(slot, kind, document))
+    })
+}
+
+/// `answerRestore(core, slot, kind, id?, title?)`.
+unsafe extern "C" fn answer_restore(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, kind, id, title] = args::<5>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let kind = ChangeKind::of(u32_of(env, kind)?)?;
+        let mut texts = (Text::new(), Text::new());
+        let document = pair(env, &mut texts, id, title)?;
+        outcome(env, core, |core| core.answer_restore(slot, kind, document))
     })
 }
 
@@ -752,7 +864,7 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 11] = [
+const EXPORTS: [(&CStr, Callback); 16] = [
     (c"start", start),
     (c"run", run),
     (c"startListed", start_listed),
@@ -763,6 +875,11 @@ const EXPORTS: [(&CStr, Callback); 11] = [
     (c"answerRead", answer_read),
     (c"answerAbsent", answer_absent),
     (c"answerCreate", answer_create),
+    (c"answerListForbidden", forbid_list),
+    (c"answerUpdate", answer_update),
+    (c"answerRename", answer_rename),
+    (c"answerArchive", answer_archive),
+    (c"answerRestore", answer_restore),
     (c"release", release),
 ];
 

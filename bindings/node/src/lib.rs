@@ -28,8 +28,10 @@ pub use wire::NAMED;
 use std::borrow::Cow;
 
 use chopin_mcp::{
-    Authenticate, BodyIntake, Brief, CreateAnswer, CreateDocument, CreatedDocument, Document,
-    DocumentSummaryRef, Endpoint, Header, ListDocuments, Outcome, ReadDocument, RequestParts,
+    ArchiveAnswer, ArchiveDocument, ArchivedDocument, Authenticate, BodyIntake, Brief,
+    CreateAnswer, CreateDocument, CreatedDocument, Document, DocumentSummary, DocumentSummaryRef,
+    Endpoint, Header, ListDocuments, Outcome, ReadDocument, RenameAnswer, RenameDocument,
+    RequestParts, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument, UpdatedDocument,
 };
 use napi::bindgen_prelude::{Env, External};
 use napi::{Error, Status};
@@ -66,6 +68,10 @@ enum Pending {
     List(ListDocuments<()>),
     Read(ReadDocument<()>),
     Create(CreateDocument<()>),
+    Update(UpdateDocument<()>),
+    Rename(RenameDocument<()>),
+    Archive(ArchiveDocument<()>),
+    Restore(RestoreDocument<()>),
 }
 
 impl Pending {
@@ -104,6 +110,34 @@ impl Pending {
         }
     }
 
+    fn into_update(self) -> Option<UpdateDocument<()>> {
+        match self {
+            Pending::Update(update) => Some(update),
+            _ => None,
+        }
+    }
+
+    fn into_rename(self) -> Option<RenameDocument<()>> {
+        match self {
+            Pending::Rename(rename) => Some(rename),
+            _ => None,
+        }
+    }
+
+    fn into_archive(self) -> Option<ArchiveDocument<()>> {
+        match self {
+            Pending::Archive(archive) => Some(archive),
+            _ => None,
+        }
+    }
+
+    fn into_restore(self) -> Option<RestoreDocument<()>> {
+        match self {
+            Pending::Restore(restore) => Some(restore),
+            _ => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Pending::Authenticate(_) => "authenticate",
@@ -111,6 +145,10 @@ impl Pending {
             Pending::List(_) => "list",
             Pending::Read(_) => "read",
             Pending::Create(_) => "create",
+            Pending::Update(_) => "update",
+            Pending::Rename(_) => "rename",
+            Pending::Archive(_) => "archive",
+            Pending::Restore(_) => "restore",
         }
     }
 }
@@ -180,6 +218,82 @@ impl CreateKind {
     }
 }
 
+/// The host's answer to an update effect, by its `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateKind {
+    /// Stored now as the next revision.
+    Updated,
+    /// Stored before, same fingerprint.
+    Replayed,
+    /// Stored before, another fingerprint.
+    Conflict,
+    /// The document is at another revision.
+    RevisionConflict,
+    /// Held by other work.
+    Locked,
+    /// A protected projection.
+    Protected,
+    /// Archived.
+    Archived,
+    /// The caller may not change it.
+    Forbidden,
+    /// No such document for this caller, or the store cannot update now.
+    Unavailable,
+}
+
+impl UpdateKind {
+    fn of(code: u32) -> Result<UpdateKind, Misuse> {
+        const KINDS: [UpdateKind; 9] = [
+            UpdateKind::Updated,
+            UpdateKind::Replayed,
+            UpdateKind::Conflict,
+            UpdateKind::RevisionConflict,
+            UpdateKind::Locked,
+            UpdateKind::Protected,
+            UpdateKind::Archived,
+            UpdateKind::Forbidden,
+            UpdateKind::Unavailable,
+        ];
+        KINDS
+            .get(code as usize)
+            .copied()
+            .ok_or_else(|| Misuse(format!("{code} is not an update answer")))
+    }
+}
+
+/// The host's answer to a rename, archive or restore effect, by its
+/// `kind`: `Done` is renamed, archived or restored, with the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Renamed, archived or restored.
+    Done,
+    /// The document is archived (rename only).
+    Archived,
+    /// The title is taken (rename only).
+    Conflict,
+    /// The caller may not change it.
+    Forbidden,
+    /// No such document for this caller, or the store cannot change it now.
+    Unavailable,
+}
+
+impl ChangeKind {
+    fn of(code: u32) -> Result<ChangeKind, Misuse> {
+        Ok(match code {
+            0 => ChangeKind::Done,
+            1 => ChangeKind::Archived,
+            2 => ChangeKind::Conflict,
+            3 => ChangeKind::Forbidden,
+            4 => ChangeKind::Unavailable,
+            _ => {
+                return Err(Misuse(format!(
+                    "{code} is not a rename, archive or restore answer"
+                )));
+            }
+        })
+    }
+}
+
 /// A document the host read, its text borrowed from the call.
 #[derive(Debug, Clone, Copy)]
 pub struct DocumentRef<'a> {
@@ -215,6 +329,28 @@ struct CreatedFields {
     brief: Brief,
     revision: u64,
     url: String,
+}
+
+/// An updated document but its source.
+#[derive(Deserialize)]
+struct UpdatedFields {
+    id: String,
+    title: String,
+    #[serde(default)]
+    brief: Option<Brief>,
+    revision: u64,
+    url: String,
+}
+
+/// The update effect's host input but its plan, in
+/// `UpdateDocumentInput`'s order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateFields<'a> {
+    id: &'a str,
+    revision: u64,
+    idempotency_key: &'a str,
+    fingerprint: &'a str,
 }
 
 /// A list answer's summaries: `[id, title, id, title, …]`, as JSON.
@@ -478,6 +614,141 @@ impl Core {
         self.settle(slot, outcome)
     }
 
+    /// Answers the list effect in `slot`: the caller may not list the
+    /// repository (`repository-forbidden`).
+    pub fn answer_list_forbidden(&mut self, slot: u32) -> Result<&[u8], Misuse> {
+        let list = self.take(slot, "list", Pending::into_list)?;
+        let outcome = list.forbidden();
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the update effect in `slot`. For [`UpdateKind::Updated`] and
+    /// [`UpdateKind::Replayed`], `fields` is the document but its source,
+    /// as JSON (`{id, title, brief?, revision, url}`), and `source` its
+    /// source, or `None` when it is the canonical plan the effect carried;
+    /// for [`UpdateKind::RevisionConflict`], `current` is the document's
+    /// revision.
+    pub fn answer_update(
+        &mut self,
+        slot: u32,
+        kind: UpdateKind,
+        fields: Option<&str>,
+        source: Option<&str>,
+        current: u64,
+    ) -> Result<&[u8], Misuse> {
+        let update = self.take(slot, "update", Pending::into_update)?;
+        let document = match (kind, fields) {
+            (UpdateKind::Updated | UpdateKind::Replayed, Some(json)) => {
+                let fields: UpdatedFields = serde_json::from_str(json)
+                    .map_err(|error| Misuse(format!("an updated document: {error}")))?;
+                Some(UpdatedDocument {
+                    id: fields.id,
+                    title: fields.title,
+                    brief: fields.brief,
+                    source: source.map_or_else(|| update.update().plan.clone(), str::to_owned),
+                    revision: fields.revision,
+                    url: fields.url,
+                })
+            }
+            (UpdateKind::Updated | UpdateKind::Replayed, None) => {
+                return Err(Misuse("an updated document is missing".into()));
+            }
+            _ => None,
+        };
+        let answer = match (kind, &document) {
+            (UpdateKind::Updated, Some(document)) => UpdateAnswer::Updated(document),
+            (UpdateKind::Replayed, Some(document)) => UpdateAnswer::Replayed(document),
+            (UpdateKind::Conflict, _) => UpdateAnswer::Conflict,
+            (UpdateKind::RevisionConflict, _) => UpdateAnswer::RevisionConflict(current),
+            (UpdateKind::Locked, _) => UpdateAnswer::Locked,
+            (UpdateKind::Protected, _) => UpdateAnswer::Protected,
+            (UpdateKind::Archived, _) => UpdateAnswer::Archived,
+            (UpdateKind::Forbidden, _) => UpdateAnswer::Forbidden,
+            _ => UpdateAnswer::Unavailable,
+        };
+        let outcome = update.answer(answer);
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the rename effect in `slot`; [`ChangeKind::Done`] with the
+    /// document's id and title.
+    pub fn answer_rename(
+        &mut self,
+        slot: u32,
+        kind: ChangeKind,
+        document: Option<(&str, &str)>,
+    ) -> Result<&[u8], Misuse> {
+        let rename = self.take(slot, "rename", Pending::into_rename)?;
+        let summary = summary(kind, document, "a renamed document")?;
+        let answer = match (kind, &summary) {
+            (ChangeKind::Done, Some(summary)) => RenameAnswer::Renamed(summary),
+            (ChangeKind::Archived, _) => RenameAnswer::Archived,
+            (ChangeKind::Conflict, _) => RenameAnswer::Conflict,
+            (ChangeKind::Forbidden, _) => RenameAnswer::Forbidden,
+            _ => RenameAnswer::Unavailable,
+        };
+        let outcome = rename.answer(answer);
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the archive effect in `slot`; [`ChangeKind::Done`] with the
+    /// document's id, title and the time it was archived.
+    pub fn answer_archive(
+        &mut self,
+        slot: u32,
+        kind: ChangeKind,
+        document: Option<(&str, &str, &str)>,
+    ) -> Result<&[u8], Misuse> {
+        let archive = self.take(slot, "archive", Pending::into_archive)?;
+        let archived = match (kind, document) {
+            (ChangeKind::Done, Some((id, title, archived_at))) => Some(ArchivedDocument {
+                id: id.to_owned(),
+                title: title.to_owned(),
+                archived_at: archived_at.to_owned(),
+            }),
+            (ChangeKind::Done, None) => {
+                return Err(Misuse("an archived document is missing".into()));
+            }
+            (ChangeKind::Archived | ChangeKind::Conflict, _) => {
+                return Err(Misuse(
+                    "an archive is answered archived, forbidden or unavailable".into(),
+                ));
+            }
+            _ => None,
+        };
+        let answer = match (kind, &archived) {
+            (ChangeKind::Done, Some(document)) => ArchiveAnswer::Archived(document),
+            (ChangeKind::Forbidden, _) => ArchiveAnswer::Forbidden,
+            _ => ArchiveAnswer::Unavailable,
+        };
+        let outcome = archive.answer(answer);
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the restore effect in `slot`; [`ChangeKind::Done`] with the
+    /// document's id and title.
+    pub fn answer_restore(
+        &mut self,
+        slot: u32,
+        kind: ChangeKind,
+        document: Option<(&str, &str)>,
+    ) -> Result<&[u8], Misuse> {
+        let restore = self.take(slot, "restore", Pending::into_restore)?;
+        if matches!(kind, ChangeKind::Archived | ChangeKind::Conflict) {
+            return Err(Misuse(
+                "a restore is answered restored, forbidden or unavailable".into(),
+            ));
+        }
+        let summary = summary(kind, document, "a restored document")?;
+        let answer = match (kind, &summary) {
+            (ChangeKind::Done, Some(summary)) => RestoreAnswer::Restored(summary),
+            (ChangeKind::Forbidden, _) => RestoreAnswer::Forbidden,
+            _ => RestoreAnswer::Unavailable,
+        };
+        let outcome = restore.answer(answer);
+        self.settle(slot, outcome)
+    }
+
     /// Drops whatever exchange `slot` holds (the host gave up on it).
     pub fn release(&mut self, slot: u32) {
         if let Some(entry) = self.slots.get_mut(slot as usize) {
@@ -538,24 +809,28 @@ impl Core {
     /// Writes `outcome` for JavaScript, keeping an effect in `slot`.
     fn settle(&mut self, slot: u32, outcome: Outcome<()>) -> Result<&[u8], Misuse> {
         self.out.clear();
-        let (tag, pending) = match outcome {
+        let pending = match outcome {
             Outcome::Respond(response) => {
                 self.heads.encode(&response, &mut self.out);
                 return Ok(&self.out);
             }
-            Outcome::Authenticate(auth) => (b'a', Pending::Authenticate(auth)),
-            Outcome::Body(intake) => (b'b', Pending::Body(intake)),
+            Outcome::Authenticate(auth) => {
+                self.out.push(b'a');
+                Pending::Authenticate(auth)
+            }
+            Outcome::Body(intake) => {
+                self.out.push(b'b');
+                Pending::Body(intake)
+            }
             Outcome::List(list) => {
                 self.out.push(b'l');
                 self.out.extend_from_slice(list.repository().as_bytes());
-                self.put(slot, Pending::List(list))?;
-                return Ok(&self.out);
+                Pending::List(list)
             }
             Outcome::Read(read) => {
                 self.out.push(b'r');
                 self.out.extend_from_slice(read.id().as_bytes());
-                self.put(slot, Pending::Read(read))?;
-                return Ok(&self.out);
+                Pending::Read(read)
             }
             Outcome::Create(create) => {
                 // The host input but its plan, as JSON; then the plan as it
@@ -573,19 +848,69 @@ impl Core {
                 })
                 // Strings only: serializing cannot fail.
                 .unwrap_or_default();
-                let length = fields.encode_utf16().count();
-                self.out.push(b'c');
-                self.out.extend_from_slice(length.to_string().as_bytes());
-                self.out.push(b':');
-                self.out.extend_from_slice(fields.as_bytes());
-                self.out.extend_from_slice(input.plan.as_bytes());
-                self.put(slot, Pending::Create(create))?;
-                return Ok(&self.out);
+                push_parts(&mut self.out, b'c', &fields, &input.plan);
+                Pending::Create(create)
+            }
+            Outcome::Update(update) => {
+                // As create's: the fields as JSON, then the plan.
+                let input = update.update();
+                let fields = serde_json::to_string(&UpdateFields {
+                    id: &input.id,
+                    revision: input.revision,
+                    idempotency_key: &input.idempotency_key,
+                    fingerprint: &input.fingerprint,
+                })
+                // Strings and a number: serializing cannot fail.
+                .unwrap_or_default();
+                push_parts(&mut self.out, b'u', &fields, &input.plan);
+                Pending::Update(update)
+            }
+            Outcome::Rename(rename) => {
+                push_parts(&mut self.out, b'n', rename.id(), rename.title());
+                Pending::Rename(rename)
+            }
+            Outcome::Archive(archive) => {
+                self.out.push(b'v');
+                self.out.extend_from_slice(archive.id().as_bytes());
+                Pending::Archive(archive)
+            }
+            Outcome::Restore(restore) => {
+                self.out.push(b's');
+                self.out.extend_from_slice(restore.id().as_bytes());
+                Pending::Restore(restore)
             }
         };
-        self.out.push(tag);
         self.put(slot, pending)?;
         Ok(&self.out)
+    }
+}
+
+/// Appends `tag`, the length of `first` in UTF-16 units (as JavaScript
+/// slices), `:`, `first`, then `second`.
+fn push_parts(out: &mut Vec<u8>, tag: u8, first: &str, second: &str) {
+    let length = first.encode_utf16().count();
+    out.reserve(24 + first.len() + second.len());
+    out.push(tag);
+    out.extend_from_slice(length.to_string().as_bytes());
+    out.push(b':');
+    out.extend_from_slice(first.as_bytes());
+    out.extend_from_slice(second.as_bytes());
+}
+
+/// The document of a [`ChangeKind::Done`] answer (`what` names it when
+/// missing); none for the others.
+fn summary(
+    kind: ChangeKind,
+    document: Option<(&str, &str)>,
+    what: &str,
+) -> Result<Option<DocumentSummary>, Misuse> {
+    match (kind, document) {
+        (ChangeKind::Done, Some((id, title))) => Ok(Some(DocumentSummary {
+            id: id.to_owned(),
+            title: title.to_owned(),
+        })),
+        (ChangeKind::Done, None) => Err(Misuse(format!("{what} is missing"))),
+        _ => Ok(None),
     }
 }
 
@@ -607,6 +932,10 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::List(list) => list.answer(&[]),
             Outcome::Read(read) => read.answer(None),
             Outcome::Create(create) => create.answer(CreateAnswer::Unavailable),
+            Outcome::Update(update) => update.answer(UpdateAnswer::Unavailable),
+            Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
+            Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
+            Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
         }
     };
     // The tools as the endpoint wrote them, keys in its order.
@@ -886,6 +1215,100 @@ mod tests {
         let out = text(core.answer_create(0, CreateKind::Created, Some(created), None));
         assert!(
             out.contains(r##""source":"# P\n","revision":0,"url":"/n"}"##),
+            "{out}"
+        );
+    }
+
+    /// Drives a `tools/call` of `tool` with `arguments` to its effect.
+    fn effect(core: &mut Core, tool: &str, arguments: &str) -> String {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        );
+        core.start_listed(0, "POST", HEADERS).unwrap();
+        core.authenticate(0, Verdict::Caller, &[], None).unwrap();
+        text(core.finish(0, Some(call.as_bytes())))
+    }
+
+    #[test]
+    fn the_lifecycle_effects_carry_their_input_and_take_their_answers() {
+        let mut core =
+            Core::new(r#"{"update":true,"rename":true,"archive":true,"restore":true}"#).unwrap();
+        let out = effect(
+            &mut core,
+            "update_document",
+            r##"{"id":"dï","revision":4,"plan":"# P\n","idempotencyKey":"k"}"##,
+        );
+        let (length, rest) = out.strip_prefix('u').unwrap().split_once(':').unwrap();
+        let units: Vec<u16> = rest.encode_utf16().collect();
+        let length: usize = length.parse().unwrap();
+        let fields = String::from_utf16(&units[..length]).unwrap();
+        assert!(
+            fields.starts_with(r#"{"id":"dï","revision":4,"idempotencyKey":"k","fingerprint":""#),
+            "{fields}"
+        );
+        assert_eq!(String::from_utf16(&units[length..]).unwrap(), "# P\n");
+        let out = text(core.answer_update(0, UpdateKind::RevisionConflict, None, None, 7));
+        assert!(
+            out.contains(r#""structuredContent":{"code":"revision-conflict","revision":7}"#),
+            "{out}"
+        );
+        // Without a source, the updated document's is the canonical plan.
+        effect(
+            &mut core,
+            "update_document",
+            r##"{"id":"d","revision":4,"plan":"# P\n","idempotencyKey":"k"}"##,
+        );
+        let fields = r#"{"id":"d","title":"T","revision":5,"url":"/d"}"#;
+        let out = text(core.answer_update(0, UpdateKind::Updated, Some(fields), None, 0));
+        assert!(
+            out.contains(
+                r##""structuredContent":{"id":"d","title":"T","source":"# P\n","revision":5,"url":"/d"}"##
+            ),
+            "{out}"
+        );
+
+        let out = effect(&mut core, "rename_document", r#"{"id":"é","title":" T "}"#);
+        assert_eq!(out, "n1:éT");
+        let out = text(core.answer_rename(0, ChangeKind::Done, Some(("é", "T"))));
+        assert!(
+            out.contains(r#""structuredContent":{"id":"é","title":"T"}"#),
+            "{out}"
+        );
+
+        assert_eq!(effect(&mut core, "archive_document", r#"{"id":"d"}"#), "vd");
+        let Misuse(message) = core
+            .answer_archive(0, ChangeKind::Conflict, None)
+            .unwrap_err();
+        assert_eq!(
+            message,
+            "an archive is answered archived, forbidden or unavailable"
+        );
+        assert_eq!(effect(&mut core, "archive_document", r#"{"id":"d"}"#), "vd");
+        let out = text(core.answer_archive(0, ChangeKind::Done, Some(("d", "T", "then"))));
+        assert!(
+            out.contains(r#""structuredContent":{"id":"d","title":"T","archivedAt":"then"}"#),
+            "{out}"
+        );
+
+        assert_eq!(effect(&mut core, "restore_document", r#"{"id":"d"}"#), "sd");
+        let out = text(core.answer_restore(0, ChangeKind::Forbidden, None));
+        assert!(
+            out.contains(r#""structuredContent":{"code":"repository-forbidden"}"#),
+            "{out}"
+        );
+        assert_eq!(core.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_list_answered_forbidden_is_repository_forbidden() {
+        let mut core = Core::new("{}").unwrap();
+        assert_eq!(
+            effect(&mut core, "list_documents", r#"{"repository":"o/r"}"#),
+            "lo/r"
+        );
+        let out = text(core.answer_list_forbidden(0));
+        assert!(
+            out.contains(r#""structuredContent":{"code":"repository-forbidden"},"isError":true"#),
             "{out}"
         );
     }

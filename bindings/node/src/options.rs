@@ -14,6 +14,14 @@ use serde::Deserialize;
 pub(crate) struct Options {
     #[serde(default)]
     create: bool,
+    #[serde(default)]
+    update: bool,
+    #[serde(default)]
+    rename: bool,
+    #[serde(default)]
+    archive: bool,
+    #[serde(default)]
+    restore: bool,
     body_budget: Option<usize>,
     server_name: Option<String>,
     server_version: Option<String>,
@@ -43,6 +51,7 @@ struct OAuth {
 struct ScopeNames {
     read: String,
     create: String,
+    write: Option<String>,
 }
 
 /// Why the settings cannot make an endpoint: the message says which.
@@ -67,6 +76,18 @@ impl Options {
         let mut config = Config::new();
         if self.create {
             config = config.enable_creation();
+        }
+        if self.update {
+            config = config.enable_update();
+        }
+        if self.rename {
+            config = config.enable_rename();
+        }
+        if self.archive {
+            config = config.enable_archive();
+        }
+        if self.restore {
+            config = config.enable_restore();
         }
         if let Some(bytes) = self.body_budget {
             config = config.body_budget(bytes);
@@ -126,8 +147,16 @@ impl Options {
         if let Some(OAuth { resource, issuer }) = self.oauth {
             config = config.oauth(resource, issuer);
         }
-        if let Some(ScopeNames { read, create }) = self.scopes {
+        if let Some(ScopeNames {
+            read,
+            create,
+            write,
+        }) = self.scopes
+        {
             config = config.scopes(read, create);
+            if let Some(write) = write {
+                config = config.write_scope(write);
+            }
         }
         if let Some(url) = self.resource_metadata {
             config = config.resource_metadata(url);
@@ -167,6 +196,21 @@ mod tests {
     }
 
     #[test]
+    fn each_write_tool_is_offered_on_its_own_and_update_raises_the_budget() {
+        for (json, budget) in [
+            (r#"{"update":true}"#, chopin_mcp::CREATION_BUDGET),
+            (r#"{"rename":true}"#, chopin_mcp::READ_ONLY_BUDGET),
+            (r#"{"restore":true}"#, chopin_mcp::READ_ONLY_BUDGET),
+            (
+                r#"{"archive":true,"restore":true}"#,
+                chopin_mcp::READ_ONLY_BUDGET,
+            ),
+        ] {
+            assert_eq!(endpoint(json).unwrap().body_budget(), budget, "{json}");
+        }
+    }
+
+    #[test]
     fn each_bad_setting_is_refused_with_what_is_wrong() {
         for (json, says) in [
             (r#"{"crate":true}"#, "unknown field `crate`"),
@@ -185,6 +229,11 @@ mod tests {
                 "resource must be",
             ),
             (r#"{"scopes":{"read":"a b","create":"c"}}"#, "scope token"),
+            (
+                r#"{"scopes":{"read":"r","create":"c","write":"r"}}"#,
+                "write scope",
+            ),
+            (r#"{"archive":true}"#, "only together with restore_document"),
             (r#"{"cacheTtlMs":9007199254740992}"#, "cache lifetime"),
         ] {
             let BadOptions(message) = endpoint(json).unwrap_err();

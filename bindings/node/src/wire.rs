@@ -32,6 +32,10 @@
 //! | `l` | list documents | the repository |
 //! | `r` | read a document | the id |
 //! | `c` | create a document | the length of the next part in UTF-16 units, `:`, the host input but its plan as JSON, then the plan |
+//! | `u` | update a document | as `c`: the length of the next part, `:`, the host input but its plan as JSON (`{id, revision, idempotencyKey, fingerprint}`), then the plan |
+//! | `n` | rename a document | the length of the locator in UTF-16 units, `:`, the locator as sent, then the trimmed title |
+//! | `v` | archive a document | the locator as sent |
+//! | `s` | restore a document | the locator as sent |
 //!
 //! A head text is the status (followed by ` stream` for an accepted GET's
 //! open event stream), then each header's name and value, every item on a

@@ -5,18 +5,19 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { handler } from "chopin-mcp";
-import { DOCUMENT, DRAFT, REPOSITORY, call, memoryHost, post } from "./support/host.mjs";
+import { DOCUMENT, DRAFT, REPOSITORY, REVISION, call, memoryHost, post, readWrite } from "./support/host.mjs";
 
 const IN_FLIGHT = Symbol.for("chopin-mcp.inFlight");
 
 function failing(where, how) {
   const error = new Error(`${where} failed`);
   const fail = how === "throw" ? () => { throw error; } : async () => { throw error; };
-  const host = memoryHost();
-  const options = { caller: () => "octocat", documents: { ...host.reader }, create: { ...host.creator } };
+  const options = readWrite(memoryHost());
+  options.caller = () => "octocat";
+  options.documents = { ...options.documents };
   if (where === "caller") options.caller = fail;
-  else if (where === "create") options.create.create = fail;
-  else options.documents[where] = fail;
+  else if (where === "list" || where === "read") options.documents[where] = fail;
+  else options[where] = { [where]: fail };
   return { error, mcp: handler(options) };
 }
 
@@ -25,6 +26,10 @@ const requests = {
   list: () => post(call("list_documents", { repository: REPOSITORY })),
   read: () => post(call("read_document", { id: DOCUMENT.id })),
   create: () => post(call("create_document", DRAFT)),
+  update: () => post(call("update_document", REVISION)),
+  rename: () => post(call("rename_document", { id: DOCUMENT.id, title: "T" })),
+  archive: () => post(call("archive_document", { id: DOCUMENT.id })),
+  restore: () => post(call("restore_document", { id: DOCUMENT.id })),
 };
 
 test("a host function that throws or rejects rejects the handler's promise with its error", async () => {

@@ -14,8 +14,9 @@ const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {},
 
 test("the addon exports the functions index.cjs uses, and no other", () => {
   assert.deepEqual(Object.keys(native).sort(), [
-    "answerAbsent", "answerCreate", "answerList", "answerRead", "authenticate", "budget", "endpoint", "endpointId",
-    "finish", "inFlight", "keepAlive", "metadata", "namedHeaders", "push", "release", "run", "start", "startListed", "tools",
+    "answerAbsent", "answerArchive", "answerCreate", "answerList", "answerListForbidden", "answerRead", "answerRename",
+    "answerRestore", "answerUpdate", "authenticate", "budget", "endpoint", "endpointId", "finish", "inFlight", "keepAlive",
+    "metadata", "namedHeaders", "push", "release", "run", "start", "startListed", "tools",
   ]);
 });
 
@@ -41,6 +42,9 @@ test("each function with wrong arguments throws, and the endpoint still works", 
   assert.throws(() => native.answerRead(core, 0, "i", "t", "s", 1), /waits for the authenticate answer, not read/);
   assert.throws(() => native.authenticate(core, 0, 9), /not an authentication verdict/);
   assert.throws(() => native.answerList(core, 1, "[]"), /no exchange/);
+  assert.throws(() => native.answerUpdate(core, 0, 9), /9 is not an update answer/);
+  assert.throws(() => native.answerRename(core, 0, 5), /5 is not a rename, archive or restore answer/);
+  assert.throws(() => native.answerArchive(core, 0, 0), /waits for the authenticate answer, not archive/);
   assert.equal(native.authenticate(core, 0, 1), "b");
   assert.throws(() => native.push(core, 0, "a string"), TypeError);
   assert.throws(() => native.push(core, 0, new Uint16Array(2)), TypeError);

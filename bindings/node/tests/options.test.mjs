@@ -115,7 +115,7 @@ test("oauth serves Protected Resource Metadata and names it in 401s", async () =
   assert.deepEqual(await metadata.json(), {
     resource: "https://mcp.example/mcp",
     authorization_servers: ["https://login.example"],
-    scopes_supported: ["chopin:read", "chopin:create"],
+    scopes_supported: ["chopin:read", "chopin:create", "chopin:write"],
     bearer_methods_supported: ["header"],
   });
   const refused = await mcp(post(initialize));

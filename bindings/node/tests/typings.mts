@@ -1,7 +1,17 @@
 // Type checks of index.d.ts (npm run typecheck): the uses a TypeScript
 // project makes compile, and the mistakes below are refused. Not run.
 import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, scoped, tools } from "chopin-mcp";
-import type { CreateAnswer, CreateDocumentInput, Document, DocumentReader, Step, Tool } from "chopin-mcp";
+import type {
+  CreateAnswer,
+  CreateDocumentInput,
+  Document,
+  DocumentReader,
+  RenameAnswer,
+  Step,
+  Tool,
+  UpdateAnswer,
+  UpdateDocumentInput,
+} from "chopin-mcp";
 
 const document: Document = { id: "d", title: "T", source: "# T\n", revision: 4 };
 
@@ -44,6 +54,23 @@ handler<User>({
   },
 });
 
+// The lifecycle: each write tool's host object, a denied list, the write scope.
+handler({
+  caller: () => scoped("octocat", ["chopin:read", "chopin:write"]),
+  documents: { list: () => "forbidden", read: () => undefined },
+  update: {
+    async update(_caller, input: UpdateDocumentInput): Promise<UpdateAnswer> {
+      return input.revision === 4
+        ? { kind: "updated", document: { id: input.id, title: "T", source: input.plan, revision: 5, url: "/d" } }
+        : { kind: "revision-conflict", revision: 4 };
+    },
+  },
+  rename: { rename: (_caller, input) => ({ kind: "renamed", document: { id: input.id, title: input.title } }) },
+  archive: { archive: (_caller, id) => ({ kind: "archived", document: { id, title: "T", archivedAt: "2026-08-23T12:34:56.000Z" } }) },
+  restore: { restore: (_caller, id) => ({ kind: "restored", document: { id, title: "T" } }) },
+  scopes: { read: "plans:read", create: "plans:create", write: "plans:write" },
+});
+
 const listed: readonly Tool[] = TOOLS;
 const offered: Tool[] = tools({ create: true });
 const pattern: string = TOOLS[0]!.inputSchema.properties.repository.pattern;
@@ -70,6 +97,18 @@ async function serve(endpoint: Endpoint, method: string, rawHeaders: string[], b
       case "create":
         step = step.answer({ kind: "conflict" });
         break;
+      case "update":
+        step = step.answer({ kind: "revision-conflict", revision: step.input.revision + 1 });
+        break;
+      case "rename":
+        step = step.answer({ kind: "renamed", document: { id: step.input.id, title: step.input.title } });
+        break;
+      case "archive":
+        step = step.answer({ kind: "forbidden" });
+        break;
+      case "restore":
+        step = step.answer({ kind: "restored", document: { id: step.id, title: "T" } });
+        break;
     }
   }
   const answer: { status: number; headers: Readonly<Record<string, string>>; body: string; stream: boolean } = step;
@@ -88,7 +127,11 @@ const noDocument: CreateAnswer = { kind: "created" };
 new Endpoint({ create: { create: async () => ({ kind: "conflict" }) } });
 // @ts-expect-error a revision is a number
 const badDocument: Document = { id: "d", title: "T", source: "s", revision: "4" };
-void [wrongKind, noDocument, badDocument];
+// @ts-expect-error a revision conflict names the current revision
+const noRevision: UpdateAnswer = { kind: "revision-conflict" };
+// @ts-expect-error a rename is not answered "locked"
+const locked: RenameAnswer = { kind: "locked" };
+void [wrongKind, noDocument, badDocument, noRevision, locked];
 function answerRead(step: Step) {
   if (step.kind === "read") {
     // @ts-expect-error a read is answered with a document, not a list

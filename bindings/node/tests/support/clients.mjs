@@ -4,7 +4,7 @@
 // URL. Their installs come from `npm ci` in those folders (.ci/run does it).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const tests = fileURLToPath(new URL("../../../../server/tests/", import.meta.url));
 const CLIENTS = [
@@ -44,4 +44,26 @@ export async function runBothEras(url, token = "allowed") {
   const outputs = [];
   for (const client of CLIENTS) outputs.push(await runClient(client, url, token));
   return outputs;
+}
+
+/**
+ * The handshake-era SDK client (1.32.2, which validates structuredContent
+ * against each tool's outputSchema, error results too) in this process:
+ * update_document of `update` and list_documents of the denied `repository`;
+ * resolves with the two results.
+ */
+export async function lifecycleCalls(url, { update, repository }, token = "allowed") {
+  const sdk = `${tests}interop/node_modules/@modelcontextprotocol/sdk/dist/esm/client/`;
+  const { Client } = await import(pathToFileURL(`${sdk}index.js`).href);
+  const { StreamableHTTPClientTransport } = await import(pathToFileURL(`${sdk}streamableHttp.js`).href);
+  const client = new Client({ name: "chopin-lifecycle", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  try {
+    const updated = await client.callTool({ name: "update_document", arguments: update });
+    const denied = await client.callTool({ name: "list_documents", arguments: { repository } });
+    return { updated, denied };
+  } finally {
+    await client.close();
+  }
 }

@@ -25,12 +25,23 @@ export const DRAFT = Object.freeze({
   plan: '# Draft\n\n<Callout type="note">\nCreated through MCP.\n</Callout>\n',
 });
 
+/** An update update_document accepts, of DOCUMENT (LIFECYCLE.md §2's first fingerprint vector). */
+export const REVISION = Object.freeze({
+  id: DOCUMENT.id,
+  revision: DOCUMENT.revision,
+  plan: "# Revised\n\nUpdated prose.\n",
+  idempotencyKey: "update-plan-1",
+});
+export const REVISION_FINGERPRINT = "2465e740e953d416d664661bf4064354c397b6afe602aadab4556d012ab03970";
+/** The time the memory host archives at (the endpoint has no clock). */
+export const ARCHIVED_AT = "2026-08-23T12:34:56.000Z";
+
 /**
  * The host: `tokens` maps a bearer token to its caller. Documents live in
  * `documents` (id → { repository, document }); every call is recorded in
  * `calls` as [name, caller, argument].
  */
-export function memoryHost({ tokens = { allowed: "octocat" } } = {}) {
+export function memoryHost({ tokens = { allowed: "octocat" }, denied = [] } = {}) {
   const documents = new Map([[DOCUMENT.id, { repository: REPOSITORY, document: { ...DOCUMENT } }]]);
   const keys = new Map();
   const calls = [];
@@ -46,14 +57,63 @@ export function memoryHost({ tokens = { allowed: "octocat" } } = {}) {
     reader: {
       async list(caller, repository) {
         calls.push(["list", caller, repository]);
+        if (denied.includes(repository)) return "forbidden";
         return [...documents.values()]
-          .filter((entry) => entry.repository === repository)
+          .filter((entry) => entry.repository === repository && entry.archivedAt === undefined)
           .map(({ document }) => ({ id: document.id, title: document.title }));
       },
       async read(caller, id) {
         calls.push(["read", caller, id]);
         const entry = documents.get(id);
-        return entry && { ...entry.document };
+        return entry && entry.archivedAt === undefined ? { ...entry.document } : undefined;
+      },
+    },
+    // The lifecycle as LIFECYCLE.md's reference server does it (ids only).
+    updater: {
+      async update(caller, input) {
+        calls.push(["update", caller, input]);
+        const entry = documents.get(input.id);
+        if (!entry) return { kind: "unavailable" };
+        const key = `update\0${caller}\0${input.idempotencyKey}`;
+        const stored = keys.get(key);
+        if (stored) {
+          return stored.fingerprint === input.fingerprint ? { kind: "replayed", document: stored.document } : { kind: "conflict" };
+        }
+        if (entry.archivedAt !== undefined) return { kind: "archived" };
+        if (entry.document.revision !== input.revision) return { kind: "revision-conflict", revision: entry.document.revision };
+        entry.document = { ...entry.document, source: input.plan, revision: input.revision + 1 };
+        const { id, title, source, revision } = entry.document;
+        const document = { id, title, source, revision, url: `/documents/${id}` };
+        keys.set(key, { fingerprint: input.fingerprint, document });
+        return { kind: "updated", document };
+      },
+    },
+    renamer: {
+      async rename(caller, input) {
+        calls.push(["rename", caller, input]);
+        const entry = documents.get(input.id);
+        if (!entry) return { kind: "unavailable" };
+        if (entry.archivedAt !== undefined) return { kind: "archived" };
+        entry.document = { ...entry.document, title: input.title };
+        return { kind: "renamed", document: { id: input.id, title: input.title } };
+      },
+    },
+    archiver: {
+      async archive(caller, id) {
+        calls.push(["archive", caller, id]);
+        const entry = documents.get(id);
+        if (!entry) return { kind: "unavailable" };
+        entry.archivedAt ??= ARCHIVED_AT;
+        return { kind: "archived", document: { id, title: entry.document.title, archivedAt: entry.archivedAt } };
+      },
+    },
+    restorer: {
+      async restore(caller, id) {
+        calls.push(["restore", caller, id]);
+        const entry = documents.get(id);
+        if (!entry) return { kind: "unavailable" };
+        entry.archivedAt = undefined;
+        return { kind: "restored", document: { id, title: entry.document.title } };
       },
     },
     creator: {
@@ -86,6 +146,26 @@ export function post(body, headers = {}) {
 /** tools/call of `name` with `args`. */
 export function call(name, args, id = 1) {
   return { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } };
+}
+
+/** The result of a JSON-RPC POST of `body` to `mcp` (a handler). */
+export async function resultOf(mcp, body, headers) {
+  const response = await mcp(post(body, headers));
+  const reply = await response.json();
+  return reply.result ?? reply.error;
+}
+
+/** The options of a handler over `host` offering every tool. */
+export function readWrite(host) {
+  return {
+    caller: (request) => host.callerOf(request.headers.get("authorization")),
+    documents: host.reader,
+    create: host.creator,
+    update: host.updater,
+    rename: host.renamer,
+    archive: host.archiver,
+    restore: host.restorer,
+  };
 }
 
 /** True under Bun. */
