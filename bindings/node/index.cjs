@@ -824,6 +824,10 @@ const KINDS = {
   [RESTORE]: "restore",
 };
 
+/** The steps that name their document by `id`, and those with an `input`. */
+const LOCATED = ["read", "archive", "restore"];
+const WITH_INPUT = ["create", "update", "rename"];
+
 class Endpoint {
   #core;
 
@@ -930,11 +934,9 @@ class Exchange {
 
   /** Fails unless the exchange is at `kind` (or one of the kinds listed). */
   #expect(kind, what) {
-    const kinds = typeof kind === "string" ? [kind] : kind;
-    if (!kinds.includes(this.kind)) {
-      const named = kinds.map((name) => `"${name}"`).join(" or ");
-      fail(`${what} answers a ${named} step, but this exchange is at "${this.kind}"`);
-    }
+    if (this.kind === kind || (typeof kind !== "string" && kind.includes(this.kind))) return;
+    const named = typeof kind === "string" ? `"${kind}"` : kind.map((name) => `"${name}"`).join(" or ");
+    fail(`${what} answers a ${named} step, but this exchange is at "${this.kind}"`);
   }
 
   /** The authenticate step: the caller the credentials name, or not. */
@@ -994,13 +996,13 @@ class Exchange {
 
   /** The document a "read" step asks for (an id), or an "archive" or "restore" step (an id or URL, as sent). */
   get id() {
-    this.#expect(["read", "archive", "restore"], "id");
+    this.#expect(LOCATED, "id");
     return this.#payload;
   }
 
   /** What a "create", "update" or "rename" step asks the host to store. */
   get input() {
-    this.#expect(["create", "update", "rename"], "input");
+    this.#expect(WITH_INPUT, "input");
     return this.#input;
   }
 

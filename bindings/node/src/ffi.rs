@@ -720,11 +720,11 @@ unsafe fn revision_of(env: sys::napi_env, value: Value) -> Result<u64, Fault> {
 /// # Safety
 /// `env` and `value` are a running callback's; the text must not outlive
 /// the callback.
-unsafe fn optional<'a>(
+unsafe fn optional(
     env: sys::napi_env,
-    text: &'a mut Text,
+    text: &mut Text,
     value: Value,
-) -> Result<Option<&'a str>, Fault> {
+) -> Result<Option<&str>, Fault> {
     // SAFETY: per this function's contract.
     unsafe {
         if is_undefined(env, value) {
@@ -796,12 +796,12 @@ unsafe extern "C" fn answer_update(env: sys::napi_env, info: sys::napi_callback_
 /// # Safety
 /// `env` and the values are a running callback's; the texts must not
 /// outlive the callback.
-unsafe fn pair<'a>(
+unsafe fn pair(
     env: sys::napi_env,
-    texts: &'a mut (Text, Text),
+    texts: &mut (Text, Text),
     id: Value,
     title: Value,
-) -> Result<Option<(&'a str, &'a str)>, Fault> {
+) -> Result<Option<(&str, &str)>, Fault> {
     // SAFETY: per this function's contract.
     unsafe {
         match optional(env, &mut texts.0, id)? {

@@ -699,6 +699,11 @@ impl Core {
         kind: ChangeKind,
         document: Option<(&str, &str, &str)>,
     ) -> Result<&[u8], Misuse> {
+        if matches!(kind, ChangeKind::Archived | ChangeKind::Conflict) {
+            return Err(Misuse(
+                "an archive is answered archived, forbidden or unavailable".into(),
+            ));
+        }
         let archive = self.take(slot, "archive", Pending::into_archive)?;
         let archived = match (kind, document) {
             (ChangeKind::Done, Some((id, title, archived_at))) => Some(ArchivedDocument {
@@ -708,11 +713,6 @@ impl Core {
             }),
             (ChangeKind::Done, None) => {
                 return Err(Misuse("an archived document is missing".into()));
-            }
-            (ChangeKind::Archived | ChangeKind::Conflict, _) => {
-                return Err(Misuse(
-                    "an archive is answered archived, forbidden or unavailable".into(),
-                ));
             }
             _ => None,
         };
@@ -733,12 +733,12 @@ impl Core {
         kind: ChangeKind,
         document: Option<(&str, &str)>,
     ) -> Result<&[u8], Misuse> {
-        let restore = self.take(slot, "restore", Pending::into_restore)?;
         if matches!(kind, ChangeKind::Archived | ChangeKind::Conflict) {
             return Err(Misuse(
                 "a restore is answered restored, forbidden or unavailable".into(),
             ));
         }
+        let restore = self.take(slot, "restore", Pending::into_restore)?;
         let summary = summary(kind, document, "a restored document")?;
         let answer = match (kind, &summary) {
             (ChangeKind::Done, Some(summary)) => RestoreAnswer::Restored(summary),
@@ -1283,7 +1283,7 @@ mod tests {
             message,
             "an archive is answered archived, forbidden or unavailable"
         );
-        assert_eq!(effect(&mut core, "archive_document", r#"{"id":"d"}"#), "vd");
+        // A misuse leaves the exchange waiting for its answer.
         let out = text(core.answer_archive(0, ChangeKind::Done, Some(("d", "T", "then"))));
         assert!(
             out.contains(r#""structuredContent":{"id":"d","title":"T","archivedAt":"then"}"#),
