@@ -811,15 +811,39 @@ unsafe fn pair(
     }
 }
 
-/// `answerRename(core, slot, kind, id?, title?)`.
-unsafe extern "C" fn answer_rename(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
-    guard(env, || unsafe {
+/// [`Core::answer_rename`] or [`Core::answer_restore`].
+type SummaryAnswer = for<'c, 't> fn(
+    &'c mut Core,
+    u32,
+    ChangeKind,
+    Option<(&'t str, &'t str)>,
+) -> Result<&'c [u8], Misuse>;
+
+/// A rename's or restore's answer, `(core, slot, kind, id?, title?)`,
+/// given to `answer`.
+///
+/// # Safety
+/// `env` and `info` are a running callback's.
+unsafe fn answer_summary(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    answer: SummaryAnswer,
+) -> Result<Value, Fault> {
+    // SAFETY: per this function's contract.
+    unsafe {
         let [core, slot, kind, id, title] = args::<5>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let kind = ChangeKind::of(u32_of(env, kind)?)?;
         let mut texts = (Text::new(), Text::new());
         let document = pair(env, &mut texts, id, title)?;
-        outcome(env, core, |core| core.answer_rename(slot, kind, document))
+        outcome(env, core, |core| answer(core, slot, kind, document))
+    }
+}
+
+/// `answerRename(core, slot, kind, id?, title?)`.
+unsafe extern "C" fn answer_rename(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        answer_summary(env, info, Core::answer_rename)
     })
 }
 
@@ -842,12 +866,7 @@ unsafe extern "C" fn answer_archive(env: sys::napi_env, info: sys::napi_callback
 /// `answerRestore(core, slot, kind, id?, title?)`.
 unsafe extern "C" fn answer_restore(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, kind, id, title] = args::<5>(env, info)?;
-        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
-        let kind = ChangeKind::of(u32_of(env, kind)?)?;
-        let mut texts = (Text::new(), Text::new());
-        let document = pair(env, &mut texts, id, title)?;
-        outcome(env, core, |core| core.answer_restore(slot, kind, document))
+        answer_summary(env, info, Core::answer_restore)
     })
 }
 
