@@ -1,10 +1,11 @@
 // No input crashes the process: 10,000 random requests (methods, headers,
-// bodies mutated and in random chunkings) through handler(), and through
-// Endpoint, each get a well-formed response, and no exchange is left.
+// bodies mutated and in random chunkings) through a read-write handler(),
+// and through Endpoint, each get a well-formed response, and no exchange is
+// left.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Endpoint, UNAVAILABLE, handler, scoped } from "chopin-mcp";
-import { memoryHost } from "./support/host.mjs";
+import { memoryHost, readWrite } from "./support/host.mjs";
 import { STATUSES, generator, randomRequest } from "./support/random.mjs";
 
 const COUNT = 10_000;
@@ -50,12 +51,11 @@ function webRequest({ method, headers, chunks }) {
 }
 
 test(`${COUNT} random requests through handler() each get a response`, async () => {
-  const host = memoryHost();
+  const host = memoryHost({ denied: ["octo/secret"] });
   const mcp = handler({
+    ...readWrite(host),
     ...SETTINGS,
     caller: (request) => callerOf(request.headers.get("authorization")),
-    documents: host.reader,
-    create: host.creator,
   });
   const random = generator(40);
   const seen = new Map();
@@ -69,13 +69,15 @@ test(`${COUNT} random requests through handler() each get a response`, async () 
     seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
   }
   assert.equal(mcp[IN_FLIGHT](), 0);
+  // The write tools were reached too.
+  for (const name of ["update", "rename", "archive", "restore"]) assert.ok(host.calls.some(([called]) => called === name), `no ${name}`);
   // The draw reaches the endpoint's answers, not only its first refusals.
   for (const status of [200, 202, 400, 401, 403, 405, 406, 413, 415, 503]) assert.ok(seen.get(status) > 0, `no ${status} in ${[...seen]}`);
 });
 
 test(`${COUNT} random requests through Endpoint each get a response`, async () => {
-  const host = memoryHost();
-  const endpoint = new Endpoint({ ...SETTINGS, create: true });
+  const host = memoryHost({ denied: ["octo/secret"] });
+  const endpoint = new Endpoint({ ...SETTINGS, create: true, update: true, rename: true, archive: true, restore: true });
   const random = generator(41);
   for (let i = 0; i < COUNT; i++) {
     const { method, headers, chunks } = randomRequest(random);
@@ -104,6 +106,18 @@ test(`${COUNT} random requests through Endpoint each get a response`, async () =
         case "create":
           step = step.answer(await host.creator.create(step.caller, step.input));
           break;
+        case "update":
+          step = step.answer(await host.updater.update(step.caller, step.input));
+          break;
+        case "rename":
+          step = step.answer(await host.renamer.rename(step.caller, step.input));
+          break;
+        case "archive":
+          step = step.answer(await host.archiver.archive(step.caller, step.id));
+          break;
+        case "restore":
+          step = step.answer(await host.restorer.restore(step.caller, step.id));
+          break;
         default:
           assert.fail(`request ${i}: unexpected step ${step.kind}`);
       }
@@ -112,4 +126,5 @@ test(`${COUNT} random requests through Endpoint each get a response`, async () =
     assert.equal(typeof step.body, "string");
   }
   assert.equal(endpoint[IN_FLIGHT](), 0);
+  for (const name of ["update", "rename", "archive", "restore"]) assert.ok(host.calls.some(([called]) => called === name), `no ${name}`);
 });

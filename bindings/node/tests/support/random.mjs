@@ -1,7 +1,7 @@
 // Random requests for the crash tests: methods, headers and bodies drawn
 // from what clients send and what they get wrong, mutated, in random
 // chunkings. Deterministic: a seeded generator (mulberry32).
-import { DOCUMENT, DRAFT, REPOSITORY } from "./host.mjs";
+import { DOCUMENT, DRAFT, REPOSITORY, REVISION } from "./host.mjs";
 
 export function generator(seed) {
   let state = seed >>> 0;
@@ -32,6 +32,11 @@ const MESSAGES = [
   { jsonrpc: "2.0", id: 8, method: "server/discover", params: { _meta: META } },
   { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "read_document", arguments: { id: DOCUMENT.id }, _meta: META } },
   [{ jsonrpc: "2.0", id: 10, method: "ping" }, { jsonrpc: "2.0", id: 11, method: "tools/list" }],
+  { jsonrpc: "2.0", id: 12, method: "tools/call", params: { name: "update_document", arguments: { ...REVISION } } },
+  { jsonrpc: "2.0", id: 13, method: "tools/call", params: { name: "rename_document", arguments: { id: DOCUMENT.id, title: " Renamed " } } },
+  { jsonrpc: "2.0", id: 14, method: "tools/call", params: { name: "archive_document", arguments: { id: DOCUMENT.id } } },
+  { jsonrpc: "2.0", id: 15, method: "tools/call", params: { name: "restore_document", arguments: { id: `/documents/${DOCUMENT.id}` } } },
+  { jsonrpc: "2.0", id: 16, method: "tools/call", params: { name: "list_documents", arguments: { repository: "octo/secret" } } },
   { jsonrpc: "1.0", id: { a: 1 }, method: 7 },
 ];
 const HEADER_VALUES = {
@@ -42,7 +47,7 @@ const HEADER_VALUES = {
   host: [...Array(8).fill("127.0.0.1"), "localhost:8080", "localhost:8080", "evil.example", "localhost, localhost", ""],
   "mcp-protocol-version": ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "2099-01-01", " "],
   "mcp-method": ["tools/call", "tools/list", "server/discover", "nope"],
-  "mcp-name": ["read_document", "list_documents", "x"],
+  "mcp-name": ["read_document", "list_documents", "update_document", "x"],
   "access-control-request-method": ["POST", "GET"],
   "content-length": ["0", "12", "65536", "65537", "786433", "99999999999999999999999", "abc", "-1", "10, 10"],
   "x-other": ["\u00e9t\u00e9", "a".repeat(3000)],
