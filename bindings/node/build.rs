@@ -1,0 +1,4 @@
+//! Node-API link settings for the addon (on macOS: symbols resolved at load).
+fn main() {
+    napi_build::setup();
+}
