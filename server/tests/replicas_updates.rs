@@ -35,11 +35,7 @@ const SERVER: &str = "chopin-mcp-server";
 fn database(through_pgbouncer: bool) -> Option<(&'static pg::Cluster, String, String)> {
     let cluster = pg::shared()?;
     let name = cluster.new_database();
-    let url = if through_pgbouncer {
-        pg::shared_bouncer()?.url(&name)
-    } else {
-        cluster.url(&name)
-    };
+    let url = pg::shared_url(&name, through_pgbouncer)?;
     Some((cluster, name, url))
 }
 

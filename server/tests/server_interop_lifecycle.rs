@@ -18,7 +18,6 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use support::{SERVERS, Server};
 
@@ -41,17 +40,11 @@ fn run_against_both(what: &str, program: &Path, script: &str, dir: &Path) {
             &["--token", "lifecycle=lifecycle-bot", "--grant", &grant],
         );
         let url = format!("http://{}/mcp", server.addr);
-        let output = Command::new(program)
-            .args([script, &url, TOKEN, REPOSITORY, DENIED])
-            .current_dir(dir)
-            .output()
-            .unwrap_or_else(|error| panic!("run {}: {error}", program.display()));
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        println!("{what} against {name}:\n{stdout}");
-        assert!(
-            output.status.success(),
-            "{what} against {name} failed\n{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
+        support::run_client(
+            &format!("{what} against {name}"),
+            program,
+            dir,
+            &[script, &url, TOKEN, REPOSITORY, DENIED],
         );
     }
 }
@@ -92,14 +85,9 @@ fn the_typescript_sdk_v2_client_lives_a_plans_whole_life_on_2026_07_28() {
 
 #[test]
 fn the_python_sdk_client_lives_a_plans_whole_life_in_both_eras() {
-    let dir = tests_dir().join("python");
-    let python = dir.join(".venv/bin/python");
-    let how = format!(
-        "make it with `python3 -m venv {0}/.venv && {0}/.venv/bin/pip install -r {0}/requirements.txt`",
-        dir.display()
-    );
-    if !support::installed(&python, &how) {
+    let Some(python) = support::python_sdk() else {
         return;
-    }
+    };
+    let dir = tests_dir().join("python");
     run_against_both("the Python SDK client", &python, "lifecycle.py", &dir);
 }

@@ -143,13 +143,8 @@ fn replicas_start_at_once_on_version_1(through_pgbouncer: bool) {
     tokio::runtime::Runtime::new()
         .unwrap()
         .block_on(schema_v1::postgres(&cluster.url(&name)));
-    let url = if through_pgbouncer {
-        let Some(bouncer) = pg::shared_bouncer() else {
-            return;
-        };
-        bouncer.url(&name)
-    } else {
-        cluster.url(&name)
+    let Some(url) = pg::shared_url(&name, through_pgbouncer) else {
+        return;
     };
     let barrier = Arc::new(Barrier::new(4));
     let starting: Vec<_> = (0..4)
