@@ -1,6 +1,14 @@
 //! What both servers share beyond the store: opening and seeding the
 //! database, the token table, the endpoint configuration, the start-up
-//! banner, and carrying out the list, read and create effects.
+//! banner, and carrying out the effects: list and read here, each write
+//! tool in a file of its own (`host/create.rs`, `update.rs`, `rename.rs`,
+//! `archive.rs`, `restore.rs`).
+
+mod archive;
+mod create;
+mod rename;
+mod restore;
+mod update;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -10,17 +18,14 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use chopin_mcp::{
-    ArchiveAnswer, Config, ConfigError, CreateAnswer, CreateDocument, CreatedDocument, Document,
-    Endpoint, IdSource, Outcome, RenameAnswer, RestoreAnswer, SystemIds, UpdateAnswer,
-};
+use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
 
-pub use crate::labels::CreateResult;
+use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
-    ALL_REPOSITORIES, CreateOutcome, Created, Database, Draft, FirstToken, Imported, Listing,
-    Setup, Sqlite, Started, Store, StoreError, token_digest,
+    ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
+    Started, Store, StoreError, token_digest,
 };
 use crate::token::random_token;
 
@@ -38,6 +43,14 @@ structured brief and a plan written in the Chopin plan dialect, below. A plan wi
 problems is answered with issues (code, message, line, column) and nothing is \
 stored: fix them and call again with the same idempotencyKey, which also makes a \
 retry safe.";
+const INSTRUCTIONS_WRITE: &str = " To revise a plan, call update_document with \
+its id, the revision you read, the whole revised plan (checked like a new one) and \
+a fresh idempotencyKey (the same one makes a retry safe); a revision-conflict \
+means the plan changed since you read it: read it again and redo your change. \
+rename_document changes a title. An archived plan leaves lists and reads until it \
+is restored.
+archive_document: Archive a Chopin document by ID or canonical URL.
+restore_document: Restore an archived Chopin document by ID or canonical URL.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -163,6 +176,12 @@ impl Host {
                 "new database ({}): one sample plan in {SAMPLE_REPOSITORY}",
                 store.engine()
             ));
+        } else if started.found_version == 1 {
+            notes.push(format!(
+                "database of schema version 1 migrated in place to version {SCHEMA_VERSION}: \
+                 every document, token, grant and idempotency record kept (stop servers of \
+                 the earlier release: they do not know archives)"
+            ));
         }
         if started.tokens_migrated > 0 {
             notes.push(format!(
@@ -213,7 +232,7 @@ impl Host {
             .collect();
         let mut config = Config::new().server_title(TITLE);
         if !options.read_only {
-            config = config.enable_creation();
+            config = config.enable_creation().enable_lifecycle();
         }
         if let Some(instructions) = instructions(options)? {
             config = config.instructions(instructions);
@@ -232,6 +251,9 @@ impl Host {
             if let Some((read, create)) = &oauth.scopes {
                 config = config.scopes(read.clone(), create.clone());
             }
+            if let Some(write) = &oauth.write_scope {
+                config = config.write_scope(write.clone());
+            }
         }
         let endpoint = Endpoint::new(config).map_err(|e| match (&e, &options.oauth) {
             (ConfigError::BadResource, Some(oauth)) => {
@@ -241,7 +263,7 @@ impl Host {
                 format!("--oauth-issuer {:?}: {e}", oauth.issuer)
             }
             (ConfigError::BadScope(_), _) => {
-                format!("--oauth-read-scope / --oauth-create-scope: {e}")
+                format!("--oauth-read-scope / --oauth-create-scope / --oauth-write-scope: {e}")
             }
             _ => e.to_string(),
         })?;
@@ -292,9 +314,10 @@ impl Host {
             println!("{note}");
         }
         let mode = if self.read_only {
-            "read-only (create_document is not offered)"
+            "read-only (no write tool is offered)"
         } else {
-            "read-write (create_document is offered)"
+            "read-write (offered: create_document, update_document, rename_document, \
+             archive_document, restore_document)"
         };
         println!("mode: {mode}");
         if let Some(token) = &self.generated {
@@ -310,41 +333,31 @@ impl Host {
         println!("chopin-mcp listening on {url}");
     }
 
-    /// Carries out a list, read or create effect against the store, noting
-    /// in `created` what became of a create; any other outcome is handed back
+    /// Carries out a store effect (list, read, or a write tool's), noting
+    /// in `written` what became of a write; any other outcome is handed back
     /// as it is. On a store error the exchange is dropped: the caller answers
-    /// 500, never a partial document.
+    /// 500 (503 when the database is busy), never a partial document, and
+    /// nothing is answered as written that did not commit.
     pub async fn carry_out(
         &self,
         outcome: Outcome<Caller>,
-        created: &mut Option<CreateResult>,
+        written: &mut Option<Written>,
     ) -> Result<Outcome<Caller>, StoreError> {
         Ok(match outcome {
-            Outcome::List(list) => {
-                let documents = match self.store.list(list.caller(), list.repository()).await? {
-                    Listing::Listed(documents) => documents,
-                    // The list effect has no forbidden answer (yet): as
-                    // before, the caller sees an empty repository.
-                    Listing::Forbidden => Vec::new(),
-                };
-                list.answer(&documents)
-            }
+            Outcome::List(list) => match self.store.list(list.caller(), list.repository()).await? {
+                Listing::Listed(documents) => list.answer(&documents),
+                Listing::Forbidden => list.forbidden(),
+            },
             Outcome::Read(read) => {
                 let document = self.store.read(read.caller(), read.id()).await?;
                 read.answer(document.as_ref())
             }
-            Outcome::Create(create) => {
-                let (draft, id) = draft(&create);
-                let stored = self.store.create(create.caller(), &id, &draft).await?;
-                let (result, next) = answer(create, stored);
-                *created = Some(result);
-                next
-            }
-            write @ (Outcome::Update(_)
-            | Outcome::Rename(_)
-            | Outcome::Archive(_)
-            | Outcome::Restore(_)) => not_offered(write),
-            other => other,
+            Outcome::Create(create) => noted(written, self.create(create).await?),
+            Outcome::Update(update) => noted(written, self.update(update).await?),
+            Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
+            Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
+            Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
 
@@ -363,7 +376,7 @@ impl Host {
             Outcome::List(list) => store.list_summaries(list.caller(), list.repository()).map(
                 |listing| match listing {
                     Listing::Listed(summaries) => list.answer_borrowed(&summaries.borrowed()),
-                    Listing::Forbidden => list.answer_borrowed(&[]),
+                    Listing::Forbidden => list.forbidden(),
                 },
             ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
@@ -416,34 +429,16 @@ impl Host {
                 "the blocking server has no PostgreSQL store".to_owned(),
             ));
         };
-        match self.read_now(outcome) {
-            Now::Done(next) => next,
-            Now::Await(Outcome::Create(create)) => {
-                let (draft, id) = draft(&create);
-                let stored = store.create(create.caller(), &id, &draft)?;
-                Ok(answer(create, stored).1)
-            }
-            Now::Await(
-                write @ (Outcome::Update(_)
-                | Outcome::Rename(_)
-                | Outcome::Archive(_)
-                | Outcome::Restore(_)),
-            ) => Ok(not_offered(write)),
-            Now::Await(other) => Ok(other),
-        }
-    }
-}
-
-/// Answers a write effect `unavailable`. The endpoint asks none: this
-/// server's configuration does not enable the write tools, so a call of one
-/// is "tool not found" before any effect.
-fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
-    match outcome {
-        Outcome::Update(update) => update.answer(UpdateAnswer::Unavailable),
-        Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
-        Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
-        Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
-        other => other,
+        let done = match self.read_now(outcome) {
+            Now::Done(next) => return next,
+            Now::Await(Outcome::Create(create)) => create::create_blocking(store, create)?,
+            Now::Await(Outcome::Update(update)) => update::update_blocking(store, update)?,
+            Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
+            Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
+            Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(other) => return Ok(other),
+        };
+        Ok(done.1)
     }
 }
 
@@ -465,6 +460,16 @@ const fn no_document() -> Document {
         source: String::new(),
         revision: 0,
     }
+}
+
+/// A write carried out: what became of it (for logs and metrics), and the
+/// endpoint's next outcome.
+type Done = (Written, Outcome<Caller>);
+
+/// Notes what became of a write in `written`; its next outcome.
+fn noted(written: &mut Option<Written>, (result, next): Done) -> Outcome<Caller> {
+    *written = Some(result);
+    next
 }
 
 /// What [`Host::read_now`] did.
@@ -502,82 +507,6 @@ fn setup(options: &Options) -> Result<(Setup, Option<String>), String> {
         import,
     };
     Ok((setup, token))
-}
-
-/// The create's draft for the store, and a fresh document id.
-fn draft(create: &CreateDocument<Caller>) -> (Draft, String) {
-    let input = create.document();
-    let draft = Draft {
-        idempotency_key: input.idempotency_key.clone(),
-        fingerprint: input.fingerprint.clone(),
-        repository: input.repository.clone(),
-        title: input.title.clone(),
-        source: input.plan.clone(),
-        brief: serde_json::to_string(&input.brief).unwrap_or_default(),
-    };
-    // Document ids are ULIDs too; the host owns its clock and randomness.
-    (draft, SystemIds.mint().to_string())
-}
-
-/// Answers a create with what the store did, and names the result for logs
-/// and metrics.
-fn answer(
-    create: CreateDocument<Caller>,
-    stored: CreateOutcome,
-) -> (CreateResult, Outcome<Caller>) {
-    match stored {
-        CreateOutcome::New(created) => match document(created) {
-            Some(document) => (
-                CreateResult::Created,
-                create.answer(CreateAnswer::Created(&document)),
-            ),
-            None => (
-                CreateResult::Unavailable,
-                create.answer(CreateAnswer::Unavailable),
-            ),
-        },
-        CreateOutcome::Replayed(created) => match document(created) {
-            Some(document) => (
-                CreateResult::Replayed,
-                create.answer(CreateAnswer::Replayed(&document)),
-            ),
-            None => (
-                CreateResult::Unavailable,
-                create.answer(CreateAnswer::Unavailable),
-            ),
-        },
-        CreateOutcome::Conflict => (
-            CreateResult::Conflict,
-            create.answer(CreateAnswer::Conflict),
-        ),
-        CreateOutcome::Forbidden => (
-            CreateResult::Forbidden,
-            create.answer(CreateAnswer::Forbidden),
-        ),
-    }
-}
-
-/// The stored document as the tool returns it; `None` (logged) if its stored
-/// brief no longer parses, so no partial document is ever sent.
-fn document(created: Created) -> Option<CreatedDocument> {
-    let brief = match serde_json::from_str(&created.brief) {
-        Ok(brief) => brief,
-        Err(error) => {
-            eprintln!(
-                "stored brief of {} does not parse: {error}",
-                created.document.id
-            );
-            return None;
-        }
-    };
-    Some(CreatedDocument {
-        id: created.document.id,
-        title: created.document.title,
-        brief,
-        source: created.document.source,
-        revision: created.document.revision,
-        url: created.url,
-    })
 }
 
 fn read_import(path: &std::path::Path) -> Result<Vec<Imported>, String> {
@@ -626,12 +555,13 @@ impl Hasher for DigestHasher {
 
 /// The instructions the endpoint gives a model: `--instructions-file`'s
 /// text (none for an empty file), else the built-in ones for the mode (with
-/// creation, the plan dialect's catalog too).
+/// the write tools, what each is for and the plan dialect's catalog).
 fn instructions(options: &Options) -> Result<Option<String>, String> {
     let Some(path) = &options.instructions_file else {
         let mut text = INSTRUCTIONS_READ.to_owned();
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
+            text.push_str(INSTRUCTIONS_WRITE);
             // The components a plan may use, written from the catalog the
             // validator checks (`chopin-plan catalog` prints the same).
             text.push_str("\n\n");

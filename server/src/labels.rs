@@ -28,58 +28,60 @@ use chopin_mcp::{Era, ProtocolVersion};
 /// How much of a body's start is kept for the method scan.
 pub const SNIFF_BYTES: usize = 512;
 
-/// A JSON-RPC method the endpoint knows, `batch`, `none` (no body read), or
-/// `other`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RpcMethod {
-    None,
-    Initialize,
-    Initialized,
-    Ping,
-    ToolsList,
-    ToolsCall,
-    /// 2026-07-28's `server/discover`.
-    ServerDiscover,
-    /// 2026-07-28's `subscriptions/listen`.
-    SubscriptionsListen,
-    Batch,
-    Other,
+/// A closed label set: the enum, `ALL` (every value, in the order of
+/// `index`), each value's label text and its place in `ALL`.
+macro_rules! label_set {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $($(#[$variant_meta:meta])* $variant:ident => $text:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$variant_meta])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in the order of [`index`](Self::index).
+            pub const ALL: &'static [$name] = &[$($name::$variant,)+];
+
+            /// The label.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)+
+                }
+            }
+
+            /// Its place in [`ALL`](Self::ALL).
+            pub fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
+}
+
+label_set! {
+    /// A JSON-RPC method the endpoint knows, `batch`, `none` (no body read),
+    /// or `other`.
+    pub enum RpcMethod {
+        None => "none",
+        Initialize => "initialize",
+        Initialized => "notifications/initialized",
+        Ping => "ping",
+        ToolsList => "tools/list",
+        ToolsCall => "tools/call",
+        /// 2026-07-28's `server/discover`.
+        ServerDiscover => "server/discover",
+        /// 2026-07-28's `subscriptions/listen`.
+        SubscriptionsListen => "subscriptions/listen",
+        Batch => "batch",
+        Other => "other",
+    }
 }
 
 impl RpcMethod {
-    pub const ALL: [RpcMethod; 10] = [
-        RpcMethod::None,
-        RpcMethod::Initialize,
-        RpcMethod::Initialized,
-        RpcMethod::Ping,
-        RpcMethod::ToolsList,
-        RpcMethod::ToolsCall,
-        RpcMethod::ServerDiscover,
-        RpcMethod::SubscriptionsListen,
-        RpcMethod::Batch,
-        RpcMethod::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RpcMethod::None => "none",
-            RpcMethod::Initialize => "initialize",
-            RpcMethod::Initialized => "notifications/initialized",
-            RpcMethod::Ping => "ping",
-            RpcMethod::ToolsList => "tools/list",
-            RpcMethod::ToolsCall => "tools/call",
-            RpcMethod::ServerDiscover => "server/discover",
-            RpcMethod::SubscriptionsListen => "subscriptions/listen",
-            RpcMethod::Batch => "batch",
-            RpcMethod::Other => "other",
-        }
-    }
-
-    /// Its place in [`RpcMethod::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
     fn named(name: &[u8]) -> RpcMethod {
         match name {
             b"initialize" => RpcMethod::Initialize,
@@ -94,192 +96,253 @@ impl RpcMethod {
     }
 }
 
-/// A tool the endpoint offers, `none` (not a tool call), or `other`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tool {
-    None,
-    ListDocuments,
-    ReadDocument,
-    CreateDocument,
-    Other,
+label_set! {
+    /// A tool the endpoint offers, `none` (not a tool call), or `other`.
+    pub enum Tool {
+        None => "none",
+        ListDocuments => "list_documents",
+        ReadDocument => "read_document",
+        CreateDocument => "create_document",
+        UpdateDocument => "update_document",
+        RenameDocument => "rename_document",
+        ArchiveDocument => "archive_document",
+        RestoreDocument => "restore_document",
+        Other => "other",
+    }
 }
 
 impl Tool {
-    pub const ALL: [Tool; 5] = [
-        Tool::None,
-        Tool::ListDocuments,
-        Tool::ReadDocument,
-        Tool::CreateDocument,
-        Tool::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tool::None => "none",
-            Tool::ListDocuments => "list_documents",
-            Tool::ReadDocument => "read_document",
-            Tool::CreateDocument => "create_document",
-            Tool::Other => "other",
-        }
-    }
-
-    /// Its place in [`Tool::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
     fn named(name: &[u8]) -> Tool {
         match name {
             b"list_documents" => Tool::ListDocuments,
             b"read_document" => Tool::ReadDocument,
             b"create_document" => Tool::CreateDocument,
+            b"update_document" => Tool::UpdateDocument,
+            b"rename_document" => Tool::RenameDocument,
+            b"archive_document" => Tool::ArchiveDocument,
+            b"restore_document" => Tool::RestoreDocument,
             _ => Tool::Other,
         }
     }
 }
 
-/// What became of a create.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CreateResult {
-    /// Stored as a new document.
-    Created,
-    /// The idempotency key was seen with the same draft: the stored document.
-    Replayed,
-    /// The idempotency key was seen with another draft.
-    Conflict,
-    /// The plan has dialect issues: nothing reached the store.
-    Issues,
-    /// The caller may not create in the repository.
-    Forbidden,
-    /// Stored, but the stored document cannot be shown.
-    Unavailable,
+label_set! {
+    /// What became of a create.
+    pub enum CreateResult {
+        /// Stored as a new document.
+        Created => "created",
+        /// The idempotency key was seen with the same draft: the stored
+        /// document.
+        Replayed => "replayed",
+        /// The idempotency key was seen with another draft.
+        Conflict => "conflict",
+        /// The plan has dialect issues: nothing reached the store.
+        Issues => "issues",
+        /// The caller may not create in the repository.
+        Forbidden => "forbidden",
+        /// Stored, but the stored document cannot be shown.
+        Unavailable => "unavailable",
+    }
 }
 
-impl CreateResult {
-    pub const ALL: [CreateResult; 6] = [
-        CreateResult::Created,
-        CreateResult::Replayed,
-        CreateResult::Conflict,
-        CreateResult::Issues,
-        CreateResult::Forbidden,
-        CreateResult::Unavailable,
-    ];
+label_set! {
+    /// What became of an update.
+    pub enum UpdateResult {
+        /// Stored as the document's next revision.
+        Updated => "updated",
+        /// The idempotency key was seen with the same request: the document
+        /// as that update left it.
+        Replayed => "replayed",
+        /// The idempotency key was seen with another request.
+        Conflict => "conflict",
+        /// The document is at another revision.
+        RevisionConflict => "revision_conflict",
+        /// The document is archived.
+        Archived => "archived",
+        /// The plan has dialect issues: nothing reached the store.
+        Issues => "issues",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
 
-    pub fn as_str(self) -> &'static str {
+label_set! {
+    /// What became of a rename.
+    pub enum RenameResult {
+        /// The document has the title now (also when it had it already).
+        Renamed => "renamed",
+        /// The document is archived.
+        Archived => "archived",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
+label_set! {
+    /// What became of an archive.
+    pub enum ArchiveResult {
+        /// The document is archived (also when it already was).
+        Archived => "archived",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
+label_set! {
+    /// What became of a restore.
+    pub enum RestoreResult {
+        /// The document is live (also when it already was).
+        Restored => "restored",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
+/// What became of a write: its tool's own result. Each write tool has its
+/// log field (`create=…`, `update=…`, …) and its counter
+/// (`creates_total`, `updates_total`, …), labelled with the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    Create(CreateResult),
+    Update(UpdateResult),
+    Rename(RenameResult),
+    Archive(ArchiveResult),
+    Restore(RestoreResult),
+}
+
+impl Written {
+    /// The write tools' log fields, in the order of [`Written::family`].
+    pub const FIELDS: [&'static str; 5] = ["create", "update", "rename", "archive", "restore"];
+
+    /// Every value, tool by tool: the order of [`Written::slot`].
+    pub fn all() -> impl Iterator<Item = Written> {
+        let create = CreateResult::ALL.iter().map(|&r| Written::Create(r));
+        let update = UpdateResult::ALL.iter().map(|&r| Written::Update(r));
+        let rename = RenameResult::ALL.iter().map(|&r| Written::Rename(r));
+        let archive = ArchiveResult::ALL.iter().map(|&r| Written::Archive(r));
+        let restore = RestoreResult::ALL.iter().map(|&r| Written::Restore(r));
+        create
+            .chain(update)
+            .chain(rename)
+            .chain(archive)
+            .chain(restore)
+    }
+
+    /// Its tool's place in [`Written::FIELDS`].
+    pub fn family(self) -> usize {
         match self {
-            CreateResult::Created => "created",
-            CreateResult::Replayed => "replayed",
-            CreateResult::Conflict => "conflict",
-            CreateResult::Issues => "issues",
-            CreateResult::Forbidden => "forbidden",
-            CreateResult::Unavailable => "unavailable",
+            Written::Create(_) => 0,
+            Written::Update(_) => 1,
+            Written::Rename(_) => 2,
+            Written::Archive(_) => 3,
+            Written::Restore(_) => 4,
         }
     }
 
-    /// Its place in [`CreateResult::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
+    /// Its tool's log field: `create`, `update`, `rename`, `archive`,
+    /// `restore`.
+    pub fn field(self) -> &'static str {
+        Written::FIELDS[self.family()]
     }
-}
 
-/// Why a request was turned away, as counted in `rejections_total`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rejection {
-    /// 401: no token, or one the server does not know.
-    Unauthorized,
-    /// 401 for a bearer token the server refused (AUTH.md §2).
-    InvalidToken,
-    /// 403: a token without a scope the request needs.
-    InsufficientScope,
-    /// 503: the token could not be judged (the authorization server).
-    AuthUnavailable,
-    /// 403: an origin or host not allowed.
-    Forbidden,
-    /// 406: an `accept` the endpoint cannot answer.
-    NotAcceptable,
-    /// 413: a body over the budget.
-    TooLarge,
-    /// 415: not `application/json`.
-    UnsupportedMediaType,
-    /// 431: a head over the limits.
-    HeadersTooLarge,
-    /// 400 with JSON-RPC -32700: the body is not JSON.
-    ParseError,
-}
-
-impl Rejection {
-    pub const ALL: [Rejection; 10] = [
-        Rejection::Unauthorized,
-        Rejection::InvalidToken,
-        Rejection::InsufficientScope,
-        Rejection::AuthUnavailable,
-        Rejection::Forbidden,
-        Rejection::NotAcceptable,
-        Rejection::TooLarge,
-        Rejection::UnsupportedMediaType,
-        Rejection::HeadersTooLarge,
-        Rejection::ParseError,
-    ];
-
+    /// The result's label.
     pub fn as_str(self) -> &'static str {
         match self {
-            Rejection::Unauthorized => "unauthorized",
-            Rejection::InvalidToken => "invalid_token",
-            Rejection::InsufficientScope => "insufficient_scope",
-            Rejection::AuthUnavailable => "auth_unavailable",
-            Rejection::Forbidden => "forbidden",
-            Rejection::NotAcceptable => "not_acceptable",
-            Rejection::TooLarge => "too_large",
-            Rejection::UnsupportedMediaType => "unsupported_media_type",
-            Rejection::HeadersTooLarge => "header_fields_too_large",
-            Rejection::ParseError => "parse_error",
+            Written::Create(result) => result.as_str(),
+            Written::Update(result) => result.as_str(),
+            Written::Rename(result) => result.as_str(),
+            Written::Archive(result) => result.as_str(),
+            Written::Restore(result) => result.as_str(),
         }
     }
 
-    /// Its place in [`Rejection::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
+    /// Its place in [`Written::all`].
+    pub fn slot(self) -> usize {
+        let (before, index) = match self {
+            Written::Create(r) => (0, r.index()),
+            Written::Update(r) => (1, r.index()),
+            Written::Rename(r) => (2, r.index()),
+            Written::Archive(r) => (3, r.index()),
+            Written::Restore(r) => (4, r.index()),
+        };
+        let sizes = [
+            CreateResult::ALL.len(),
+            UpdateResult::ALL.len(),
+            RenameResult::ALL.len(),
+            ArchiveResult::ALL.len(),
+        ];
+        sizes[..before].iter().sum::<usize>() + index
+    }
+
+    /// A write tool's answer of dialect issues, which no effect reports
+    /// (the host is never asked): for `tool`, if it is a tool that takes a
+    /// plan.
+    pub fn issues(tool: Tool) -> Option<Written> {
+        match tool {
+            Tool::CreateDocument => Some(Written::Create(CreateResult::Issues)),
+            Tool::UpdateDocument => Some(Written::Update(UpdateResult::Issues)),
+            _ => None,
+        }
     }
 }
 
-/// A store operation whose latency is measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StoreOperation {
-    List,
-    Read,
-    Create,
-    /// The readiness query of `/readyz`.
-    Ready,
+label_set! {
+    /// Why a request was turned away, as counted in `rejections_total`.
+    pub enum Rejection {
+        /// 401: no token, or one the server does not know.
+        Unauthorized => "unauthorized",
+        /// 401 for a bearer token the server refused (AUTH.md §2).
+        InvalidToken => "invalid_token",
+        /// 403: a token without a scope the request needs.
+        InsufficientScope => "insufficient_scope",
+        /// 503: the token could not be judged (the authorization server).
+        AuthUnavailable => "auth_unavailable",
+        /// 403: an origin or host not allowed.
+        Forbidden => "forbidden",
+        /// 406: an `accept` the endpoint cannot answer.
+        NotAcceptable => "not_acceptable",
+        /// 413: a body over the budget.
+        TooLarge => "too_large",
+        /// 415: not `application/json`.
+        UnsupportedMediaType => "unsupported_media_type",
+        /// 431: a head over the limits.
+        HeadersTooLarge => "header_fields_too_large",
+        /// 400 with JSON-RPC -32700: the body is not JSON.
+        ParseError => "parse_error",
+    }
+}
+
+label_set! {
+    /// A store operation whose latency is measured.
+    pub enum StoreOperation {
+        List => "list",
+        Read => "read",
+        Create => "create",
+        Update => "update",
+        Rename => "rename",
+        Archive => "archive",
+        Restore => "restore",
+        /// The readiness query of `/readyz`.
+        Ready => "ready",
+    }
 }
 
 impl StoreOperation {
-    pub const ALL: [StoreOperation; 4] = [
-        StoreOperation::List,
-        StoreOperation::Read,
-        StoreOperation::Create,
-        StoreOperation::Ready,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StoreOperation::List => "list",
-            StoreOperation::Read => "read",
-            StoreOperation::Create => "create",
-            StoreOperation::Ready => "ready",
-        }
-    }
-
-    /// Its place in [`StoreOperation::ALL`].
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The store operation an effect stands for.
+    /// The store operation an effect stands for (a read for anything that
+    /// is not an effect of the store; no such outcome is timed).
     pub fn of<C>(outcome: &chopin_mcp::Outcome<C>) -> StoreOperation {
+        use chopin_mcp::Outcome;
         match outcome {
-            chopin_mcp::Outcome::List(_) => StoreOperation::List,
-            chopin_mcp::Outcome::Create(_) => StoreOperation::Create,
-            _ => StoreOperation::Read,
+            Outcome::List(_) => StoreOperation::List,
+            Outcome::Create(_) => StoreOperation::Create,
+            Outcome::Update(_) => StoreOperation::Update,
+            Outcome::Rename(_) => StoreOperation::Rename,
+            Outcome::Archive(_) => StoreOperation::Archive,
+            Outcome::Restore(_) => StoreOperation::Restore,
+            Outcome::Read(_)
+            | Outcome::Respond(_)
+            | Outcome::Authenticate(_)
+            | Outcome::Body(_) => StoreOperation::Read,
         }
     }
 }
@@ -372,11 +435,12 @@ pub fn refusal(status: u16, body: &[u8]) -> Option<Refusal> {
     Some(Refusal { text, rejection })
 }
 
-/// Whether a tool result ends the response: `"isError":true}` in the last
-/// bytes (after the result object, only `}` and an event's blank line).
-pub fn ends_in_error_result(body: &[u8]) -> bool {
-    let tail = &body[body.len().saturating_sub(32)..];
-    contains(tail, b"\"isError\":true}")
+/// Whether a response is a tool's answer of dialect issues:
+/// `"structuredContent":{"issues":` in it (only an issues result has that
+/// member, unescaped, in either era; an argument refusal has no
+/// `structuredContent`, and inside the text copy every quote is escaped).
+pub fn is_issues_result(body: &[u8]) -> bool {
+    contains(body, b"\"structuredContent\":{\"issues\":")
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -532,5 +596,43 @@ mod tests {
         for (i, o) in StoreOperation::ALL.iter().enumerate() {
             assert_eq!(o.index(), i);
         }
+        for (i, w) in Written::all().enumerate() {
+            assert_eq!(w.slot(), i, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn every_write_tool_is_named_and_has_its_field() {
+        for (name, tool) in [
+            ("update_document", Tool::UpdateDocument),
+            ("rename_document", Tool::RenameDocument),
+            ("archive_document", Tool::ArchiveDocument),
+            ("restore_document", Tool::RestoreDocument),
+        ] {
+            let body = format!(r#"{{"method":"tools/call","params":{{"name":"{name}"}}}}"#);
+            assert_eq!(sniff(body.as_bytes()), (RpcMethod::ToolsCall, tool));
+            assert_eq!(tool.as_str(), name);
+        }
+        let fields: Vec<&str> = Written::all().map(Written::field).collect();
+        for field in Written::FIELDS {
+            assert!(fields.contains(&field), "{field}");
+        }
+        assert_eq!(
+            Written::Update(UpdateResult::RevisionConflict).as_str(),
+            "revision_conflict"
+        );
+        assert_eq!(Written::issues(Tool::RenameDocument), None);
+    }
+
+    #[test]
+    fn only_an_issues_result_is_one() {
+        let issues = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"issues\":[]}"}],"structuredContent":{"issues":[{"code":"c","message":"m","path":"p"}]},"isError":true}}"#;
+        assert!(is_issues_result(issues));
+        let modern = br#"{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","content":[{"type":"text","text":"{}"}],"structuredContent":{"issues":[]},"isError":true,"_meta":{}}}"#;
+        assert!(is_issues_result(modern));
+        let refusal = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"update_document requires a valid revision and plan"}],"isError":true}}"#;
+        assert!(!is_issues_result(refusal));
+        let conflict = br#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"{\"code\":\"idempotency-conflict\"}"}],"structuredContent":{"code":"idempotency-conflict"},"isError":true}}"#;
+        assert!(!is_issues_result(conflict));
     }
 }

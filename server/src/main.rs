@@ -9,7 +9,7 @@
 //! crate's HTTP/1.1 adapter (`chopin_mcp::http1`, the one
 //! `chopin-mcp-blocking` uses): it reads a request head into a connection's
 //! buffer and lends it to the endpoint, pushes body bytes into it as they
-//! arrive (and stops reading at the 413), hands list, read and create
+//! arrive (and stops reading at the 413), hands the list, read and write
 //! effects to the store (`Host::read_now` inline for SQLite reads,
 //! `Host::carry_out` otherwise), writes the response, and hands `GET` event
 //! streams, their head written, to the streams thread ([`Holder`]), which
@@ -542,8 +542,9 @@ async fn exchange<S: std::future::Future<Output = ()>>(
                     };
                 },
                 // List and read: one SELECT (inline on a SQLite reader
-                // connection, awaited on PostgreSQL); create: on tokio's
-                // blocking pool for SQLite (it waits for fsync), awaited on
+                // connection, awaited on PostgreSQL); the writes (create,
+                // update, rename, archive, restore): on tokio's blocking
+                // pool for SQLite (they wait for fsync), awaited on
                 // PostgreSQL.
                 effect => match carry_out(host, effect, &mut record).await {
                     Ok(next) => next,
@@ -629,7 +630,7 @@ async fn respond(
     send(conn, body, keep, how.read_whole, how.bodiless).await
 }
 
-/// Carries out a list, read or create effect, noting it in `record`; a
+/// Carries out a list, read or write effect, noting it in `record`; a
 /// store error is answered (503 when the database is busy, else 500).
 async fn carry_out(
     host: &Host,
@@ -638,8 +639,8 @@ async fn carry_out(
 ) -> Result<Outcome<Caller>, Reply> {
     record.effect(&effect); // ops
     let operation = StoreOperation::of(&effect); // ops
-    // ops: carry_out says what became of a create.
-    let mut created = None;
+    // ops: carry_out says what became of a write.
+    let mut written = None;
     let now = metrics::time_store_when(
         operation,
         || host.read_now(effect),
@@ -650,13 +651,13 @@ async fn carry_out(
         // Boxed: a PostgreSQL operation's state is large, and would
         // otherwise be part of every connection's for its whole life.
         Now::Await(effect) => {
-            let done = Box::pin(host.carry_out(effect, &mut created));
+            let done = Box::pin(host.carry_out(effect, &mut written));
             metrics::time_store_async(operation, done).await
         }
     };
     match done {
         Ok(next) => {
-            record.created(created); // ops
+            record.written(written); // ops
             Ok(next)
         }
         Err(e) => Err(store_failed(&e)),
@@ -664,8 +665,8 @@ async fn carry_out(
 }
 
 /// The answer to a store error: 503 with `retry-after` when the database
-/// is busy (nothing was answered as done: a create may be retried with its
-/// idempotency key, and is created once), else 500.
+/// is busy (nothing was answered as done: a create or update may be retried
+/// with its idempotency key, and is applied once), else 500.
 fn store_failed(e: &StoreError) -> Reply {
     record::store_error(e); // ops
     if e.is_busy() {

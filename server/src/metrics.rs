@@ -32,7 +32,7 @@ use prometheus::{
 };
 use tokio::net::TcpListener;
 
-use crate::labels::{CreateResult, Rejection, RpcMethod, StoreOperation, Tool};
+use crate::labels::{Rejection, RpcMethod, StoreOperation, Tool, Written};
 use crate::shutdown::Shutdown;
 
 /// The statuses counted by their code; any other is `other`.
@@ -65,7 +65,9 @@ pub struct Metrics {
     pub in_flight: IntGauge,
     rejections: Vec<IntCounter>,
     store: Vec<Histogram>,
-    creates: Vec<IntCounter>,
+    /// `creates_total`, `updates_total`, … by result, in the order of
+    /// [`Written::slot`].
+    writes: Vec<IntCounter>,
     pub store_errors: IntCounter,
 }
 
@@ -113,17 +115,28 @@ impl Metrics {
             .buckets(BUCKETS.to_vec()),
             &["operation"],
         )?;
-        let create_vec = IntCounterVec::new(
-            Opts::new("creates_total", "create_document calls, by result."),
-            &["result"],
-        )?;
+        // One counter per write tool: `creates_total`, `updates_total`, …
+        let write_vecs = Written::FIELDS
+            .iter()
+            .map(|field| {
+                IntCounterVec::new(
+                    Opts::new(
+                        format!("{field}s_total"),
+                        format!("{field}_document calls, by result."),
+                    ),
+                    &["result"],
+                )
+            })
+            .collect::<prometheus::Result<Vec<_>>>()?;
         let store_errors = IntCounter::new("store_errors_total", "Store operations that failed.")?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(durations.clone()))?;
         registry.register(Box::new(in_flight.clone()))?;
         registry.register(Box::new(rejection_vec.clone()))?;
         registry.register(Box::new(store_vec.clone()))?;
-        registry.register(Box::new(create_vec.clone()))?;
+        for family in &write_vecs {
+            registry.register(Box::new(family.clone()))?;
+        }
         registry.register(Box::new(store_errors.clone()))?;
         Ok(Metrics {
             registry,
@@ -142,9 +155,8 @@ impl Metrics {
                 .iter()
                 .map(|o| store_vec.with_label_values(&[o.as_str()]))
                 .collect(),
-            creates: CreateResult::ALL
-                .iter()
-                .map(|r| create_vec.with_label_values(&[r.as_str()]))
+            writes: Written::all()
+                .map(|w| write_vecs[w.family()].with_label_values(&[w.as_str()]))
                 .collect(),
             store_errors,
         })
@@ -176,8 +188,9 @@ impl Metrics {
         }
     }
 
-    pub fn created(&self, result: CreateResult) {
-        if let Some(counter) = self.creates.get(result.index()) {
+    /// Counts a write tool's result.
+    pub fn written(&self, result: Written) {
+        if let Some(counter) = self.writes.get(result.slot()) {
             counter.inc();
         }
     }

@@ -40,11 +40,13 @@ Options:
   --token TOKEN=CALLER          accept this bearer token for CALLER (repeatable;
                                 replaces the generated token)
   --grant CALLER=OWNER/REPO[,OWNER/REPO...] | CALLER=*
-                                repositories CALLER may list, read and create in
+                                repositories CALLER may list, read and write in
                                 (repeatable)
   --import FILE                 insert or replace the documents of a JSON array of
                                 {id, repository, title, source, revision}
-  --read-only                   do not offer create_document
+  --read-only                   offer no write tool (create_document,
+                                update_document, rename_document,
+                                archive_document, restore_document)
   --allow-origin ORIGIN         allow browser requests from ORIGIN (repeatable)
   --resource-metadata URL       OAuth protected-resource metadata named in 401s,
                                 when it is hosted elsewhere
@@ -78,6 +80,8 @@ Sign in with an identity provider (OAuth 2.1; chopin-mcp-server only):
                                 the resource)
   --oauth-read-scope S          the read scope (default chopin:read)
   --oauth-create-scope S        the create scope (default chopin:create)
+  --oauth-write-scope S         the write scope of update, rename, archive and
+                                restore (default chopin:write)
   --oauth-caller-claim NAME     the claim naming the caller (default sub); grant
                                 repositories to its values with --grant
   --oauth-introspect            also accept opaque tokens, checked at the issuer's

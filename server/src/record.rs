@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use chopin_mcp::Outcome;
 
-use crate::labels::{self, CreateResult, RpcMethod, SNIFF_BYTES, Tool};
+use crate::labels::{self, RpcMethod, SNIFF_BYTES, Tool, Written};
 use crate::metrics;
 use crate::telemetry::{self, RequestLine};
 
@@ -37,7 +37,8 @@ pub struct Record {
     sniffed: Sniffed,
     /// The tool of the last effect, if any (authoritative).
     effect_tool: Option<Tool>,
-    create: Option<CreateResult>,
+    /// What became of a write, as the host noted it.
+    written: Option<Written>,
     finished: bool,
 }
 
@@ -94,7 +95,7 @@ impl Record {
             request_bytes: 0,
             sniffed: Sniffed::new(),
             effect_tool: None,
-            create: None,
+            written: None,
             finished: false,
         }
     }
@@ -127,14 +128,18 @@ impl Record {
             Outcome::List(_) => Some(Tool::ListDocuments),
             Outcome::Read(_) => Some(Tool::ReadDocument),
             Outcome::Create(_) => Some(Tool::CreateDocument),
-            _ => return,
+            Outcome::Update(_) => Some(Tool::UpdateDocument),
+            Outcome::Rename(_) => Some(Tool::RenameDocument),
+            Outcome::Archive(_) => Some(Tool::ArchiveDocument),
+            Outcome::Restore(_) => Some(Tool::RestoreDocument),
+            Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_) => return,
         };
     }
 
-    /// Notes what the store did with a create.
-    pub fn created(&mut self, result: Option<CreateResult>) {
+    /// Notes what the store did with a write.
+    pub fn written(&mut self, result: Option<Written>) {
         if result.is_some() {
-            self.create = result;
+            self.written = result;
         }
     }
 
@@ -166,24 +171,22 @@ impl Record {
             }),
             reason => reason,
         };
-        let issues = self.create.is_none()
-            && tool == Tool::CreateDocument
-            && method == RpcMethod::ToolsCall
-            && ending.status == 200
-            && labels::ends_in_error_result(ending.body);
-        let create = if issues {
-            Some(CreateResult::Issues)
-        } else {
-            self.create
-        };
+        // A plan with issues never reaches the host: the answer says so.
+        let written = self.written.or_else(|| {
+            let plan_tool = Written::issues(tool)?;
+            let issues = method == RpcMethod::ToolsCall
+                && ending.status == 200
+                && labels::is_issues_result(ending.body);
+            issues.then_some(plan_tool)
+        });
         if let Some(metrics) = metrics {
             metrics.in_flight.dec();
             metrics.request(method, tool, ending.status, elapsed);
             if let Some(rejection) = reason.and_then(|r| r.rejection) {
                 metrics.rejected(rejection);
             }
-            if let Some(create) = create {
-                metrics.created(create);
+            if let Some(written) = written {
+                metrics.written(written);
             }
         }
         if self.logging {
@@ -202,8 +205,8 @@ impl Record {
             if let Some(auth) = self.auth {
                 line.label("auth", auth);
             }
-            if let Some(create) = create {
-                line.label("create", create.as_str());
+            if let Some(written) = written {
+                line.label(written.field(), written.as_str());
             }
             line.number(
                 "duration_us",

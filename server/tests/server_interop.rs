@@ -9,7 +9,6 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use support::{DOC_ID, SERVERS, Server, TOKEN};
 
@@ -23,18 +22,11 @@ fn the_typescript_sdk_client_works_with_both_servers() {
     for name in SERVERS {
         let server = Server::seeded(name);
         let url = format!("http://{}/mcp", server.addr);
-        let output = Command::new("node")
-            .arg("interop.mjs")
-            .args([url.as_str(), TOKEN, DOC_ID, "githubnext/chopin"])
-            .current_dir(&interop)
-            .output()
-            .expect("run node");
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        println!("{name}:\n{stdout}");
-        assert!(
-            output.status.success(),
-            "{name}: interop failed\n{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
+        support::run_client(
+            &format!("the TypeScript SDK client against {name}"),
+            Path::new("node"),
+            &interop,
+            &["interop.mjs", &url, TOKEN, DOC_ID, "githubnext/chopin"],
         );
     }
 }

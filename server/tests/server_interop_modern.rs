@@ -15,7 +15,6 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use support::{DOC_ID, SERVERS, Server, TOKEN};
 
@@ -29,18 +28,11 @@ fn run_against_both(what: &str, program: &Path, script: &str, dir: &Path) {
     for name in SERVERS {
         let server = Server::seeded(name);
         let url = format!("http://{}/mcp", server.addr);
-        let output = Command::new(program)
-            .arg(script)
-            .args([url.as_str(), TOKEN, DOC_ID, "githubnext/chopin"])
-            .current_dir(dir)
-            .output()
-            .unwrap_or_else(|error| panic!("run {}: {error}", program.display()));
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        println!("{what} against {name}:\n{stdout}");
-        assert!(
-            output.status.success(),
-            "{what} against {name} failed\n{stdout}\n{}",
-            String::from_utf8_lossy(&output.stderr)
+        support::run_client(
+            &format!("{what} against {name}"),
+            program,
+            dir,
+            &[script, &url, TOKEN, DOC_ID, "githubnext/chopin"],
         );
     }
 }
@@ -62,14 +54,9 @@ fn the_typescript_sdk_v2_client_works_with_both_servers_on_2026_07_28() {
 
 #[test]
 fn the_python_sdk_client_works_with_both_servers_on_2026_07_28() {
-    let dir = tests_dir().join("python");
-    let python = dir.join(".venv/bin/python");
-    let how = format!(
-        "make it with `python3 -m venv {0}/.venv && {0}/.venv/bin/pip install -r {0}/requirements.txt`",
-        dir.display()
-    );
-    if !support::installed(&python, &how) {
+    let Some(python) = support::python_sdk() else {
         return;
-    }
+    };
+    let dir = tests_dir().join("python");
     run_against_both("the Python SDK client", &python, "client.py", &dir);
 }

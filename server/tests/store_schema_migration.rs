@@ -172,11 +172,7 @@ async fn postgres_v1(through_pgbouncer: bool) -> Option<(String, String)> {
     let cluster = pg::shared()?;
     let name = cluster.new_database();
     schema_v1::postgres(&cluster.url(&name)).await;
-    let url = if through_pgbouncer {
-        pg::shared_bouncer()?.url(&name)
-    } else {
-        cluster.url(&name)
-    };
+    let url = pg::shared_url(&name, through_pgbouncer)?;
     Some((name, url))
 }
 

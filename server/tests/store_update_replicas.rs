@@ -28,11 +28,7 @@ use tokio::sync::Barrier;
 async fn replicas(through_pgbouncer: bool) -> Option<(Store, Store)> {
     let cluster = pg::shared()?;
     let name = cluster.new_database();
-    let url = if through_pgbouncer {
-        pg::shared_bouncer()?.url(&name)
-    } else {
-        cluster.url(&name)
-    };
+    let url = pg::shared_url(&name, through_pgbouncer)?;
     Some(replicas_on(&url).await)
 }
 

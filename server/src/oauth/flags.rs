@@ -16,6 +16,8 @@ pub struct Settings {
     /// `--oauth-read-scope` and `--oauth-create-scope`; `None`: the
     /// endpoint's defaults.
     pub scopes: Option<(String, String)>,
+    /// `--oauth-write-scope`; `None`: the endpoint's default.
+    pub write_scope: Option<String>,
     /// `--oauth-caller-claim` (default `sub`).
     pub caller_claim: String,
     /// `--oauth-introspect` with its client id and secret file.
@@ -57,6 +59,7 @@ pub struct Flags {
     audiences: Vec<String>,
     read_scope: Option<String>,
     create_scope: Option<String>,
+    write_scope: Option<String>,
     caller_claim: Option<String>,
     introspect: bool,
     client_id: Option<String>,
@@ -97,6 +100,10 @@ impl Flags {
             "--oauth-create-scope" => {
                 self.create_scope = Some(value()?);
                 "--oauth-create-scope"
+            }
+            "--oauth-write-scope" => {
+                self.write_scope = Some(value()?);
+                "--oauth-write-scope"
             }
             "--oauth-caller-claim" => {
                 let claim = value()?;
@@ -166,6 +173,7 @@ impl Flags {
             resource,
             audiences: self.audiences,
             scopes,
+            write_scope: self.write_scope,
             caller_claim: self.caller_claim.unwrap_or_else(|| "sub".to_owned()),
             introspect,
         }))
@@ -226,6 +234,7 @@ mod tests {
         assert_eq!(settings.audiences(), ["https://m/mcp"]);
         assert_eq!(settings.caller_claim, "sub");
         assert_eq!(settings.scopes, None);
+        assert_eq!(settings.write_scope, None);
         assert_eq!(settings.introspect, None);
     }
 

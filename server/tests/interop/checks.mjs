@@ -130,3 +130,119 @@ export async function createChecks(prefix, client, { draft, callError }) {
     return `revision ${result.structuredContent.revision}`;
   });
 }
+
+// RFC 3339 in UTC with milliseconds, as the reference server stamps archives.
+const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+// A plan's whole life (LIFECYCLE.md) through `client`'s plain `callTool`,
+// which must read every answer (the error results too: each is a variant of
+// the tool's `oneOf` output schema): a document created under `key` in
+// `repository`, read with its brief; update_document updated, replayed, a
+// revision-conflict naming the new revision and a plan with dialect issues;
+// rename_document (by the document's URL, the title trimmed);
+// archive_document (gone from the list, the read and the update) and
+// restore_document; a list of `denied` (a repository the caller has no grant
+// for) is `repository-forbidden`.
+export async function lifecycleChecks(prefix, client, { repository, denied, key }) {
+  const call = (name, args) => client.callTool({ name, arguments: args });
+  const listed = async () => {
+    const result = await call("list_documents", { repository });
+    expect(!result.isError, JSON.stringify(result));
+    return result.structuredContent.documents.map((doc) => doc.id);
+  };
+  let doc;
+  let revised;
+
+  await check(`${prefix}read_document (brief)`, async () => {
+    const created = await call("create_document", draft(key, repository));
+    expect(!created.isError, JSON.stringify(created));
+    doc = created.structuredContent;
+    const result = await call("read_document", { id: doc.id });
+    const read = result.structuredContent;
+    expect(!result.isError && read?.brief?.goal === "Create a collaborative plan.", JSON.stringify(result));
+    expect(Object.keys(read).join() === "id,title,brief,source,revision", Object.keys(read).join());
+    return `${doc.id}: brief read back`;
+  });
+
+  const update = {
+    id: doc?.id,
+    revision: 0,
+    plan: '# Revised\n\n<Callout type="note">\nRevised through MCP.\n</Callout>\n',
+    idempotencyKey: `${key}-update`,
+  };
+
+  await check(`${prefix}update_document (updated)`, async () => {
+    const result = await call("update_document", update);
+    revised = result.structuredContent;
+    expect(!result.isError && revised?.id === doc.id && revised.revision === 1, JSON.stringify(result));
+    expect(/<Callout id="[0-7][0-9A-HJKMNP-TV-Z]{25}" type="note">/.test(revised.source), revised.source);
+    expect(revised.url === doc.url && revised.brief?.goal === doc.brief.goal, JSON.stringify(revised));
+    return `revision ${revised.revision}`;
+  });
+
+  await check(`${prefix}update_document (replayed)`, async () => {
+    const result = await call("update_document", update);
+    expect(!result.isError && JSON.stringify(result.structuredContent) === JSON.stringify(revised), JSON.stringify(result));
+    return "the same answer";
+  });
+
+  await check(`${prefix}update_document (revision-conflict)`, async () => {
+    const result = await call("update_document", { ...update, idempotencyKey: `${key}-stale` });
+    expect(result.isError === true, JSON.stringify(result));
+    expect(JSON.stringify(result.structuredContent) === '{"code":"revision-conflict","revision":1}', JSON.stringify(result));
+    expect(result.content[0].text === JSON.stringify(result.structuredContent), JSON.stringify(result.content));
+    return "revision-conflict at 1";
+  });
+
+  await check(`${prefix}update_document (dialect issues)`, async () => {
+    const result = await call("update_document", {
+      ...update,
+      revision: 1,
+      plan: "<Chart />\n",
+      idempotencyKey: `${key}-issues`,
+    });
+    const issues = result.structuredContent?.issues ?? [];
+    expect(result.isError === true && issues[0]?.code === "unknown-component", JSON.stringify(result));
+    expect(issues[0].path === "root > Chart[0]" && issues[0].offset === 0, JSON.stringify(issues[0]));
+    const read = await call("read_document", { id: doc.id });
+    expect(read.structuredContent?.revision === 1, `stored anyway: ${JSON.stringify(read)}`);
+    return issues.map((issue) => issue.code).join(", ");
+  });
+
+  await check(`${prefix}rename_document (by URL)`, async () => {
+    const result = await call("rename_document", { id: doc.url, title: "  Renamed through MCP  " });
+    expect(!result.isError, JSON.stringify(result));
+    expect(JSON.stringify(result.structuredContent) === JSON.stringify({ id: doc.id, title: "Renamed through MCP" }), JSON.stringify(result));
+    return result.structuredContent.title;
+  });
+
+  await check(`${prefix}archive_document`, async () => {
+    const result = await call("archive_document", { id: doc.id });
+    const archived = result.structuredContent;
+    expect(!result.isError && archived?.id === doc.id && archived.title === "Renamed through MCP", JSON.stringify(result));
+    expect(TIMESTAMP.test(archived.archivedAt), `archivedAt ${archived.archivedAt}`);
+    expect(!(await listed()).includes(doc.id), "still listed");
+    const read = await call("read_document", { id: doc.id });
+    expect(read.isError === true && read.content.length === 0, `still readable: ${JSON.stringify(read)}`);
+    const stale = await call("update_document", { ...update, revision: 1, idempotencyKey: `${key}-archived` });
+    expect(stale.isError === true && stale.structuredContent?.code === "document-archived", JSON.stringify(stale));
+    return `at ${archived.archivedAt}`;
+  });
+
+  await check(`${prefix}restore_document`, async () => {
+    const result = await call("restore_document", { id: doc.id });
+    expect(!result.isError, JSON.stringify(result));
+    expect(JSON.stringify(result.structuredContent) === JSON.stringify({ id: doc.id, title: "Renamed through MCP" }), JSON.stringify(result));
+    expect((await listed()).includes(doc.id), "not listed again");
+    const read = await call("read_document", { id: doc.id });
+    expect(read.structuredContent?.revision === 1 && read.structuredContent.source === revised.source, JSON.stringify(read));
+    return "listed and readable again";
+  });
+
+  await check(`${prefix}list_documents (repository-forbidden)`, async () => {
+    const result = await call("list_documents", { repository: denied });
+    expect(result.isError === true, JSON.stringify(result));
+    expect(JSON.stringify(result.structuredContent) === '{"code":"repository-forbidden"}', JSON.stringify(result));
+    return denied;
+  });
+}

@@ -340,6 +340,36 @@ pub fn installed(path: &std::path::Path, how: &str) -> bool {
     false
 }
 
+/// Runs a real client, `program args…` in `dir` (a script that prints one
+/// line per check and exits non-zero when any failed): prints what it wrote
+/// under `what`, and fails the test on a non-zero exit.
+pub fn run_client(what: &str, program: &std::path::Path, dir: &std::path::Path, args: &[&str]) {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|error| panic!("run {}: {error}", program.display()));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{what}:\n{stdout}");
+    assert!(
+        output.status.success(),
+        "{what} failed\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The Python SDK's interpreter (the venv at `server/tests/python/.venv`,
+/// from `python/requirements.txt`), when it is [`installed`].
+pub fn python_sdk() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python");
+    let python = dir.join(".venv/bin/python");
+    let how = format!(
+        "make it with `python3 -m venv {0}/.venv && {0}/.venv/bin/pip install -r {0}/requirements.txt`",
+        dir.display()
+    );
+    installed(&python, &how).then_some(python)
+}
+
 /// `create_document` arguments for a draft in `githubnext/chopin` with the
 /// given idempotency key, title and plan.
 pub fn draft(key: &str, title: &str, plan: &str) -> serde_json::Value {

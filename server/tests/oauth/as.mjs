@@ -3,8 +3,9 @@
 //
 // - dynamic client registration (open), PKCE (required for public clients),
 // - resource indicators: an access token for any requested resource is a JWT
-//   (RS256) whose `aud` is that resource, with the scopes `chopin:read` and
-//   `chopin:create`; the client `opaque-bot` gets opaque tokens instead,
+//   (RS256) whose `aud` is that resource, with the scopes asked for among
+//   `chopin:read`, `chopin:create` and `chopin:write`; the client
+//   `opaque-bot` gets opaque tokens instead,
 // - introspection and revocation, client credentials,
 // - a headless login that signs in the one user, `alice`, and approves
 //   every request (`/interaction/:uid`),
@@ -20,7 +21,7 @@ import http from 'node:http';
 import Provider from 'oidc-provider';
 import * as jose from 'jose';
 
-export const SCOPES = 'chopin:read chopin:create';
+export const SCOPES = 'chopin:read chopin:create chopin:write';
 const USER = 'alice';
 
 const clients = [

@@ -1,6 +1,7 @@
 //! Tool calls to a running server by address, from any thread, for the
-//! PostgreSQL tests (replicas, TLS, pooler, pools, timeouts). Each call is
-//! one connection (`connection: close`).
+//! PostgreSQL tests (replicas, TLS, pooler, pools, timeouts) and the write
+//! tools' end-to-end tests. Each call is one connection
+//! (`connection: close`).
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -32,36 +33,70 @@ pub fn list_body() -> String {
     )
 }
 
+pub fn update_body(id: &str, revision: u64, plan: &str, key: &str) -> String {
+    tool_call(
+        "update_document",
+        &serde_json::json!({"id": id, "revision": revision, "plan": plan, "idempotencyKey": key}),
+    )
+}
+
+pub fn rename_body(id: &str, title: &str) -> String {
+    tool_call(
+        "rename_document",
+        &serde_json::json!({"id": id, "title": title}),
+    )
+}
+
+pub fn archive_body(id: &str) -> String {
+    tool_call("archive_document", &serde_json::json!({"id": id}))
+}
+
+pub fn restore_body(id: &str) -> String {
+    tool_call("restore_document", &serde_json::json!({"id": id}))
+}
+
 /// POSTs `body` to the server at `addr`; the raw response, empty when the
 /// connection failed or broke before an answer.
 pub fn post(addr: SocketAddr, body: &str) -> String {
-    request(addr, "POST", body)
+    post_as(addr, TOKEN, body)
 }
 
-/// `GET path`; the raw response.
-pub fn get(addr: SocketAddr, path: &str) -> String {
+/// [`post`] with the bearer token `token`.
+pub fn post_as(addr: SocketAddr, token: &str, body: &str) -> String {
     let Ok(mut stream) = TcpStream::connect(addr) else {
         return String::new();
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let request = format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\nauthorization: Bearer {token}\r\n\
+         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+         content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
     if stream.write_all(request.as_bytes()).is_err() {
         return String::new();
     }
     read_all(&mut stream)
 }
 
-fn request(addr: SocketAddr, method: &str, body: &str) -> String {
+/// `GET path`; the raw response.
+pub fn get(addr: SocketAddr, path: &str) -> String {
+    get_with(addr, path, "")
+}
+
+/// `GET path` with the bearer token the test servers accept; the raw
+/// response.
+pub fn get_authorized(addr: SocketAddr, path: &str) -> String {
+    get_with(addr, path, &format!("authorization: Bearer {TOKEN}\r\n"))
+}
+
+fn get_with(addr: SocketAddr, path: &str, headers: &str) -> String {
     let Ok(mut stream) = TcpStream::connect(addr) else {
         return String::new();
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
-    let request = format!(
-        "{method} /mcp HTTP/1.1\r\nhost: {addr}\r\nauthorization: Bearer {TOKEN}\r\n\
-         content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
-         content-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    );
+    let request =
+        format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\n{headers}connection: close\r\n\r\n");
     if stream.write_all(request.as_bytes()).is_err() {
         return String::new();
     }
@@ -86,6 +121,31 @@ pub fn content(response: &str) -> Option<serde_json::Value> {
     let body: serde_json::Value = serde_json::from_str(response.split("\r\n\r\n").nth(1)?).ok()?;
     let content = body["result"]["structuredContent"].clone();
     (!content.is_null()).then_some(content)
+}
+
+/// The `result` of a 200 answer (a tool's result: `structuredContent`,
+/// `isError`, …).
+pub fn result(response: &str) -> Option<serde_json::Value> {
+    if status(response) != 200 {
+        return None;
+    }
+    let body: serde_json::Value = serde_json::from_str(response.split("\r\n\r\n").nth(1)?).ok()?;
+    let result = body["result"].clone();
+    (!result.is_null()).then_some(result)
+}
+
+/// The `structuredContent` of a tool's error result (`isError`), `None`
+/// for anything else.
+pub fn error_content(response: &str) -> Option<serde_json::Value> {
+    let result = result(response)?;
+    (result["isError"] == true).then(|| result["structuredContent"].clone())
+}
+
+/// The `structuredContent` of a tool's success (no `isError`), `None` for
+/// anything else.
+pub fn success(response: &str) -> Option<serde_json::Value> {
+    let result = result(response)?;
+    (result.get("isError").is_none()).then(|| result["structuredContent"].clone())
 }
 
 /// The id a create answered with.

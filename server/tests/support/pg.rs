@@ -93,6 +93,16 @@ pub fn shared_bouncer() -> Option<&'static Bouncer> {
     SHARED.get_or_init(|| Bouncer::start(shared()?, 4)).as_ref()
 }
 
+/// The URL of the database `name` on [`shared`]: direct, or through
+/// [`shared_bouncer`] (`None` when that cannot start).
+pub fn shared_url(name: &str, through_pgbouncer: bool) -> Option<String> {
+    if through_pgbouncer {
+        Some(shared_bouncer()?.url(name))
+    } else {
+        Some(shared()?.url(name))
+    }
+}
+
 /// A cluster of the caller's own (to stop it mid-test), or `None` (after
 /// printing why) when PostgreSQL is not installed.
 pub fn start() -> Option<Cluster> {
