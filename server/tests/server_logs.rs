@@ -257,7 +257,19 @@ fn json_format_writes_one_object_per_line() {
     assert_eq!(status(&server.post_with("{}", "")), 401);
     let lines = request_lines(&server, 2);
     assert_eq!(lines.len(), 2, "{lines:#?}");
-    let read: serde_json::Value = serde_json::from_str(&lines[0]).expect("a JSON line");
+    // Two connections, so two workers may write their lines in either
+    // order: each is found by its status.
+    let objects: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    let with_status = |code: u64| {
+        objects
+            .iter()
+            .find(|object| object["status"] == code)
+            .unwrap_or_else(|| panic!("no line with status {code}: {lines:#?}"))
+    };
+    let read = with_status(200);
     assert_eq!(read["level"], "INFO");
     assert_eq!(read["target"], "chopin_mcp_server::request");
     assert_eq!(read["status"], 200);
@@ -266,8 +278,7 @@ fn json_format_writes_one_object_per_line() {
     assert_eq!(read["caller"], "octocat");
     assert_eq!(read["era"], "legacy");
     assert!(read["duration_us"].is_u64(), "{read}");
-    let refused: serde_json::Value = serde_json::from_str(&lines[1]).expect("a JSON line");
-    assert_eq!(refused["status"], 401);
+    let refused = with_status(401);
     assert_eq!(refused["reason"], "unauthorized");
     assert!(refused.get("caller").is_none(), "{refused}");
 }
