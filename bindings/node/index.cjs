@@ -534,20 +534,21 @@ class Core {
    * body crosses apart).
    */
   head(out) {
-    const at = out.charCodeAt(0) === APART ? 1 : 0;
-    const tag = out.charCodeAt(at);
-    let head;
-    if (tag === RESPOND) {
-      this.bodyStart = at + 2;
-      head = this.heads[out.charCodeAt(at + 1) - FIRST_HEAD];
-    } else {
-      const from = at + (tag === NEW_HEAD ? 2 : 1);
-      const end = out.indexOf("\0", from);
-      head = new Head(out.slice(from, end));
-      if (tag === NEW_HEAD) this.heads[out.charCodeAt(at + 1) - FIRST_HEAD] = head;
-      this.bodyStart = end + 1;
+    let tag = out.charCodeAt(0);
+    let at = 0;
+    if (tag === APART) {
+      at = 1;
+      tag = out.charCodeAt(1);
     }
-    if (at === 1) this.bodyStart = -1;
+    if (tag === RESPOND) {
+      this.bodyStart = at === 0 ? 2 : -1;
+      return this.heads[out.charCodeAt(at + 1) - FIRST_HEAD];
+    }
+    const from = at + (tag === NEW_HEAD ? 2 : 1);
+    const end = out.indexOf("\0", from);
+    const head = new Head(out.slice(from, end));
+    if (tag === NEW_HEAD) this.heads[out.charCodeAt(at + 1) - FIRST_HEAD] = head;
+    this.bodyStart = at === 0 ? end + 1 : -1;
     return head;
   }
 
