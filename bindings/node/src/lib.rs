@@ -10,7 +10,7 @@
 //! side hands out (the caller value never crosses: it stays in JavaScript,
 //! and the endpoint's caller type is `()`). What crosses is flat: the method
 //! and header values in, one string out per step (`src/wire.rs` has the
-//! format; a create's or update's plan and a response body from 16 KiB are
+//! format; a create's or update's plan and a response body from 1 KiB are
 //! a second string, made from the endpoint's own bytes rather than copied
 //! into the first), plain strings, numbers and byte arrays for the host's
 //! answers.

@@ -28,7 +28,7 @@
 //! | `R` | a response whose head JavaScript knows | the head's id (one character), the body |
 //! | `H` | a response with a head new to JavaScript | its id, the head text, NUL, the body |
 //! | `F` | a response whose head is not kept (the table is full) | the head text, NUL, the body |
-//! | `P` | a response whose body crosses apart (`body`: from 16 KiB) | an `R`, `H` or `F` outcome without the body |
+//! | `P` | a response whose body crosses apart (`body`: from 1 KiB) | an `R`, `H` or `F` outcome without the body |
 //! | `a` | authenticate | — |
 //! | `b` | push the body (also: a push taken in) | — |
 //! | `l` | list documents | the repository |
@@ -54,8 +54,10 @@ use chopin_mcp::{Header, Response};
 pub(crate) const FIRST_HEAD: u32 = 0x30;
 /// The size from which a response body crosses apart from its head: a
 /// string made from the response's own bytes, sparing the copy into the
-/// outcome (for a 128 KiB body, tens of microseconds).
-pub(crate) const APART_FROM: usize = 16 * 1024;
+/// outcome, for one more call. On Bun, a read through the handler with a
+/// 1.2 KB reply took as long either way; with a 3.8 KB reply 15 % less
+/// time apart, with 8.5 KB 22 % less (BENCHMARKS.md, "Node and Bun").
+pub(crate) const APART_FROM: usize = 1024;
 /// How many heads an endpoint keeps ids for. Each distinct combination of
 /// status, headers and CORS grant is one; an endpoint sees a few dozen.
 pub(crate) const MAX_HEADS: usize = 0x100 - FIRST_HEAD as usize;

@@ -1,5 +1,5 @@
 // Large plans and replies: a create or update effect's plan, and a response
-// body from 16 KiB on, cross apart from the rest of their outcome (made from
+// body from 1 KiB on, cross apart from the rest of their outcome (made from
 // the endpoint's own bytes, not copied into the outcome first). They arrive
 // whole, in any text, through handler() and through Endpoint.
 import assert from "node:assert/strict";
@@ -20,10 +20,10 @@ function bigPlan(size) {
   return `# Big plan\n\n${paragraph.repeat(Math.ceil(size / paragraph.length))}`;
 }
 
-/** A document whose source makes a reply of well over 16 KiB. */
+/** A document whose source makes a reply of well over 1 KiB. */
 const BIG = { ...DOCUMENT, source: bigPlan(40_000) };
 
-test("a reply from 16 KiB crosses apart: its outcome carries the head alone, and the body call frees the slot", () => {
+test("a reply from 1 KiB crosses apart: its outcome carries the head alone, and the body call frees the slot", () => {
   const owner = native.endpoint("{}");
   const core = native.endpointId(owner);
   assert.equal(native.startListed(core, 0, "POST", "authorization\0x\0content-type\0application/json\0"), "a");
