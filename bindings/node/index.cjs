@@ -30,6 +30,7 @@ function loadAddon() {
 const RESPOND = 82; // R
 const NEW_HEAD = 72; // H
 const FULL_HEAD = 70; // F
+const APART = 80; // P: the body crosses apart
 const AUTHENTICATE = 97; // a
 const BODY = 98; // b
 const LIST = 108; // l
@@ -318,10 +319,12 @@ function partsOf(out) {
   return [out.slice(colon + 1, end), out.slice(end)];
 }
 
-/** The host input of a create effect's outcome: its fields as JSON, then the plan. */
-function createInput(out) {
-  const [json, plan] = partsOf(out);
-  const fields = JSON.parse(json);
+/**
+ * The host input of a create effect: its outcome carries the fields as
+ * JSON; the plan crosses apart.
+ */
+function createInput(out, plan) {
+  const fields = JSON.parse(out.slice(1));
   return {
     idempotencyKey: fields.idempotencyKey,
     repository: fields.repository,
@@ -334,10 +337,9 @@ function createInput(out) {
   };
 }
 
-/** The host input of an update effect's outcome: its fields as JSON, then the plan. */
-function updateInput(out) {
-  const [json, plan] = partsOf(out);
-  const fields = JSON.parse(json);
+/** The host input of an update effect: its outcome's fields as JSON, and the plan. */
+function updateInput(out, plan) {
+  const fields = JSON.parse(out.slice(1));
   return { id: fields.id, revision: fields.revision, plan, idempotencyKey: fields.idempotencyKey, fingerprint: fields.fingerprint };
 }
 
@@ -527,19 +529,35 @@ class Core {
     }
   }
 
-  /** The head of the response outcome `out`; sets `bodyStart`. */
+  /**
+   * The head of the response outcome `out`; sets `bodyStart` (-1 when the
+   * body crosses apart).
+   */
   head(out) {
-    const tag = out.charCodeAt(0);
-    if (tag === RESPOND) {
-      this.bodyStart = 2;
-      return this.heads[out.charCodeAt(1) - FIRST_HEAD];
+    let tag = out.charCodeAt(0);
+    let at = 0;
+    if (tag === APART) {
+      at = 1;
+      tag = out.charCodeAt(1);
     }
-    const from = tag === NEW_HEAD ? 2 : 1;
+    if (tag === RESPOND) {
+      this.bodyStart = at === 0 ? 2 : -1;
+      return this.heads[out.charCodeAt(at + 1) - FIRST_HEAD];
+    }
+    const from = at + (tag === NEW_HEAD ? 2 : 1);
     const end = out.indexOf("\0", from);
     const head = new Head(out.slice(from, end));
-    if (tag === NEW_HEAD) this.heads[out.charCodeAt(1) - FIRST_HEAD] = head;
-    this.bodyStart = end + 1;
+    if (tag === NEW_HEAD) this.heads[out.charCodeAt(at + 1) - FIRST_HEAD] = head;
+    this.bodyStart = at === 0 ? end + 1 : -1;
     return head;
+  }
+
+  /**
+   * The body of the response outcome `out` in `slot`, after `head(out)`:
+   * the rest of it, or, for a body that crosses apart, that body.
+   */
+  body(out, slot) {
+    return this.bodyStart < 0 ? native.body(this.native, slot) : out.slice(this.bodyStart);
   }
 
   tools() {
@@ -548,7 +566,7 @@ class Core {
 }
 
 function isResponse(tag) {
-  return tag === RESPOND || tag === NEW_HEAD || tag === FULL_HEAD;
+  return tag === RESPOND || tag === NEW_HEAD || tag === FULL_HEAD || tag === APART;
 }
 
 /** `name\0value\0…` of Web `Headers`. */
@@ -638,7 +656,7 @@ function handler(options) {
 
   /** The response of `out`; the slot is free again once it is made. */
   function respond(slot, out, request) {
-    const response = webResponse(core, out, request, keepAliveMs);
+    const response = webResponse(core, slot, out, request, keepAliveMs);
     core.give(slot);
     return response;
   }
@@ -700,12 +718,12 @@ function handler(options) {
           out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
           break;
         case CREATE: {
-          const input = createInput(out);
+          const input = createInput(out, native.plan(endpoint, slot));
           out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
           break;
         }
         case UPDATE: {
-          const input = updateInput(out);
+          const input = updateInput(out, native.plan(endpoint, slot));
           out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
           break;
         }
@@ -764,12 +782,12 @@ async function streamWebBody(endpoint, slot, request) {
   }
 }
 
-/** The Web Response of the response outcome `out`. */
-function webResponse(core, out, request, keepAliveMs) {
+/** The Web Response of the response outcome `out` in `slot`. */
+function webResponse(core, slot, out, request, keepAliveMs) {
   const head = core.head(out);
   if (head.stream) return new Response(eventStream(request.signal, keepAliveMs), head.init);
-  const start = core.bodyStart;
-  return new Response(start < out.length ? out.slice(start) : null, head.init);
+  const body = core.body(out, slot);
+  return new Response(body.length > 0 ? body : null, head.init);
 }
 
 /**
@@ -889,8 +907,7 @@ class Endpoint {
     const out = native.metadata(core.native, method, target, flatHeaders(headers));
     if (out === null) return undefined;
     const head = core.head(out);
-    const start = core.bodyStart;
-    return { status: head.status, headers: { ...head.headers }, body: out.slice(start) };
+    return { status: head.status, headers: { ...head.headers }, body: core.body(out, -1) };
   }
 }
 
@@ -919,15 +936,15 @@ class Exchange {
     if (isResponse(tag)) {
       const core = this.#core;
       this.#head = core.head(out);
-      this.#body = out.slice(core.bodyStart);
+      this.#body = core.body(out, this.#slot);
       this.kind = "respond";
       core.give(this.#slot);
       this.#slot = -1;
       return;
     }
     this.kind = KINDS[tag];
-    if (tag === CREATE) this.#input = createInput(out);
-    else if (tag === UPDATE) this.#input = updateInput(out);
+    if (tag === CREATE) this.#input = createInput(out, native.plan(this.#core.native, this.#slot));
+    else if (tag === UPDATE) this.#input = updateInput(out, native.plan(this.#core.native, this.#slot));
     else if (tag === RENAME) this.#input = renameInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }

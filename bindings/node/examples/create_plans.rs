@@ -10,7 +10,8 @@
 //! `DIR/crate.tsv` one line per body and round: the body's file, its name,
 //! and the mean time of a round's exchanges through `Endpoint::handle`, the
 //! host answering `created` with the canonical plan (as
-//! `benches/endpoint.rs` does), in nanoseconds.
+//! `benches/endpoint.rs` does), in nanoseconds. It allocates with the
+//! addon's allocator (mimalloc).
 
 // A bench times what it runs: the clock is read here, never in the endpoint.
 #![allow(clippy::disallowed_methods)]
@@ -23,6 +24,12 @@ use chopin_mcp::{
     RequestParts, RestoreAnswer, UpdateAnswer,
 };
 use chopin_test_support::plans;
+
+/// The addon's allocator, so that both sides of the comparison allocate
+/// alike: the plans' Rust work differs by up to a third between mimalloc
+/// and the system's allocator, either way depending on the plan.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn body(plan: &str) -> Vec<u8> {
     serde_json::to_vec(&serde_json::json!({

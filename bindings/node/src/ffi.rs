@@ -870,6 +870,30 @@ unsafe extern "C" fn answer_restore(env: sys::napi_env, info: sys::napi_callback
     })
 }
 
+/// `plan(core, slot)`: the plan of the create or update effect in the
+/// slot, which crosses apart from the rest of its input.
+unsafe extern "C" fn plan(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot] = args::<2>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        outcome(env, core, |core| core.plan(slot))
+    })
+}
+
+/// `body(core, slot)`: the body of the response in the slot whose outcome
+/// (`P`) carried its head alone, made from the response's own bytes; the
+/// slot is free again.
+unsafe extern "C" fn body(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot] = args::<2>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        with(core, |core| {
+            let response = core.body(slot)?;
+            string(env, response.body())
+        })?
+    })
+}
+
 /// `release(core, slot)`: drops the exchange in the slot.
 unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
@@ -883,7 +907,7 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 16] = [
+const EXPORTS: [(&CStr, Callback); 18] = [
     (c"start", start),
     (c"run", run),
     (c"startListed", start_listed),
@@ -899,6 +923,8 @@ const EXPORTS: [(&CStr, Callback); 16] = [
     (c"answerRename", answer_rename),
     (c"answerArchive", answer_archive),
     (c"answerRestore", answer_restore),
+    (c"plan", plan),
+    (c"body", body),
     (c"release", release),
 ];
 

@@ -10,7 +10,10 @@
 //! side hands out (the caller value never crosses: it stays in JavaScript,
 //! and the endpoint's caller type is `()`). What crosses is flat: the method
 //! and header values in, one string out per step (`src/wire.rs` has the
-//! format), plain strings, numbers and byte arrays for the host's answers.
+//! format; a create's or update's plan and a response body from 1 KiB are
+//! a second string, made from the endpoint's own bytes rather than copied
+//! into the first), plain strings, numbers and byte arrays for the host's
+//! answers.
 //! The exports a request crosses are plain Node-API callbacks
 //! (`src/ffi.rs`); the others are napi-rs's.
 //!
@@ -31,7 +34,8 @@ use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, ArchivedDocument, Authenticate, BodyIntake, Brief,
     CreateAnswer, CreateDocument, CreatedDocument, Document, DocumentSummary, DocumentSummaryRef,
     Endpoint, Header, ListDocuments, Outcome, ReadDocument, RenameAnswer, RenameDocument,
-    RequestParts, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument, UpdatedDocument,
+    RequestParts, Response, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument,
+    UpdatedDocument,
 };
 use napi::bindgen_prelude::{Env, External};
 use napi::{Error, Status};
@@ -72,6 +76,8 @@ enum Pending {
     Rename(RenameDocument<()>),
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
+    /// A response whose body crosses apart ([`Core::body`]), until it has.
+    Reply(Response),
 }
 
 impl Pending {
@@ -149,6 +155,7 @@ impl Pending {
             Pending::Rename(_) => "rename",
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
+            Pending::Reply(_) => "reply",
         }
     }
 }
@@ -420,7 +427,7 @@ impl Core {
         let parts = RequestParts::new(method, target, &headers);
         let response = self.endpoint.metadata(&parts)?;
         self.out.clear();
-        self.heads.encode(&response, &mut self.out);
+        self.heads.encode(&response, false, &mut self.out);
         Some(&self.out)
     }
 
@@ -749,6 +756,27 @@ impl Core {
         self.settle(slot, outcome)
     }
 
+    /// The plan of the create or update effect in `slot` (its outcome
+    /// carries the rest of the host input).
+    pub fn plan(&self, slot: u32) -> Result<&[u8], Misuse> {
+        match self.slots.get(slot as usize) {
+            Some(Some(Pending::Create(create))) => Ok(create.document().plan.as_bytes()),
+            Some(Some(Pending::Update(update))) => Ok(update.update().plan.as_bytes()),
+            _ => Err(Misuse(format!(
+                "no create or update effect waits in slot {slot}"
+            ))),
+        }
+    }
+
+    /// Takes the response in `slot` whose body crosses apart (its outcome
+    /// carried the head alone); its slot is free again.
+    pub fn body(&mut self, slot: u32) -> Result<Response, Misuse> {
+        self.take(slot, "reply", |pending| match pending {
+            Pending::Reply(response) => Some(response),
+            _ => None,
+        })
+    }
+
     /// Drops whatever exchange `slot` holds (the host gave up on it).
     pub fn release(&mut self, slot: u32) {
         if let Some(entry) = self.slots.get_mut(slot as usize) {
@@ -811,8 +839,10 @@ impl Core {
         self.out.clear();
         let pending = match outcome {
             Outcome::Respond(response) => {
-                self.heads.encode(&response, &mut self.out);
-                return Ok(&self.out);
+                if !self.heads.encode(&response, true, &mut self.out) {
+                    return Ok(&self.out);
+                }
+                Pending::Reply(response)
             }
             Outcome::Authenticate(auth) => {
                 self.out.push(b'a');
@@ -848,7 +878,8 @@ impl Core {
                 })
                 // Strings only: serializing cannot fail.
                 .unwrap_or_default();
-                push_parts(&mut self.out, b'c', &fields, &input.plan);
+                self.out.push(b'c');
+                self.out.extend_from_slice(fields.as_bytes());
                 Pending::Create(create)
             }
             Outcome::Update(update) => {
@@ -862,7 +893,8 @@ impl Core {
                 })
                 // Strings and a number: serializing cannot fail.
                 .unwrap_or_default();
-                push_parts(&mut self.out, b'u', &fields, &input.plan);
+                self.out.push(b'u');
+                self.out.extend_from_slice(fields.as_bytes());
                 Pending::Update(update)
             }
             Outcome::Rename(rename) => {
@@ -1080,6 +1112,40 @@ mod tests {
     }
 
     #[test]
+    fn a_body_from_the_apart_size_crosses_apart_from_its_head() {
+        let mut core = Core::new("{}").unwrap();
+        let read = |core: &mut Core, source: &str| {
+            core.start_listed(0, "POST", HEADERS).unwrap();
+            core.authenticate(0, Verdict::Caller, &[], Some(READ.as_bytes()))
+                .unwrap();
+            let document = DocumentRef {
+                id: "plan-1",
+                title: "Plan",
+                source,
+                revision: 2,
+            };
+            text(core.answer_found(0, document, None))
+        };
+        let small = "# Plan\n";
+        assert!(read(&mut core, small).starts_with("H0"));
+        let large = "# Plan\n\nA line of the plan.\n".repeat(wire::APART_FROM / 16);
+        assert_eq!(read(&mut core, &large), "PR0");
+        // The response waits in the slot until its body is taken.
+        assert_eq!(core.in_flight(), 1);
+        let response = core.body(0).unwrap();
+        let body = std::str::from_utf8(response.body()).unwrap();
+        assert!(
+            body.starts_with(r#"{"jsonrpc":"2.0","id":4,"result":"#),
+            "{body}"
+        );
+        assert!(body.len() >= wire::APART_FROM, "{}", body.len());
+        assert_eq!(core.in_flight(), 0);
+        assert!(core.body(0).is_err());
+        // Below the size, the body is in the outcome again.
+        assert!(read(&mut core, small).starts_with("R0{"));
+    }
+
+    #[test]
     fn a_body_given_with_the_answer_is_pushed_and_finished() {
         let mut core = Core::new("{}").unwrap();
         core.start_listed(0, "POST", HEADERS).unwrap();
@@ -1179,18 +1245,14 @@ mod tests {
     }
 
     #[test]
-    fn the_create_effect_carries_the_input_fields_as_json_then_the_plan() {
+    fn the_create_effect_carries_the_input_fields_as_json_and_its_plan_crosses_apart() {
         let mut core = Core::new(r#"{"create":true}"#).unwrap();
         let draft = r##"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document","arguments":{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"Tï","brief":{"goal":"G","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]},"plan":"# P\n"}}}"##;
         core.start_listed(0, "POST", HEADERS).unwrap();
         core.authenticate(0, Verdict::Caller, &[], None).unwrap();
         let out = text(core.finish(0, Some(draft.as_bytes())));
-        let (length, rest) = out.strip_prefix('c').unwrap().split_once(':').unwrap();
-        // The length counts UTF-16 units, as JavaScript slices.
-        let units: Vec<u16> = rest.encode_utf16().collect();
-        let length: usize = length.parse().unwrap();
-        let fields = String::from_utf16(&units[..length]).unwrap();
-        let plan = String::from_utf16(&units[length..]).unwrap();
+        let fields = out.strip_prefix('c').unwrap();
+        let plan = std::str::from_utf8(core.plan(0).unwrap()).unwrap();
         assert!(
             fields.starts_with(r#"{"idempotencyKey":"k","repository":"o/r","baseBranch":"main","baseCommit":"c","title":"Tï","brief":{"goal":"G","#),
             "{fields}"
@@ -1200,6 +1262,7 @@ mod tests {
             "{fields}"
         );
         assert_eq!(plan, "# P\n");
+        assert!(core.plan(1).is_err());
         let Misuse(message) = core
             .answer_create(0, CreateKind::Created, Some("{}"), None)
             .unwrap_err();
@@ -1238,15 +1301,12 @@ mod tests {
             "update_document",
             r##"{"id":"dï","revision":4,"plan":"# P\n","idempotencyKey":"k"}"##,
         );
-        let (length, rest) = out.strip_prefix('u').unwrap().split_once(':').unwrap();
-        let units: Vec<u16> = rest.encode_utf16().collect();
-        let length: usize = length.parse().unwrap();
-        let fields = String::from_utf16(&units[..length]).unwrap();
+        let fields = out.strip_prefix('u').unwrap();
         assert!(
             fields.starts_with(r#"{"id":"dï","revision":4,"idempotencyKey":"k","fingerprint":""#),
             "{fields}"
         );
-        assert_eq!(String::from_utf16(&units[length..]).unwrap(), "# P\n");
+        assert_eq!(core.plan(0).unwrap(), b"# P\n");
         let out = text(core.answer_update(0, UpdateKind::RevisionConflict, None, None, 7));
         assert!(
             out.contains(r#""structuredContent":{"code":"revision-conflict","revision":7}"#),

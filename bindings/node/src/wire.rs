@@ -1,5 +1,6 @@
 //! What crosses between JavaScript and the addon, flat: request headers in
-//! as strings, outcomes out as one string.
+//! as strings, outcomes out as one string (a large body or plan follows in
+//! a second call: `P`, `c`, `u` below).
 //!
 //! Every crossing carries strings and numbers, never objects: a napi object
 //! costs microseconds to build or read, a string a fraction of one.
@@ -27,12 +28,13 @@
 //! | `R` | a response whose head JavaScript knows | the head's id (one character), the body |
 //! | `H` | a response with a head new to JavaScript | its id, the head text, NUL, the body |
 //! | `F` | a response whose head is not kept (the table is full) | the head text, NUL, the body |
+//! | `P` | a response whose body crosses apart (`body`: from 1 KiB) | an `R`, `H` or `F` outcome without the body |
 //! | `a` | authenticate | — |
 //! | `b` | push the body (also: a push taken in) | — |
 //! | `l` | list documents | the repository |
 //! | `r` | read a document | the id |
-//! | `c` | create a document | the length of the next part in UTF-16 units, `:`, the host input but its plan as JSON, then the plan |
-//! | `u` | update a document | as `c`: the length of the next part, `:`, the host input but its plan as JSON (`{id, revision, idempotencyKey, fingerprint}`), then the plan |
+//! | `c` | create a document | the host input but its plan, as JSON (the plan crosses apart: `plan`) |
+//! | `u` | update a document | as `c`: the host input but its plan as JSON (`{id, revision, idempotencyKey, fingerprint}`) |
 //! | `n` | rename a document | the length of the locator in UTF-16 units, `:`, the locator as sent, then the trimmed title |
 //! | `v` | archive a document | the locator as sent |
 //! | `s` | restore a document | the locator as sent |
@@ -50,6 +52,12 @@ use chopin_mcp::{Header, Response};
 /// The first head id's character: ids are `'0'` (0x30) up to `ÿ` (0xFF),
 /// so a JavaScript engine keeps the outcome a one-byte string.
 pub(crate) const FIRST_HEAD: u32 = 0x30;
+/// The size from which a response body crosses apart from its head: a
+/// string made from the response's own bytes, sparing the copy into the
+/// outcome, for one more call. On Bun, a read through the handler with a
+/// 1.2 KB reply took as long either way; with a 3.8 KB reply 15 % less
+/// time apart, with 8.5 KB 22 % less (BENCHMARKS.md, "Node and Bun").
+pub(crate) const APART_FROM: usize = 1024;
 /// How many heads an endpoint keeps ids for. Each distinct combination of
 /// status, headers and CORS grant is one; an endpoint sees a few dozen.
 pub(crate) const MAX_HEADS: usize = 0x100 - FIRST_HEAD as usize;
@@ -143,8 +151,11 @@ pub(crate) struct Heads {
 }
 
 impl Heads {
-    /// Appends `response` to `out` as an `R`, `H` or `F` outcome.
-    pub(crate) fn encode(&mut self, response: &Response, out: &mut Vec<u8>) {
+    /// Appends `response` to `out` as an `R`, `H` or `F` outcome; with
+    /// `split`, a body of [`APART_FROM`] bytes or more is left out, the
+    /// outcome marked `P`, and true returned (the body then crosses
+    /// apart).
+    pub(crate) fn encode(&mut self, response: &Response, split: bool, out: &mut Vec<u8>) -> bool {
         let text = &mut self.text;
         text.clear();
         let status = response.status();
@@ -163,7 +174,12 @@ impl Heads {
             text.extend_from_slice(value);
         }
         let body = response.body();
-        out.reserve(4 + text.len() + body.len());
+        let apart = split && body.len() >= APART_FROM;
+        if apart {
+            out.push(b'P');
+        } else {
+            out.reserve(4 + text.len() + body.len());
+        }
         let known = match &self.last {
             Some((last, id)) if **last == **text => Some(*id),
             _ => self.ids.get(text.as_slice()).copied(),
@@ -186,7 +202,10 @@ impl Heads {
             out.extend_from_slice(text);
             out.push(0);
         }
-        out.extend_from_slice(body);
+        if !apart {
+            out.extend_from_slice(body);
+        }
+        apart
     }
 }
 
@@ -269,14 +288,14 @@ mod tests {
             panic!("a PUT is answered at once");
         };
         let mut first = Vec::new();
-        heads.encode(&response, &mut first);
+        heads.encode(&response, true, &mut first);
         let first = String::from_utf8(first).unwrap();
         assert_eq!(
             first,
             "H0405\ncontent-type\ntext/plain; charset=utf-8\ncache-control\nno-store\nx-content-type-options\nnosniff\nallow\nGET, POST\0method not allowed"
         );
         let mut second = Vec::new();
-        heads.encode(&response, &mut second);
+        heads.encode(&response, true, &mut second);
         assert_eq!(second, b"R0method not allowed");
     }
 
@@ -295,7 +314,7 @@ mod tests {
         };
         for _ in 0..2 {
             let mut out = Vec::new();
-            heads.encode(&response, &mut out);
+            heads.encode(&response, true, &mut out);
             assert!(out.starts_with(b"F405\n"), "{out:?}");
         }
     }
