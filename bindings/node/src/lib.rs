@@ -465,8 +465,14 @@ impl Core {
         let mut lines = [Header::new("", b""); wire::MOST_NAMED];
         let count = wire::named(values, &mut lines);
         let parts = RequestParts::new(method, "", &lines[..count]);
-        let outcome = match self.endpoint.begin(&parts) {
-            Outcome::Authenticate(auth) => self.answer_authenticate(auth, verdict, scopes, body),
+        // A body read whole is held from the start, as `Endpoint::handle`
+        // takes it: dispatched as it is, not pushed through the body step.
+        let outcome = match body {
+            Some(body) => self.endpoint.handle(&parts, body.to_vec()),
+            None => self.endpoint.begin(&parts),
+        };
+        let outcome = match outcome {
+            Outcome::Authenticate(auth) => self.answer_authenticate(auth, verdict, scopes, None),
             outcome => outcome,
         };
         self.settle(slot, outcome)
@@ -1214,6 +1220,15 @@ mod tests {
         let out = text(core.start_answered(0, "POST", &values, Verdict::Caller, &[], body));
         assert!(out.ends_with("host is not allowed"), "{out}");
         assert_eq!(core.in_flight(), 0);
+        // A held body over the budget: 413, as a pushed one.
+        let mut small = Core::new(r#"{"bodyBudget":8}"#).unwrap();
+        values[1] = None;
+        let out = text(small.start_answered(0, "POST", &values, Verdict::Caller, &[], body));
+        assert!(
+            out.starts_with("H0413\n") && out.ends_with("\0request too large"),
+            "{out}"
+        );
+        assert_eq!(small.in_flight(), 0);
     }
 
     #[test]

@@ -93,14 +93,20 @@ pub(crate) fn named<'a>(
         let Some(value) = *value else {
             continue;
         };
-        // Origin and Host: two lines are as refused as any more.
-        match value.iter().position(|&b| b == b',') {
-            Some(comma) if index < 2 => {
+        // Origin and Host: two lines are as refused as any more (the other
+        // values are not searched).
+        let comma = if index < 2 {
+            memchr::memchr(b',', value)
+        } else {
+            None
+        };
+        match comma {
+            Some(comma) => {
                 headers[count] = Header::new(name, &value[..comma]);
                 headers[count + 1] = Header::new(name, &value[comma + 1..]);
                 count += 2;
             }
-            _ => {
+            None => {
                 headers[count] = Header::new(name, value);
                 count += 1;
             }
@@ -156,50 +162,40 @@ impl Heads {
     /// outcome marked `P`, and true returned (the body then crosses
     /// apart).
     pub(crate) fn encode(&mut self, response: &Response, split: bool, out: &mut Vec<u8>) -> bool {
-        let text = &mut self.text;
-        text.clear();
-        let status = response.status();
-        text.extend_from_slice(&[
-            b'0' + (status / 100 % 10) as u8,
-            b'0' + (status / 10 % 10) as u8,
-            b'0' + (status % 10) as u8,
-        ]);
-        if response.is_event_stream() {
-            text.extend_from_slice(b" stream");
-        }
-        for (name, value) in response.headers() {
-            text.push(b'\n');
-            text.extend_from_slice(name.as_bytes());
-            text.push(b'\n');
-            text.extend_from_slice(value);
-        }
         let body = response.body();
         let apart = split && body.len() >= APART_FROM;
         if apart {
             out.push(b'P');
-        } else {
-            out.reserve(4 + text.len() + body.len());
         }
+        // Most responses repeat the last head: matched where it is kept,
+        // its text not written again.
         let known = match &self.last {
-            Some((last, id)) if **last == **text => Some(*id),
-            _ => self.ids.get(text.as_slice()).copied(),
+            Some((last, id)) if is_head(last, response) => Some(*id),
+            _ => {
+                write_head(response, &mut self.text);
+                let id = self.ids.get(self.text.as_slice()).copied();
+                if let Some(id) = id {
+                    self.last = Some((self.text.as_slice().into(), id));
+                }
+                id
+            }
         };
+        if !apart {
+            out.reserve(4 + body.len());
+        }
         if let Some(id) = known {
             out.push(b'R');
             push_char(out, id);
-            if self.last.as_ref().is_none_or(|(_, last)| *last != id) {
-                self.last = Some((text.as_slice().into(), id));
-            }
         } else if self.ids.len() < MAX_HEADS {
             let id = FIRST_HEAD + self.ids.len() as u32;
-            self.ids.insert(text.as_slice().into(), id);
+            self.ids.insert(self.text.as_slice().into(), id);
             out.push(b'H');
             push_char(out, id);
-            out.extend_from_slice(text);
+            out.extend_from_slice(&self.text);
             out.push(0);
         } else {
             out.push(b'F');
-            out.extend_from_slice(text);
+            out.extend_from_slice(&self.text);
             out.push(0);
         }
         if !apart {
@@ -208,6 +204,59 @@ impl Heads {
         apart
     }
 }
+
+/// The status digits of a head text.
+fn status_digits(response: &Response) -> [u8; 3] {
+    let status = response.status();
+    [
+        b'0' + (status / 100 % 10) as u8,
+        b'0' + (status / 10 % 10) as u8,
+        b'0' + (status % 10) as u8,
+    ]
+}
+
+/// Writes the head text of `response` into `text`.
+fn write_head(response: &Response, text: &mut Vec<u8>) {
+    text.clear();
+    text.extend_from_slice(&status_digits(response));
+    if response.is_event_stream() {
+        text.extend_from_slice(STREAM);
+    }
+    for (name, value) in response.headers() {
+        text.push(b'\n');
+        text.extend_from_slice(name.as_bytes());
+        text.push(b'\n');
+        text.extend_from_slice(value);
+    }
+}
+
+/// Whether `text` is the head text of `response`, read without writing it.
+fn is_head(text: &[u8], response: &Response) -> bool {
+    let Some(mut rest) = text.strip_prefix(&status_digits(response)) else {
+        return false;
+    };
+    if response.is_event_stream() {
+        let Some(after) = rest.strip_prefix(STREAM) else {
+            return false;
+        };
+        rest = after;
+    }
+    for (name, value) in response.headers() {
+        let Some(after) = rest
+            .strip_prefix(b"\n")
+            .and_then(|r| r.strip_prefix(name.as_bytes()))
+            .and_then(|r| r.strip_prefix(b"\n"))
+            .and_then(|r| r.strip_prefix(value))
+        else {
+            return false;
+        };
+        rest = after;
+    }
+    rest.is_empty()
+}
+
+/// What follows the status of an open event stream's head.
+const STREAM: &[u8] = b" stream";
 
 /// FNV-1a, for the heads' table: its keys are the endpoint's own texts,
 /// not an attacker's, and a hundred bytes hash several times faster than
@@ -297,6 +346,31 @@ mod tests {
         let mut second = Vec::new();
         heads.encode(&response, true, &mut second);
         assert_eq!(second, b"R0method not allowed");
+        // Matched where the last head is kept; another head is not taken
+        // for it, and the first is known again after it.
+        let chopin_mcp::Outcome::<()>::Authenticate(auth) =
+            endpoint.handle(&chopin_mcp::RequestParts::new("POST", "/mcp", &[]), "")
+        else {
+            panic!("a POST is authenticated");
+        };
+        let chopin_mcp::Outcome::Respond(refused) = auth.answer(None) else {
+            panic!("no caller is 401");
+        };
+        for (response, starts) in [
+            (&response, &b"R0"[..]),
+            (&refused, b"H1401\n"),
+            (&refused, b"R1"),
+            (&response, b"R0"),
+            (&response, b"R0"),
+        ] {
+            let mut out = Vec::new();
+            heads.encode(response, true, &mut out);
+            assert!(
+                out.starts_with(starts),
+                "{:?}",
+                String::from_utf8_lossy(&out)
+            );
+        }
     }
 
     #[test]
