@@ -7,7 +7,6 @@ mod support;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use support::{DOC_ID, DOC_TITLE, Server, status};
 
@@ -55,24 +54,6 @@ fn create_arguments(key: &str) -> String {
         &format!("# Zebras\n\n{CREATED_PLAN}.\n"),
     )
     .to_string()
-}
-
-/// Waits until `count` request lines were logged (lines are written after
-/// the response, so a client may see its answer first).
-fn request_lines(server: &Server, count: usize) -> Vec<String> {
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let lines: Vec<String> = server
-            .logs()
-            .lines()
-            .filter(|line| line.contains("chopin_mcp_server::request"))
-            .map(str::to_owned)
-            .collect();
-        if lines.len() >= count || Instant::now() > until {
-            return lines;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]
@@ -134,7 +115,7 @@ fn a_full_interop_run_and_raw_requests_log_no_token_title_source_or_plan() {
     assert_eq!(status(&server.raw(secret_path.as_bytes())), 404);
 
     let expected = if ran_interop { 20 } else { 7 };
-    let lines = request_lines(&server, expected);
+    let lines = server.request_lines(expected);
     assert!(lines.len() >= expected, "{lines:#?}");
     let logs = server.logs();
     for secret in [
@@ -175,7 +156,7 @@ fn each_request_gets_one_line_with_every_field() {
         &call("read_document", &format!(r#"{{"id":"{DOC_ID}"}}"#)),
     );
     assert_eq!(status(&read), 200);
-    let lines = request_lines(&server, 1);
+    let lines = server.request_lines(1);
     assert_eq!(lines.len(), 1, "{lines:#?}");
     let line = &lines[0];
     for field in [
@@ -229,7 +210,7 @@ fn refusals_are_logged_at_info_with_their_reason() {
     );
     assert_eq!(status(&server.raw(huge_head.as_bytes())), 431);
     assert_eq!(status(&authorized(&server, "{not json")), 400);
-    let lines = request_lines(&server, 5);
+    let lines = server.request_lines(5);
     for (code, reason) in [
         ("401", "reason=unauthorized"),
         ("403", "reason=origin_not_allowed"),
@@ -255,7 +236,7 @@ fn json_format_writes_one_object_per_line() {
     );
     assert_eq!(status(&read), 200);
     assert_eq!(status(&server.post_with("{}", "")), 401);
-    let lines = request_lines(&server, 2);
+    let lines = server.request_lines(2);
     assert_eq!(lines.len(), 2, "{lines:#?}");
     // Two connections, so two workers may write their lines in either
     // order: each is found by its status.
@@ -296,7 +277,7 @@ fn rust_log_filters_the_request_lines() {
     // A third server, logging, shows the lines would have been there by now.
     let loud = seeded(&[], &[("RUST_LOG", "chopin_mcp_server=info")]);
     assert_eq!(status(&loud.post_with("{}", "")), 401);
-    assert_eq!(request_lines(&loud, 1).len(), 1);
+    assert_eq!(loud.request_lines(1).len(), 1);
     assert_eq!(server.logs(), "");
     assert_eq!(quiet.logs(), "");
 }
@@ -327,7 +308,7 @@ fn an_event_stream_gets_one_line_when_it_opens_and_a_refused_one_gets_one_too() 
     let refused = get("wrong").replace("\r\n\r\n", "\r\nconnection: close\r\n\r\n");
     let refused = server.raw(refused.as_bytes());
     assert_eq!(status(&refused), 401, "{refused}");
-    let lines = request_lines(&server, 2);
+    let lines = server.request_lines(2);
     assert_eq!(lines.len(), 2, "{lines:#?}");
     // Each worker hands its lines to the log when it has nothing to do:
     // two connections' lines may arrive in either order.

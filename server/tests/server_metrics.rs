@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use support::{DOC_ID, Server, TOKEN, draft, read_all, status};
+use support::{DOC_ID, Server, TOKEN, draft, read_all, samples, scrape, status};
 
 const SERVER: &str = "chopin-mcp-server";
 
@@ -32,27 +32,6 @@ fn http(addr: SocketAddr, request: &str) -> String {
         .unwrap();
     std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
     read_all(&mut stream)
-}
-
-fn scrape(addr: SocketAddr) -> String {
-    let response = http(
-        addr,
-        "GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
-    );
-    assert_eq!(status(&response), 200, "{response}");
-    response.split("\r\n\r\n").nth(1).unwrap().to_owned()
-}
-
-/// Every sample of a scrape: `name{a="1",b="2"}` (labels sorted, as the
-/// encoder writes them) → value.
-fn samples(text: &str) -> BTreeMap<String, f64> {
-    text.lines()
-        .filter(|line| !line.starts_with('#') && !line.is_empty())
-        .map(|line| {
-            let (series, value) = line.rsplit_once(' ').expect("series and value");
-            (series.to_owned(), value.parse().expect("a number"))
-        })
-        .collect()
 }
 
 fn series(name: &str, labels: &[(&str, &str)]) -> String {

@@ -10,12 +10,10 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::net::{SocketAddr, TcpStream};
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
 
 use serde_json::json;
-use support::{DOC_ID, Server, TOKEN, read_all, status};
+use support::{DOC_ID, Server, TOKEN, samples, scrape, status};
 
 /// Text no log line may hold: a plan's and a title's.
 const PLAN_TEXT: &str = "Migrate the heron colony";
@@ -32,44 +30,6 @@ fn update(id: &str, revision: u64, plan: &str, key: &str) -> String {
         "update_document",
         json!({"id": id, "revision": revision, "plan": plan, "idempotencyKey": key}),
     )
-}
-
-/// Each sample of a scrape of `addr`: `name{labels}` → value.
-fn scrape(addr: SocketAddr) -> BTreeMap<String, f64> {
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        .unwrap();
-    let response = read_all(&mut stream);
-    assert_eq!(status(&response), 200, "{response}");
-    let body = response.split("\r\n\r\n").nth(1).unwrap();
-    body.lines()
-        .filter(|line| !line.starts_with('#') && !line.is_empty())
-        .map(|line| {
-            let (series, value) = line.rsplit_once(' ').expect("series and value");
-            (series.to_owned(), value.parse().expect("a number"))
-        })
-        .collect()
-}
-
-/// The request lines logged so far, once there are `count` of them.
-fn request_lines(server: &Server, count: usize) -> Vec<String> {
-    let until = Instant::now() + Duration::from_secs(5);
-    loop {
-        let lines: Vec<String> = server
-            .logs()
-            .lines()
-            .filter(|line| line.contains("chopin_mcp_server::request"))
-            .map(str::to_owned)
-            .collect();
-        if lines.len() >= count || Instant::now() > until {
-            return lines;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The value of `field=` in a text log line.
@@ -160,7 +120,7 @@ fn each_write_is_logged_and_counted_with_its_own_result() {
         assert_eq!(status(&response), 200, "{body}\n{response}");
     }
 
-    let lines = request_lines(&server, sequence.len());
+    let lines = server.request_lines(sequence.len());
     assert_eq!(lines.len(), sequence.len(), "{lines:#?}");
     for (line, (_, written, result)) in lines.iter().zip(&sequence) {
         assert_eq!(
@@ -181,7 +141,7 @@ fn each_write_is_logged_and_counted_with_its_own_result() {
         assert!(!logs.contains(text), "the logs hold {text:?}:\n{logs}");
     }
 
-    let samples = scrape(metrics);
+    let samples = samples(&scrape(metrics));
     let count = |name: &str, label: &str, value: &str| {
         samples
             .get(&format!("chopin_mcp_{name}{{{label}=\"{value}\"}}"))

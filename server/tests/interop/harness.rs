@@ -144,6 +144,25 @@ impl Server {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The request lines logged so far, waiting up to 5 s for `count` of
+    /// them (a line is written after its response, so a client may see its
+    /// answer first).
+    pub fn request_lines(&self, count: usize) -> Vec<String> {
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let lines: Vec<String> = self
+                .logs()
+                .lines()
+                .filter(|line| line.contains("chopin_mcp_server::request"))
+                .map(str::to_owned)
+                .collect();
+            if lines.len() >= count || Instant::now() > until {
+                return lines;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Sends a signal (`TERM`, `INT`, …) with kill(1).
     pub fn signal(&self, name: &str) {
         let sent = Command::new("kill")
@@ -383,4 +402,30 @@ pub fn draft(key: &str, title: &str, plan: &str) -> serde_json::Value {
                   "openQuestions": [], "repositoryFindings": []},
         "plan": plan,
     })
+}
+
+/// The body of a `GET /metrics` from the metrics listener at `addr`.
+pub fn scrape(addr: SocketAddr) -> String {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .unwrap();
+    let response = read_all(&mut stream);
+    assert_eq!(status(&response), 200, "{response}");
+    response.split("\r\n\r\n").nth(1).unwrap().to_owned()
+}
+
+/// Every sample of a scrape: `name{a="1",b="2"}` (labels sorted, as the
+/// encoder writes them) → value.
+pub fn samples(text: &str) -> std::collections::BTreeMap<String, f64> {
+    text.lines()
+        .filter(|line| !line.starts_with('#') && !line.is_empty())
+        .map(|line| {
+            let (series, value) = line.rsplit_once(' ').expect("series and value");
+            (series.to_owned(), value.parse().expect("a number"))
+        })
+        .collect()
 }
