@@ -596,15 +596,7 @@ impl Postgres {
             set_grants(&tx, caller, repositories).await?;
         }
         import(&tx, &setup.import).await?;
-        let tokens = tx
-            .query_typed(
-                "SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256",
-                &[],
-            )
-            .await?
-            .iter()
-            .map(|row| (row.get(0), row.get(1)))
-            .collect();
+        let tokens = tokens::token_rows(&tx).await?;
         tx.commit().await?;
         Ok(Started {
             found_version,

@@ -282,12 +282,7 @@ impl Sqlite {
             set_grants(&tx, caller, repositories)?;
         }
         import(&tx, &setup.import)?;
-        let tokens = {
-            let mut statement = tx
-                .prepare("SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256")?;
-            let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-            rows.collect::<Result<Vec<(String, String)>, _>>()?
-        };
+        let tokens = tokens::token_rows(&tx)?;
         tx.commit()?;
         if tokens_migrated > 0 {
             // The plain tokens' pages were zeroed (secure_delete) in the WAL;

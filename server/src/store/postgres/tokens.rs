@@ -53,15 +53,7 @@ impl Postgres {
         let mut client = self.write.get().await.map_err(pool_error)?;
         let tx = client.transaction().await?;
         set_up(&tx).await?;
-        let tokens = tx
-            .query_typed(
-                "SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256",
-                &[],
-            )
-            .await?
-            .iter()
-            .map(|row| (row.get(0), row.get(1)))
-            .collect();
+        let tokens = token_rows(&tx).await?;
         tx.commit().await?;
         Ok(tokens)
     }
@@ -70,6 +62,19 @@ impl Postgres {
 /// Refuses a database whose schema is not this server's (see the SQLite
 /// engine's): the version a server's set-up recorded, none when it never
 /// ran here.
+/// Every stored token as `(digest, caller)`, by caller.
+pub(super) async fn token_rows(
+    tx: &Transaction<'_>,
+) -> Result<Vec<(String, String)>, tokio_postgres::Error> {
+    let rows = tx
+        .query_typed(
+            "SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256",
+            &[],
+        )
+        .await?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
 async fn set_up(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let recorded: bool = tx
         .query_typed_one("SELECT to_regclass('chopin_schema') IS NOT NULL", &[])

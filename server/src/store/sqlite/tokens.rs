@@ -44,15 +44,18 @@ impl Sqlite {
         let mut conn = self.writer();
         let tx = conn.transaction()?;
         set_up(&tx)?;
-        let tokens = {
-            let mut statement = tx
-                .prepare("SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256")?;
-            let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-            rows.collect::<Result<Vec<(String, String)>, _>>()?
-        };
+        let tokens = token_rows(&tx)?;
         tx.commit()?;
         Ok(tokens)
     }
+}
+
+/// Every stored token as `(digest, caller)`, by caller.
+pub(super) fn token_rows(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut statement =
+        conn.prepare("SELECT token_sha256, caller FROM tokens ORDER BY caller, token_sha256")?;
+    let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    rows.collect()
 }
 
 /// Refuses a database whose schema is not this server's: none yet (never
