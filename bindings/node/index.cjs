@@ -752,9 +752,14 @@ function targetOf(url) {
   return path < 0 ? "/" : url.slice(path);
 }
 
-/** A Web request's whole body (a promise of its bytes). */
+/**
+ * A Web request's whole body (a promise of an ArrayBuffer). Not a
+ * Uint8Array: the engine makes a fresh typed array's buffer the first time
+ * Node-API asks for its bytes (Bun: about 0.3 µs a request), where an
+ * ArrayBuffer's bytes are there.
+ */
 function bytesOf(request) {
-  return typeof request.bytes === "function" ? request.bytes() : request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+  return request.arrayBuffer();
 }
 
 /**

@@ -197,15 +197,30 @@ unsafe fn is_undefined(env: sys::napi_env, value: Value) -> bool {
     status == sys::Status::napi_ok && kind == sys::ValueType::napi_undefined
 }
 
-/// The bytes of a `Uint8Array` (a `Buffer` is one), borrowed for the call.
+/// The bytes of an `ArrayBuffer` or a `Uint8Array` (a `Buffer` is one),
+/// borrowed for the call. The handler passes a body it read whole as an
+/// `ArrayBuffer`: Bun makes a fresh typed array's buffer object the first
+/// time Node-API asks for its bytes, where an `ArrayBuffer`'s are there.
 ///
 /// # Safety
 /// `env` and `value` are a running callback's; the slice must not outlive
 /// the callback.
 unsafe fn bytes_of<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], Fault> {
-    let mut kind = sys::TypedarrayType::int8_array;
     let mut length = 0;
     let mut data = ptr::null_mut();
+    // SAFETY: per this function's contract; an error for anything but an
+    // ArrayBuffer.
+    if unsafe { sys::napi_get_arraybuffer_info(env, value, &mut data, &mut length) }
+        == sys::Status::napi_ok
+    {
+        if length == 0 || data.is_null() {
+            return Ok(&[]);
+        }
+        // SAFETY: Node-API says `data` points at the buffer's `length`
+        // bytes, which the argument keeps alive for the call.
+        return Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) });
+    }
+    let mut kind = sys::TypedarrayType::int8_array;
     // SAFETY: per this function's contract.
     let status = unsafe {
         sys::napi_get_typedarray_info(
@@ -219,7 +234,7 @@ unsafe fn bytes_of<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], Fau
         )
     };
     if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
-        return Err(Fault::Type("a Uint8Array"));
+        return Err(Fault::Type("an ArrayBuffer or a Uint8Array"));
     }
     if length == 0 || data.is_null() {
         return Ok(&[]);
@@ -522,7 +537,7 @@ impl<'s> Latin1<'s> {
 }
 
 /// `authenticate(core, slot, verdict, scopes?, body?)`: with the whole body
-/// as a `Uint8Array` when the host read it.
+/// (an `ArrayBuffer` or a `Uint8Array`) when the host read it.
 unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [core, slot, verdict, scopes, body] = args::<5>(env, info)?;

@@ -10,7 +10,7 @@ const native = require(`../chopin-mcp.${process.platform}-${process.arch}.node`)
 
 const owner = native.endpoint("{}");
 const core = native.endpointId(owner);
-const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {}, [], [1, 2], new Uint8Array(3), Symbol("s"), () => 1, 10n, owner];
+const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {}, [], [1, 2], new Uint8Array(3), new ArrayBuffer(3), new SharedArrayBuffer(3), Symbol("s"), () => 1, 10n, owner];
 
 test("the addon exports the functions index.cjs uses, and no other", () => {
   assert.deepEqual(Object.keys(native).sort(), [
@@ -48,7 +48,8 @@ test("each function with wrong arguments throws, and the endpoint still works", 
   assert.equal(native.authenticate(core, 0, 1), "b");
   assert.throws(() => native.push(core, 0, "a string"), TypeError);
   assert.throws(() => native.push(core, 0, new Uint16Array(2)), TypeError);
-  assert.ok(native.finish(core, 0, new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}')).startsWith("H"));
+  assert.equal(native.push(core, 0, new TextEncoder().encode('{"jsonrpc":"2.0",').buffer), "b");
+  assert.ok(native.finish(core, 0, new TextEncoder().encode('"id":1,"method":"ping"}')).startsWith("H"));
   assert.throws(() => native.startListed(core, 1000, "POST", ""), /slot 1000 is past the next one/);
   // start takes each named header's value, or null; a value of another kind counts as none.
   assert.equal(native.start(core, 1, "POST", null, null, null, "Bearer x", null, null, null, null, null, null), "a");
