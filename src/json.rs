@@ -332,9 +332,21 @@ impl WriteJson for str {
 
 impl WriteJson for u64 {
     fn write_json(&self, out: &mut Vec<u8>, _: Level) {
-        use std::io::Write;
-        // Writing into a Vec cannot fail.
-        let _ = write!(out, "{self}");
+        // The digits from the last, into room for u64::MAX's twenty: a
+        // revision is written on every read, and `write!` took 4 % of a
+        // read's cycle.
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut rest = *self;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        out.extend_from_slice(&digits[at..]);
     }
 
     fn len_hint(&self) -> usize {
@@ -544,6 +556,20 @@ mod tests {
         let wrapped = format!("\"{}\"", std::str::from_utf8(&nested).unwrap());
         let once: String = serde_json::from_str(&wrapped).unwrap();
         assert_eq!(once.as_bytes(), plain.as_slice());
+    }
+
+    #[test]
+    fn numbers_are_written_as_their_decimal_digits() {
+        let mut samples = vec![0, 1, 9, 10, 99, 100, 4_294_967_296, u64::MAX - 1, u64::MAX];
+        samples.extend((0..20).map(|power| 10u64.pow(power)));
+        samples.extend((1..20).map(|power| 10u64.pow(power) - 1));
+        for number in samples {
+            for level in [Level::Plain, Level::InString] {
+                let mut out = b"x".to_vec();
+                number.write_json(&mut out, level);
+                assert_eq!(out, format!("x{number}").as_bytes());
+            }
+        }
     }
 
     #[test]
