@@ -17,7 +17,7 @@ use crate::origin::Admission;
 use crate::request::{RequestParts, trim_ows};
 use crate::response::{Allow, Cache, ContentType, Response};
 use crate::tools::Document;
-use crate::tools::read::MAX_ID_CHARS;
+use crate::tools::read::within_id_chars;
 
 /// The next thing the host must do for a request to a document's URL
 /// (see [`Endpoint::document`]).
@@ -209,7 +209,7 @@ impl<C> DocumentAuthenticate<C> {
             return fetch.respond(refusal);
         }
         let id = &fetch.id;
-        let possible = id.chars().count() <= MAX_ID_CHARS
+        let possible = within_id_chars(id)
             && id.chars().any(|c| !chopin_dialect::is_js_whitespace(c));
         if !possible {
             return fetch.respond(not_found());

@@ -23,13 +23,19 @@ pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
 /// The most characters (Unicode scalar values, as JSON Schema counts) an id may have.
 pub const MAX_ID_CHARS: usize = 128;
 
+/// Whether `id` has at most [`MAX_ID_CHARS`] characters; an id of at most
+/// that many bytes has, uncounted (UTF-8 takes a byte or more a character).
+pub(crate) fn within_id_chars(id: &str) -> bool {
+    id.len() <= MAX_ID_CHARS || id.chars().count() <= MAX_ID_CHARS
+}
+
 /// The id named by exactly `{id}`, if it is 1–128 characters with at least one
 /// that is not whitespace.
 pub(crate) fn arguments(raw: Raw<'_>) -> Option<Cow<'_, str>> {
     let members = json::members(raw, ["id"])?;
     let id = json::string(members.values[0]?)?;
     let valid = !members.other
-        && id.chars().count() <= MAX_ID_CHARS
+        && within_id_chars(&id)
         && id.chars().any(|c| !is_js_whitespace(c));
     valid.then_some(id)
 }
