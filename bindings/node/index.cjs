@@ -645,13 +645,94 @@ function handler(options) {
   const metadata = settings.oauth !== undefined;
   const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
 
-  function mcp(request) {
+  // One promise a request: the exchange's failure is handled in the same
+  // async function (a .catch on it was a second promise and a closure).
+  async function mcp(request) {
     const slot = core.take();
-    return drive(request, slot).catch((error) => {
+    try {
+      const method = request.method;
+      if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
+        const out = native.metadata(endpoint, method, targetOf(request.url), flatWebHeaders(request.headers));
+        if (out !== null) {
+          return respond(slot, out, request);
+        }
+      }
+      const h = request.headers;
+      const origin = h.get(N0);
+      const declared = h.get(N7);
+      // Before authentication the endpoint answers a CORS preflight (OPTIONS
+      // with an Origin), a method other than GET and POST (405), a refused
+      // Origin and, with a host allowlist, a refused Host (403). A GET or POST
+      // without an Origin, on a handler without a host allowlist, passes all of
+      // them: its caller is found first, and the addon starts and
+      // authenticates in one call (the Host and a preflight's method header
+      // then decide nothing and are not read). Any other request starts first.
+      const early = origin === null && !hostAllowlist && (method === "POST" || method === "GET");
+      let out;
+      if (!early) {
+        out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
+        if (out.charCodeAt(0) !== AUTHENTICATE) {
+          return respond(slot, out, request);
+        }
+      }
+      let answer = caller(request);
+      if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
+      const verdict = verdictOf(answer);
+      let who = answer;
+      let scopes;
+      if (verdict === 2) {
+        who = answer.caller;
+        scopes = answer.scopes;
+      }
+      // The body of an authenticated POST whose declared length is within the
+      // budget (the server framed it) is read whole and goes with the answer,
+      // as Endpoint::handle takes a held body. One over the budget, or without
+      // a declared length, is left to the body step.
+      const body =
+        (verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget
+          ? await bytesOf(request)
+          : undefined;
+      out = early
+        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), verdict, scopes, body)
+        : native.authenticate(endpoint, slot, verdict, scopes, body);
+      if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
+      // The effects, one after another (a batch asks for several).
+      for (;;) {
+        switch (out.charCodeAt(0)) {
+          case READ:
+            out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
+            break;
+          case LIST:
+            out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
+            break;
+          case CREATE: {
+            const input = createInput(out, native.plan(endpoint, slot));
+            out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
+            break;
+          }
+          case UPDATE: {
+            const input = updateInput(out, native.plan(endpoint, slot));
+            out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
+            break;
+          }
+          case RENAME:
+            out = answerRename(endpoint, slot, await rename.rename(who, renameInput(out)), "rename.rename");
+            break;
+          case ARCHIVE:
+            out = answerArchive(endpoint, slot, await archive.archive(who, out.slice(1)), "archive.archive");
+            break;
+          case RESTORE:
+            out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
+            break;
+          default:
+            return respond(slot, out, request);
+        }
+      }
+    } catch (error) {
       native.release(endpoint, slot);
       core.give(slot);
       throw error;
-    });
+    }
   }
 
   /** The response of `out`; the slot is free again once it is made. */
@@ -661,86 +742,6 @@ function handler(options) {
     return response;
   }
 
-  async function drive(request, slot) {
-    const method = request.method;
-    if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
-      const out = native.metadata(endpoint, method, targetOf(request.url), flatWebHeaders(request.headers));
-      if (out !== null) {
-        return respond(slot, out, request);
-      }
-    }
-    const h = request.headers;
-    const origin = h.get(N0);
-    const declared = h.get(N7);
-    // Before authentication the endpoint answers a CORS preflight (OPTIONS
-    // with an Origin), a method other than GET and POST (405), a refused
-    // Origin and, with a host allowlist, a refused Host (403). A GET or POST
-    // without an Origin, on a handler without a host allowlist, passes all of
-    // them: its caller is found first, and the addon starts and
-    // authenticates in one call (the Host and a preflight's method header
-    // then decide nothing and are not read). Any other request starts first.
-    const early = origin === null && !hostAllowlist && (method === "POST" || method === "GET");
-    let out;
-    if (!early) {
-      out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
-      if (out.charCodeAt(0) !== AUTHENTICATE) {
-        return respond(slot, out, request);
-      }
-    }
-    let answer = caller(request);
-    if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
-    const verdict = verdictOf(answer);
-    let who = answer;
-    let scopes;
-    if (verdict === 2) {
-      who = answer.caller;
-      scopes = answer.scopes;
-    }
-    // The body of an authenticated POST whose declared length is within the
-    // budget (the server framed it) is read whole and goes with the answer,
-    // as Endpoint::handle takes a held body. One over the budget, or without
-    // a declared length, is left to the body step.
-    const body =
-      (verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget
-        ? await bytesOf(request)
-        : undefined;
-    out = early
-      ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), verdict, scopes, body)
-      : native.authenticate(endpoint, slot, verdict, scopes, body);
-    if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
-    // The effects, one after another (a batch asks for several).
-    for (;;) {
-      switch (out.charCodeAt(0)) {
-        case READ:
-          out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
-          break;
-        case LIST:
-          out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
-          break;
-        case CREATE: {
-          const input = createInput(out, native.plan(endpoint, slot));
-          out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
-          break;
-        }
-        case UPDATE: {
-          const input = updateInput(out, native.plan(endpoint, slot));
-          out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
-          break;
-        }
-        case RENAME:
-          out = answerRename(endpoint, slot, await rename.rename(who, renameInput(out)), "rename.rename");
-          break;
-        case ARCHIVE:
-          out = answerArchive(endpoint, slot, await archive.archive(who, out.slice(1)), "archive.archive");
-          break;
-        case RESTORE:
-          out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
-          break;
-        default:
-          return respond(slot, out, request);
-      }
-    }
-  }
   hook(mcp, core);
   return mcp;
 }
