@@ -10,6 +10,9 @@
 # PEERS_DIR defaults to ../shared/peers beside the repository; it is copied
 # to a temporary folder (never written). Prints each run's requests per
 # second and, per server, the median, and the package's over the plain one.
+# EXTRA="name=/path/to/index.mjs ..." adds servers on other builds of the
+# package (another checkout's index.mjs beside its built addon) to the same
+# rotation: a before and an after in one sitting.
 set -euo pipefail
 package="$(cd "$(dirname "$0")/.." && pwd)"
 rounds=${1:-5}
@@ -30,6 +33,13 @@ cp -r "$peers/ts-handler" "$work/ts-handler"
 cp "$peers/read_document.lua" "$work/"
 chmod -R u+w "$work"
 printf '// This package, as the peer bench loads a handler module.\nexport * from "%s/index.mjs";\n' "$package" >"$work/ts-handler/package.ts"
+names="plain package"
+for pair in ${EXTRA:-}; do
+    name=${pair%%=*}
+    [ -f "${pair#*=}" ] || { echo "EXTRA: no ${pair#*=}" >&2; exit 1; }
+    printf 'export * from "%s";\n' "$(cd "$(dirname "${pair#*=}")" && pwd)/$(basename "${pair#*=}")" >"$work/ts-handler/extra-$name.ts"
+    names="$names $name"
+done
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -55,9 +65,12 @@ stop() {
 declare -A runs
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, bun $("$bun" --version), wrk -t1 -c16 -d${seconds}s, $rounds rounds"
 for round in $(seq "$rounds"); do
-    for name in plain package; do
-        module="$work/ts-handler/mcp.ts"
-        [ "$name" = package ] && module="$work/ts-handler/package.ts"
+    for name in $names; do
+        case $name in
+            plain) module="$work/ts-handler/mcp.ts" ;;
+            package) module="$work/ts-handler/package.ts" ;;
+            *) module="$work/ts-handler/extra-$name.ts" ;;
+        esac
         serve "$module"
         # Check the answer, warm the JIT, then measure.
         curl -s -X POST "http://127.0.0.1:$port/mcp" -H 'Authorization: Bearer allowed' -H 'Content-Type: application/json' \
@@ -76,4 +89,9 @@ median() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR +
 plain=$(median "${runs[plain]}")
 ours=$(median "${runs[package]}")
 echo "median: plain $plain req/s, package $ours req/s, package/plain $(awk -v a="$ours" -v b="$plain" 'BEGIN {printf "%.2f", a / b}')"
+for name in $names; do
+    case $name in plain | package) continue ;; esac
+    theirs=$(median "${runs[$name]}")
+    echo "median: $name $theirs req/s, $name/plain $(awk -v a="$theirs" -v b="$plain" 'BEGIN {printf "%.2f", a / b}')"
+done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

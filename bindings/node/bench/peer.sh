@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# In process, the issue's own measure: ../shared/peers/ts-handler's bench
+# (bench.ts: prebuilt Requests for tools/call read_document, each response's
+# text read, median of its runs) on the plain TypeScript handler and on this
+# package (MCP_TS pointing at a two-line module re-exporting it), a process
+# each, in turn, ROUNDS times.
+#
+#   bench/peer.sh [ROUNDS] [PEERS_DIR]    # from bindings/node, after npm ci and npm run build
+#
+# PEERS_DIR defaults to ../shared/peers beside the repository; it is copied
+# to a temporary folder (never written). EXTRA="name=/path/to/index.mjs ..."
+# adds other builds of the package to the rotation (a before and an after in
+# one sitting). Prints each run's median ns per request, then per handler
+# the median over the rounds and its ratio to the plain handler's.
+set -euo pipefail
+package="$(cd "$(dirname "$0")/.." && pwd)"
+rounds=${1:-5}
+peers=${2:-$package/../../../shared/peers}
+[ -f "$peers/ts-handler/bench.ts" ] || { echo "no $peers/ts-handler: pass the peers' folder" >&2; exit 1; }
+bun="$package/node_modules/.bin/bun"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cp -r "$peers/ts-handler" "$work/ts-handler"
+chmod -R u+w "$work"
+printf 'export * from "%s/index.mjs";\n' "$package" >"$work/ts-handler/package.ts"
+names="plain package"
+for pair in ${EXTRA:-}; do
+    name=${pair%%=*}
+    [ -f "${pair#*=}" ] || { echo "EXTRA: no ${pair#*=}" >&2; exit 1; }
+    printf 'export * from "%s";\n' "$(cd "$(dirname "${pair#*=}")" && pwd)/$(basename "${pair#*=}")" >"$work/ts-handler/extra-$name.ts"
+    names="$names $name"
+done
+
+declare -A runs
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, bun $("$bun" --version), bench.ts 20000 7, $rounds rounds"
+for round in $(seq "$rounds"); do
+    for name in $names; do
+        case $name in
+            plain) module="$work/ts-handler/mcp.ts" ;;
+            package) module="$work/ts-handler/package.ts" ;;
+            *) module="$work/ts-handler/extra-$name.ts" ;;
+        esac
+        ns=$(MCP_TS="$module" "$bun" "$work/ts-handler/bench.ts" 20000 7 2>/dev/null | sed -n 's/.*median \([0-9]*\) ns\/req.*/\1/p')
+        [ -n "$ns" ] || { echo "the bench on $name printed no median" >&2; exit 1; }
+        runs[$name]="${runs[$name]:-} $ns"
+        echo "round $round $name: $ns ns/req"
+    done
+done
+median() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+plain=$(median "${runs[plain]}")
+for name in $names; do
+    ns=$(median "${runs[$name]}")
+    echo "median: $name $ns ns/req, $name/plain $(awk -v a="$ns" -v b="$plain" 'BEGIN {printf "%.2f", a / b}')"
+done
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
