@@ -209,8 +209,8 @@ impl<C> DocumentAuthenticate<C> {
             return fetch.respond(refusal);
         }
         let id = &fetch.id;
-        let possible = within_id_chars(id)
-            && id.chars().any(|c| !chopin_dialect::is_js_whitespace(c));
+        let possible =
+            within_id_chars(id) && id.chars().any(|c| !chopin_dialect::is_js_whitespace(c));
         if !possible {
             return fetch.respond(not_found());
         }

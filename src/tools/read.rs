@@ -34,9 +34,7 @@ pub(crate) fn within_id_chars(id: &str) -> bool {
 pub(crate) fn arguments(raw: Raw<'_>) -> Option<Cow<'_, str>> {
     let members = json::members(raw, ["id"])?;
     let id = json::string(members.values[0]?)?;
-    let valid = !members.other
-        && within_id_chars(&id)
-        && id.chars().any(|c| !is_js_whitespace(c));
+    let valid = !members.other && within_id_chars(&id) && id.chars().any(|c| !is_js_whitespace(c));
     valid.then_some(id)
 }
 
