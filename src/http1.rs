@@ -13,6 +13,7 @@
 //! and trailers. Rejections are values carrying their status
 //! ([`HttpError::response`]).
 
+use crate::json::decimal;
 use crate::request::{Header, RequestParts, trim_ows};
 use crate::response::Response;
 
@@ -442,7 +443,7 @@ pub fn write_head_with(
     out: &mut Vec<u8>,
 ) {
     out.extend_from_slice(b"HTTP/1.1 ");
-    decimal(out, usize::from(response.status()));
+    decimal(out, u64::from(response.status()));
     out.push(b' ');
     out.extend_from_slice(reason(response.status()).as_bytes());
     out.extend_from_slice(b"\r\n");
@@ -461,7 +462,7 @@ pub fn write_head_with(
         }
     } else {
         out.extend_from_slice(b"content-length: ");
-        decimal(out, response.body().len());
+        decimal(out, response.body().len() as u64);
         out.extend_from_slice(b"\r\n");
         if !keep_alive {
             header(out, b"connection", b"close");
@@ -474,21 +475,6 @@ pub fn write_head_with(
 /// `content-length` (1xx, 204, 304).
 fn bodiless(status: u16) -> bool {
     status < 200 || status == 204 || status == 304
-}
-
-/// Appends `n` in decimal, without allocating.
-fn decimal(out: &mut Vec<u8>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 fn header(out: &mut Vec<u8>, name: &[u8], value: &[u8]) {
