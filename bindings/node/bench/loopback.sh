@@ -32,14 +32,9 @@ trap cleanup EXIT
 cp -r "$peers/ts-handler" "$work/ts-handler"
 cp "$peers/read_document.lua" "$work/"
 chmod -R u+w "$work"
-printf '// This package, as the peer bench loads a handler module.\nexport * from "%s/index.mjs";\n' "$package" >"$work/ts-handler/package.ts"
-names="plain package"
-for pair in ${EXTRA:-}; do
-    name=${pair%%=*}
-    [ -f "${pair#*=}" ] || { echo "EXTRA: no ${pair#*=}" >&2; exit 1; }
-    printf 'export * from "%s";\n' "$(cd "$(dirname "${pair#*=}")" && pwd)/$(basename "${pair#*=}")" >"$work/ts-handler/extra-$name.ts"
-    names="$names $name"
-done
+# shellcheck source=bench/rotation.sh
+. "$package/bench/rotation.sh"
+rotation_modules "$work/ts-handler" "$package"
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -66,12 +61,7 @@ declare -A runs
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, bun $("$bun" --version), wrk -t1 -c16 -d${seconds}s, $rounds rounds"
 for round in $(seq "$rounds"); do
     for name in $names; do
-        case $name in
-            plain) module="$work/ts-handler/mcp.ts" ;;
-            package) module="$work/ts-handler/package.ts" ;;
-            *) module="$work/ts-handler/extra-$name.ts" ;;
-        esac
-        serve "$module"
+        serve "$(module_of "$work/ts-handler" "$name")"
         # Check the answer, warm the JIT, then measure.
         curl -s -X POST "http://127.0.0.1:$port/mcp" -H 'Authorization: Bearer allowed' -H 'Content-Type: application/json' \
             -H 'Accept: application/json, text/event-stream' \
@@ -85,7 +75,6 @@ for round in $(seq "$rounds"); do
         echo "round $round $name: $rps req/s"
     done
 done
-median() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 plain=$(median "${runs[plain]}")
 ours=$(median "${runs[package]}")
 echo "median: plain $plain req/s, package $ours req/s, package/plain $(awk -v a="$ours" -v b="$plain" 'BEGIN {printf "%.2f", a / b}')"

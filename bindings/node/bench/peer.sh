@@ -23,31 +23,20 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp -r "$peers/ts-handler" "$work/ts-handler"
 chmod -R u+w "$work"
-printf 'export * from "%s/index.mjs";\n' "$package" >"$work/ts-handler/package.ts"
-names="plain package"
-for pair in ${EXTRA:-}; do
-    name=${pair%%=*}
-    [ -f "${pair#*=}" ] || { echo "EXTRA: no ${pair#*=}" >&2; exit 1; }
-    printf 'export * from "%s";\n' "$(cd "$(dirname "${pair#*=}")" && pwd)/$(basename "${pair#*=}")" >"$work/ts-handler/extra-$name.ts"
-    names="$names $name"
-done
+# shellcheck source=bench/rotation.sh
+. "$package/bench/rotation.sh"
+rotation_modules "$work/ts-handler" "$package"
 
 declare -A runs
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs, bun $("$bun" --version), bench.ts 20000 7, $rounds rounds"
 for round in $(seq "$rounds"); do
     for name in $names; do
-        case $name in
-            plain) module="$work/ts-handler/mcp.ts" ;;
-            package) module="$work/ts-handler/package.ts" ;;
-            *) module="$work/ts-handler/extra-$name.ts" ;;
-        esac
-        ns=$(MCP_TS="$module" "$bun" "$work/ts-handler/bench.ts" 20000 7 2>/dev/null | sed -n 's/.*median \([0-9]*\) ns\/req.*/\1/p')
+        ns=$(MCP_TS="$(module_of "$work/ts-handler" "$name")" "$bun" "$work/ts-handler/bench.ts" 20000 7 2>/dev/null | sed -n 's/.*median \([0-9]*\) ns\/req.*/\1/p')
         [ -n "$ns" ] || { echo "the bench on $name printed no median" >&2; exit 1; }
         runs[$name]="${runs[$name]:-} $ns"
         echo "round $round $name: $ns ns/req"
     done
 done
-median() { printf '%s\n' $1 | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 plain=$(median "${runs[plain]}")
 for name in $names; do
     ns=$(median "${runs[$name]}")
