@@ -22,9 +22,8 @@ mod calls;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Barrier};
 
-use calls::{content, create_body, created_id, list_ids, post, read_body};
+use calls::{at_once, content, create_body, created_id, list_ids, post, read_body};
 use support::{Server, status};
 
 const SERVER: &str = "chopin-mcp-server";
@@ -55,24 +54,15 @@ fn pooled_database() -> Option<String> {
 /// `bodies` sent from `clients` threads at once (released together); the
 /// raw responses in the order of `bodies`.
 fn from_clients(addr: SocketAddr, clients: usize, bodies: &[String]) -> Vec<String> {
-    let barrier = Arc::new(Barrier::new(clients));
-    let bodies = Arc::new(bodies.to_vec());
-    let threads: Vec<_> = (0..clients)
-        .map(|t| {
-            let (barrier, bodies) = (Arc::clone(&barrier), Arc::clone(&bodies));
-            std::thread::spawn(move || {
-                barrier.wait();
-                (t..bodies.len())
-                    .step_by(clients)
-                    .map(|n| (n, post(addr, &bodies[n])))
-                    .collect::<Vec<_>>()
-            })
-        })
-        .collect();
-    let mut answers: Vec<(usize, String)> = threads
-        .into_iter()
-        .flat_map(|t| t.join().unwrap())
-        .collect();
+    let mut answers: Vec<(usize, String)> = at_once(clients, |t| {
+        (t..bodies.len())
+            .step_by(clients)
+            .map(|n| (n, post(addr, &bodies[n])))
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     answers.sort_by_key(|(n, _)| *n);
     answers.into_iter().map(|(_, response)| response).collect()
 }
@@ -150,17 +140,9 @@ fn replicas_racing_one_key_through_pgbouncer_make_one_document() {
 #[test]
 fn replicas_starting_at_once_through_pgbouncer_set_the_database_up_once() {
     let Some(url) = pooled_database() else { return };
-    let barrier = Arc::new(Barrier::new(4));
-    let starting: Vec<_> = (0..4)
-        .map(|_| {
-            let (url, barrier) = (url.clone(), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                Server::start_capturing(SERVER, &["--db", &url], &WARN)
-            })
-        })
-        .collect();
-    let replicas: Vec<Server> = starting.into_iter().map(|t| t.join().unwrap()).collect();
+    let replicas = at_once(4, |_| {
+        Server::start_capturing(SERVER, &["--db", &url], &WARN)
+    });
     let banners: Vec<String> = replicas.iter().map(|r| r.banner.join("\n")).collect();
     let new = banners
         .iter()

@@ -16,10 +16,10 @@ mod pg;
 mod calls;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use calls::{content, create_body, list_ids, post, read_body};
+use calls::{at_once, content, create_body, list_ids, post, read_body};
 use support::{Server, status};
 
 const SERVER: &str = "chopin-mcp-server";
@@ -135,17 +135,7 @@ fn a_replica_killed_mid_storm_loses_nothing_it_acknowledged() {
 fn replicas_starting_at_once_on_an_empty_database_all_start() {
     let Some(cluster) = pg::shared() else { return };
     let url = cluster.database();
-    let barrier = Arc::new(Barrier::new(4));
-    let starting: Vec<_> = (0..4)
-        .map(|_| {
-            let (url, barrier) = (url.clone(), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                Server::start(SERVER, &["--db", &url])
-            })
-        })
-        .collect();
-    let replicas: Vec<Server> = starting.into_iter().map(|t| t.join().unwrap()).collect();
+    let replicas = at_once(4, |_| Server::start(SERVER, &["--db", &url]));
     let banners: Vec<String> = replicas.iter().map(|r| r.banner.join("\n")).collect();
     let new = banners
         .iter()

@@ -21,10 +21,12 @@ mod calls;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use calls::{create_body, created_id, error_content, post, read_body, success, update_body};
+use calls::{
+    at_once, create_body, created_id, error_content, post, read_body, success, update_body,
+};
 use serde_json::{Value, json};
 use support::{Server, status};
 
@@ -57,21 +59,8 @@ fn read(addr: SocketAddr, id: &str) -> Value {
 
 /// `bodies[n]` sent to `addrs[n % addrs.len()]`, all released at once; the
 /// raw responses in the order of `bodies`.
-fn at_once(addrs: &[SocketAddr], bodies: Vec<String>) -> Vec<String> {
-    let barrier = Arc::new(Barrier::new(bodies.len()));
-    let threads: Vec<_> = bodies
-        .into_iter()
-        .enumerate()
-        .map(|(n, body)| {
-            let addr = addrs[n % addrs.len()];
-            let barrier = Arc::clone(&barrier);
-            std::thread::spawn(move || {
-                barrier.wait();
-                post(addr, &body)
-            })
-        })
-        .collect();
-    threads.into_iter().map(|t| t.join().unwrap()).collect()
+fn spread(addrs: &[SocketAddr], bodies: &[String]) -> Vec<String> {
+    at_once(bodies.len(), |n| post(addrs[n % addrs.len()], &bodies[n]))
 }
 
 fn racing_updates_apply_once(through_pgbouncer: bool) {
@@ -85,12 +74,12 @@ fn racing_updates_apply_once(through_pgbouncer: bool) {
         let plans: Vec<String> = (0..12)
             .map(|n| format!("# Racer {n}\n\nRound {revision}.\n"))
             .collect();
-        let bodies = plans
+        let bodies: Vec<String> = plans
             .iter()
             .enumerate()
             .map(|(n, plan)| update_body(&id, revision, plan, &format!("race-{revision}-{n}")))
             .collect();
-        let answers = at_once(&addrs, bodies);
+        let answers = spread(&addrs, &bodies);
         let mut winners = Vec::new();
         for (n, response) in answers.iter().enumerate() {
             match success(response) {
@@ -134,7 +123,7 @@ fn one_key_racers_make_one_revision(through_pgbouncer: bool) {
     let addrs: Vec<SocketAddr> = replicas.iter().map(|r| r.addr).collect();
     let id = create(addrs[0], "one-key-document");
     let body = update_body(&id, 0, "# One key\n\nOnce.\n", "the-one-key");
-    let answers = at_once(&addrs, vec![body; 32]);
+    let answers = spread(&addrs, &vec![body; 32]);
     let first = success(&answers[0]).unwrap_or_else(|| panic!("{}", answers[0]));
     assert_eq!(first["revision"], 1, "{first}");
     for response in &answers {

@@ -21,9 +21,8 @@ mod calls;
 mod schema_v1;
 
 use std::net::SocketAddr;
-use std::sync::{Arc, Barrier};
 
-use calls::{error_content, post_as, success, tool_call, update_body};
+use calls::{at_once, error_content, post_as, success, tool_call, update_body};
 use schema_v1::CONTENT;
 use serde_json::{Value, json};
 use support::{SERVERS, Server, temp_path};
@@ -146,17 +145,7 @@ fn replicas_start_at_once_on_version_1(through_pgbouncer: bool) {
     let Some(url) = pg::shared_url(&name, through_pgbouncer) else {
         return;
     };
-    let barrier = Arc::new(Barrier::new(4));
-    let starting: Vec<_> = (0..4)
-        .map(|_| {
-            let (url, barrier) = (url.clone(), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                Server::start("chopin-mcp-server", &["--db", &url])
-            })
-        })
-        .collect();
-    let replicas: Vec<Server> = starting.into_iter().map(|t| t.join().unwrap()).collect();
+    let replicas = at_once(4, |_| Server::start("chopin-mcp-server", &["--db", &url]));
     let migrated = replicas
         .iter()
         .filter(|r| r.banner.join("\n").contains(MIGRATED))

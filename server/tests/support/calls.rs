@@ -6,7 +6,7 @@
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
-use std::sync::{Arc, Barrier};
+use std::sync::Barrier;
 use std::time::Duration;
 
 use super::support::{TOKEN, read_all, status};
@@ -165,28 +165,33 @@ pub fn list_ids(addr: SocketAddr) -> Vec<String> {
         .collect()
 }
 
+/// `count` threads released together by one barrier, each running `task`
+/// with its number; what each returned, in order.
+pub fn at_once<T: Send>(count: usize, task: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let barrier = Barrier::new(count);
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..count)
+            .map(|n| {
+                let (barrier, task) = (&barrier, &task);
+                scope.spawn(move || {
+                    barrier.wait();
+                    task(n)
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    })
+}
+
 /// Three rounds of 12 clients creating with one key at once, spread over
 /// the servers at `addrs`: in each round every client gets the same
 /// document, and afterwards every server lists the three.
 pub fn race_one_key(addrs: &[SocketAddr]) {
     for round in 0..3 {
-        let racers = 12;
-        let barrier = Arc::new(Barrier::new(racers));
-        let threads: Vec<_> = (0..racers)
-            .map(|n| {
-                let addr = addrs[n % addrs.len()];
-                let barrier = Arc::clone(&barrier);
-                let body = create_body(&format!("race-{round}"), &format!("Race {round}"));
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    post(addr, &body)
-                })
-            })
-            .collect();
-        let answers: Vec<serde_json::Value> = threads
+        let body = create_body(&format!("race-{round}"), &format!("Race {round}"));
+        let answers: Vec<serde_json::Value> = at_once(12, |n| post(addrs[n % addrs.len()], &body))
             .into_iter()
-            .map(|t| {
-                let response = t.join().unwrap();
+            .map(|response| {
                 content(&response).unwrap_or_else(|| panic!("round {round}: {response}"))
             })
             .collect();
