@@ -243,10 +243,15 @@ async def main():
     return 0 if failures == 0 else 1
 
 
-if __name__ == "__main__":
-    # A server that stops answering must fail the run, not hang it.
+def run(main, seconds=90):
+    """Exits with what `main()` returns; a server that stops answering fails
+    the run after `seconds`, not hangs it."""
     try:
-        sys.exit(asyncio.run(asyncio.wait_for(main(), timeout=90)))
+        sys.exit(asyncio.run(asyncio.wait_for(main(), timeout=seconds)))
     except TimeoutError:
-        print("FAIL timeout: the checks did not finish in 90 s", flush=True)
+        print(f"FAIL timeout: the checks did not finish in {seconds} s", flush=True)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    run(main)

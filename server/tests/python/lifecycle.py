@@ -197,9 +197,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    # A server that stops answering must fail the run, not hang it.
-    try:
-        sys.exit(asyncio.run(asyncio.wait_for(main(), timeout=90)))
-    except TimeoutError:
-        print("FAIL timeout: the checks did not finish in 90 s", flush=True)
-        sys.exit(1)
+    checks.run(main)
