@@ -51,13 +51,9 @@ fn run_against_both(what: &str, program: &Path, script: &str, dir: &Path) {
 
 #[test]
 fn the_typescript_sdk_client_lives_a_plans_whole_life_in_the_handshake_era() {
-    let dir = tests_dir().join("interop");
-    if !support::installed(
-        &dir.join("node_modules/@modelcontextprotocol/sdk"),
-        &format!("run `npm ci` in {}", dir.display()),
-    ) {
+    let Some(dir) = support::npm_folder("interop", "@modelcontextprotocol/sdk") else {
         return;
-    }
+    };
     run_against_both(
         "the TypeScript SDK client",
         Path::new("node"),
@@ -68,13 +64,9 @@ fn the_typescript_sdk_client_lives_a_plans_whole_life_in_the_handshake_era() {
 
 #[test]
 fn the_typescript_sdk_v2_client_lives_a_plans_whole_life_on_2026_07_28() {
-    let dir = tests_dir().join("interop-v2");
-    if !support::installed(
-        &dir.join("node_modules/@modelcontextprotocol/client"),
-        &format!("run `npm ci` in {}", dir.display()),
-    ) {
+    let Some(dir) = support::npm_folder("interop-v2", "@modelcontextprotocol/client") else {
         return;
-    }
+    };
     run_against_both(
         "the TypeScript SDK v2 client",
         Path::new("node"),

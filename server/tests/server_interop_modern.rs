@@ -39,11 +39,9 @@ fn run_against_both(what: &str, program: &Path, script: &str, dir: &Path) {
 
 #[test]
 fn the_typescript_sdk_v2_client_works_with_both_servers_on_2026_07_28() {
-    let dir = tests_dir().join("interop-v2");
-    let package = dir.join("node_modules/@modelcontextprotocol/client");
-    if !support::installed(&package, &format!("run `npm ci` in {}", dir.display())) {
+    let Some(dir) = support::npm_folder("interop-v2", "@modelcontextprotocol/client") else {
         return;
-    }
+    };
     run_against_both(
         "the TypeScript SDK v2 client",
         Path::new("node"),

@@ -359,6 +359,17 @@ pub fn installed(path: &std::path::Path, how: &str) -> bool {
     false
 }
 
+/// `tests/<folder>` when its npm packages are in (`package` under its
+/// `node_modules`); otherwise `None`, having said how to install them (a
+/// failure under `CI`, as [`installed`] has it).
+pub fn npm_folder(folder: &str, package: &str) -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(folder);
+    let how = format!("run `npm ci` in {}", dir.display());
+    installed(&dir.join("node_modules").join(package), &how).then_some(dir)
+}
+
 /// Runs a real client, `program args…` in `dir` (a script that prints one
 /// line per check and exits non-zero when any failed): prints what it wrote
 /// under `what`, and fails the test on a non-zero exit.
