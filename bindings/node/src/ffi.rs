@@ -13,6 +13,7 @@
 //! external and dereference no pointer JavaScript handed in. The number's
 //! owner is a napi-rs `External` (src/lib.rs) whose finalizer removes it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char};
 use std::mem::MaybeUninit;
@@ -396,24 +397,37 @@ unsafe extern "C" fn start_listed(env: sys::napi_env, info: sys::napi_callback_i
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;
-        let headers = header_bytes(env, headers)?;
+        let mut headers_text = Text::new();
+        let headers = header_bytes(env, headers, &mut headers_text)?;
         outcome(env, core, |core| core.start_listed(slot, method, &headers))
     })
 }
 
 /// The bytes of a header string: Latin-1 when every character is one
 /// (Node gives header lines so, byte for byte), else its UTF-8 (a host
-/// that decoded them as UTF-8 gets them back).
+/// that decoded them as UTF-8 gets them back). An ASCII string, the usual
+/// one, is read once into `text` and borrowed from it.
 ///
 /// # Safety
 /// `env` and `value` are a running callback's.
-unsafe fn header_bytes(env: sys::napi_env, value: Value) -> Result<Vec<u8>, Fault> {
+unsafe fn header_bytes<'t>(
+    env: sys::napi_env,
+    value: Value,
+    text: &'t mut Text,
+) -> Result<Cow<'t, [u8]>, Fault> {
     let mut length = 0;
     // SAFETY: a null buffer asks for the length in UTF-16 units.
     let status =
         unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut length) };
     if status != sys::Status::napi_ok {
         return Err(Fault::Type("a string"));
+    }
+    // Every character takes at least as many UTF-8 bytes as UTF-16 units,
+    // and as many only when it is ASCII: then its UTF-8 is its Latin-1.
+    // SAFETY: per this function's contract.
+    let utf8 = unsafe { text.bytes(env, value) }?;
+    if utf8.len() == length {
+        return Ok(Cow::Borrowed(utf8));
     }
     let mut units = vec![0u16; length + 1];
     let mut written = 0;
@@ -423,9 +437,11 @@ unsafe fn header_bytes(env: sys::napi_env, value: Value) -> Result<Vec<u8>, Faul
     }
     units.truncate(written.min(length));
     if units.iter().all(|&unit| unit <= 0xFF) {
-        Ok(units.into_iter().map(|unit| unit as u8).collect())
+        Ok(Cow::Owned(
+            units.into_iter().map(|unit| unit as u8).collect(),
+        ))
     } else {
-        Ok(String::from_utf16_lossy(&units).into_bytes())
+        Ok(Cow::Owned(String::from_utf16_lossy(&units).into_bytes()))
     }
 }
 

@@ -155,3 +155,16 @@ test("headers come as rawHeaders, a Web Headers or an object; a malformed list i
   assert.throws(() => endpoint.begin("GET", "accept: x"), TypeError);
   assert.throws(() => endpoint.begin(7, []), TypeError);
 });
+
+test("a header list with characters beyond ASCII is read whole, as Latin-1 or as UTF-8", () => {
+  // One such character anywhere takes the whole list off the ASCII path;
+  // the Accept value beside it must still decide.
+  const endpoint = new Endpoint();
+  for (const note of ["café", "€ and é"]) {
+    const stream = endpoint.begin("GET", ["X-Note", note, "Accept", "text/event-stream"]).answer("octocat");
+    assert.equal(stream.status, 200, note);
+    assert.equal(stream.stream, true, note);
+    const json = endpoint.begin("GET", ["Accept", "application/json", "X-Note", note]).answer("octocat");
+    assert.equal(json.status, 406, note);
+  }
+});
