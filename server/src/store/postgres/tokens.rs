@@ -59,9 +59,6 @@ impl Postgres {
     }
 }
 
-/// Refuses a database whose schema is not this server's (see the SQLite
-/// engine's): the version a server's set-up recorded, none when it never
-/// ran here.
 /// Every stored token as `(digest, caller)`, by caller.
 pub(super) async fn token_rows(
     tx: &Transaction<'_>,
@@ -75,6 +72,9 @@ pub(super) async fn token_rows(
     Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
 }
 
+/// Refuses a database whose schema is not this server's (see the SQLite
+/// engine's): the version a server's set-up recorded, none when it never
+/// ran here.
 async fn set_up(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let recorded: bool = tx
         .query_typed_one("SELECT to_regclass('chopin_schema') IS NOT NULL", &[])
