@@ -25,9 +25,10 @@
 //                   and the endpoint's Rust work
 //   js reply        stage 6 with the read answered in JavaScript instead of
 //                   by the second crossing: the document through
-//                   JSON.stringify into this request's frame (hard-wired,
-//                   unchecked), the slot released: what a reply encoder in
-//                   JavaScript could save at most
+//                   JSON.stringify into this request's frame (hard-wired;
+//                   the host's document is not checked), the slot released:
+//                   what a reply encoder in JavaScript could save at most.
+//                   Its reply is checked once against the package's.
 //   endpoint        (Node) Endpoint: rawHeaders and a Buffer in, status,
 //                   headers and body out; no Request, Headers or Response
 //
