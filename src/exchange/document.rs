@@ -17,7 +17,8 @@ use crate::origin::Admission;
 use crate::request::{RequestParts, trim_ows};
 use crate::response::{Allow, Cache, ContentType, Response};
 use crate::tools::Document;
-use crate::tools::read::within_id_chars;
+use crate::tools::not_blank_within;
+use crate::tools::read::MAX_ID_CHARS;
 
 /// The next thing the host must do for a request to a document's URL
 /// (see [`Endpoint::document`]).
@@ -209,9 +210,7 @@ impl<C> DocumentAuthenticate<C> {
             return fetch.respond(refusal);
         }
         let id = &fetch.id;
-        let possible =
-            within_id_chars(id) && id.chars().any(|c| !chopin_dialect::is_js_whitespace(c));
-        if !possible {
+        if !not_blank_within(id, MAX_ID_CHARS) {
             return fetch.respond(not_found());
         }
         DocumentOutcome::Read(DocumentRead { fetch, caller })

@@ -30,8 +30,15 @@ const MAX_LOCATOR: usize = 2048;
 /// §1.3), kept untrimmed.
 pub(crate) fn text(raw: Raw<'_>, max: usize) -> Option<String> {
     let value = json::string(raw)?;
-    let fits = value.chars().nth(max).is_none();
-    (fits && value.chars().any(|c| !is_js_whitespace(c))).then(|| value.into_owned())
+    not_blank_within(&value, max).then(|| value.into_owned())
+}
+
+/// Whether `value` has at most `max` scalar values (as JSON Schema counts)
+/// and is not blank. One of at most `max` bytes has, uncounted: UTF-8 takes
+/// a byte or more a scalar value.
+pub(crate) fn not_blank_within(value: &str, max: usize) -> bool {
+    let fits = value.len() <= max || value.chars().nth(max).is_none();
+    fits && value.chars().any(|c| !is_js_whitespace(c))
 }
 
 /// A document locator (LIFECYCLE.md §1): an id or a canonical URL, a

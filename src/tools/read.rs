@@ -2,9 +2,7 @@
 
 use std::borrow::Cow;
 
-use chopin_dialect::is_js_whitespace;
-
-use super::{Document, Frame, brief_schema, write_absent};
+use super::{Document, Frame, brief_schema, not_blank_within, write_absent};
 use crate::json::{self, Raw};
 
 /// The definition: SPEC.md §7's, with the optional `brief` a document read
@@ -23,18 +21,12 @@ pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
 /// The most characters (Unicode scalar values, as JSON Schema counts) an id may have.
 pub const MAX_ID_CHARS: usize = 128;
 
-/// Whether `id` has at most [`MAX_ID_CHARS`] characters; an id of at most
-/// that many bytes has, uncounted (UTF-8 takes a byte or more a character).
-pub(crate) fn within_id_chars(id: &str) -> bool {
-    id.len() <= MAX_ID_CHARS || id.chars().count() <= MAX_ID_CHARS
-}
-
 /// The id named by exactly `{id}`, if it is 1–128 characters with at least one
 /// that is not whitespace.
 pub(crate) fn arguments(raw: Raw<'_>) -> Option<Cow<'_, str>> {
     let members = json::members(raw, ["id"])?;
     let id = json::string(members.values[0]?)?;
-    let valid = !members.other && within_id_chars(&id) && id.chars().any(|c| !is_js_whitespace(c));
+    let valid = !members.other && not_blank_within(&id, MAX_ID_CHARS);
     valid.then_some(id)
 }
 
