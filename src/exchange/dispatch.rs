@@ -11,11 +11,12 @@
 
 use bytes::Bytes;
 
-use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
-use super::outcome::{
-    ArchiveDocument, CreateDocument, ListDocuments, Outcome, ReadDocument, RenameDocument,
-    RestoreDocument, UpdateDocument,
+use super::effect::{
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
+    UpdateDocument,
 };
+use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
+use super::outcome::Outcome;
 use super::{legacy, modern};
 use crate::auth::Granted;
 use crate::config::Offered;

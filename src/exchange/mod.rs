@@ -12,14 +12,16 @@
 //!   walk in an effect;
 //! - [`legacy`] and [`modern`]: the two eras' handling of one message, peers
 //!   that `dispatch` calls; neither calls the other;
-//! - [`outcome`]: what the host is asked, a response or an effect, and the
-//!   effects' answers, which resume the walk;
+//! - [`outcome`]: what the host is asked, a response or an effect;
+//! - [`effect`]: each effect in a file of its own, with its answer, which
+//!   resumes the walk;
 //! - [`document`]: a document's URL, `GET` and `HEAD` of its plan, on the
 //!   same admission and authentication as `/mcp`.
 
 mod body;
 mod dispatch;
 mod document;
+mod effect;
 mod endpoint;
 mod legacy;
 mod modern;
@@ -27,8 +29,9 @@ mod outcome;
 
 pub use body::{BodyChunks, BodyIntake};
 pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
-pub use endpoint::{Authenticate, Endpoint};
-pub use outcome::{
-    ArchiveDocument, CreateDocument, ListDocuments, Outcome, ReadDocument, RenameDocument,
-    RestoreDocument, UpdateDocument,
+pub use effect::{
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
+    UpdateDocument,
 };
+pub use endpoint::{Authenticate, Endpoint};
+pub use outcome::Outcome;

@@ -1,0 +1,53 @@
+//! The effects the endpoint hands the host, one file each: what each carries,
+//! its accessors, its answer and its `Debug`.
+//!
+//! Every effect holds a [`Pending`] reply (the suspended walk and the
+//! JSON-RPC id to answer) beside what it asks; its answer writes the tool's
+//! result into the reply and resumes the walk. Adding a tool's effect is a
+//! file here, a variant of [`Outcome`](super::outcome::Outcome) and an arm in
+//! `dispatch`.
+
+mod archive;
+mod create;
+mod list;
+mod read;
+mod rename;
+mod restore;
+mod update;
+
+pub use archive::ArchiveDocument;
+pub use create::CreateDocument;
+pub use list::ListDocuments;
+pub use read::ReadDocument;
+pub use rename::RenameDocument;
+pub use restore::RestoreDocument;
+pub use update::UpdateDocument;
+
+use bytes::Bytes;
+
+use super::dispatch::Dispatch;
+use super::outcome::Outcome;
+use crate::tools::Frame;
+
+/// What every effect shares: the walk it suspended and the JSON-RPC id of
+/// the call its answer replies to.
+pub(crate) struct Pending<C> {
+    dispatch: Dispatch<C>,
+    id: Bytes,
+}
+
+impl<C> Pending<C> {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes) -> Self {
+        Pending { dispatch, id }
+    }
+
+    /// The authenticated caller.
+    fn caller(&self) -> &C {
+        &self.dispatch.exchange.caller
+    }
+
+    /// Writes the call's result with `write_result` and resumes the walk.
+    fn answer(self, write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>)) -> Outcome<C> {
+        self.dispatch.answer(&self.id, write_result)
+    }
+}

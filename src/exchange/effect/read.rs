@@ -1,0 +1,52 @@
+//! The read effect.
+
+use std::fmt;
+
+use bytes::Bytes;
+
+use super::Pending;
+use crate::exchange::dispatch::Dispatch;
+use crate::exchange::outcome::Outcome;
+use crate::tools::{Document, read};
+
+/// The read effect: the document [`id`](Self::id), if
+/// [`caller`](Self::caller) may see it.
+pub struct ReadDocument<C> {
+    pending: Pending<C>,
+    document: String,
+}
+
+impl<C> ReadDocument<C> {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: String) -> Self {
+        ReadDocument {
+            pending: Pending::new(dispatch, id),
+            document,
+        }
+    }
+
+    /// The authenticated caller.
+    pub fn caller(&self) -> &C {
+        self.pending.caller()
+    }
+
+    /// The document id asked for (1–128 characters, not blank).
+    pub fn id(&self) -> &str {
+        &self.document
+    }
+
+    /// Answers with the document, or `None` when it is missing, archived,
+    /// or the caller may not see it (the three must be indistinguishable).
+    /// A document with a [`brief`](Document::brief) is answered with it.
+    pub fn answer(self, document: Option<&Document>) -> Outcome<C> {
+        self.pending
+            .answer(|out, frame| read::write_result(out, frame, document))
+    }
+}
+
+impl<C> fmt::Debug for ReadDocument<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadDocument")
+            .field("id", &self.document)
+            .finish_non_exhaustive()
+    }
+}
