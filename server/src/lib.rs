@@ -1,8 +1,8 @@
 //! The reference server for [`chopin_mcp`]: what its two binaries share.
 //!
-//! - `chopin-mcp-server` (`src/main.rs`): tokio and the crate's own
-//!   HTTP/1.1 adapter drive the endpoint (hyper serves only the metrics
-//!   listener); the default.
+//! - `chopin-mcp-server` (`src/main.rs`, its connection driver in
+//!   [`serve`]): tokio and the crate's own HTTP/1.1 adapter drive the
+//!   endpoint (hyper serves only the metrics listener); the default.
 //! - `chopin-mcp-blocking` (`src/bin/chopin-mcp-blocking.rs`): `std::net`
 //!   threads and the crate's own HTTP/1.1 adapter, no async runtime.
 //!
@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod oauth;
 pub mod options;
 pub mod record;
+pub mod serve;
 pub mod shutdown;
 pub mod sqlite;
 pub mod store;
