@@ -335,7 +335,7 @@ impl Auth {
         body.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         body.extend_from_slice(id);
         body.extend_from_slice(b",\"error\":{\"code\":-32000,\"message\":\"insufficient scope\"}}");
-        Response::new(403, ContentType::Json, body.into()).with_challenge(challenge.clone())
+        Response::new(403, ContentType::Json, body).with_challenge(challenge.clone())
     }
 
     /// The 503 of a host that cannot judge the token now.

@@ -4,34 +4,40 @@
 //! The head is borrowed and gone once the host answers authentication, so the
 //! few header values later steps need (`authorization`, and for a request
 //! whose version header is modern or refused `mcp-protocol-version`,
-//! `mcp-method`, `mcp-name`) are copied into one buffer: one allocation, as
-//! the legacy pipeline made for `authorization` alone. Without a version
+//! `mcp-method`, `mcp-name`) are copied into one buffer. Without a version
 //! header M3 fails at its first check, so nothing else is needed.
+//!
+//! That buffer is the exchange's one allocation: it is made with room for
+//! the reply as well, and once the kept values are checked the reply is
+//! written into it ([`Kept::take_buffer`]) and becomes the response's body.
 
 use crate::request::{RequestParts, trim_ows};
 
-/// Where a kept header is, and whether it can pass M3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Slot {
-    Missing,
-    /// The first line (OWS-trimmed), at `start..end` of the buffer; `single`
-    /// when it is the only line. (Whether its bytes are all 0x20–0x7E or HTAB
-    /// is judged by [`Kept::check`], only for a value it compares equal.)
-    Line {
-        start: u32,
-        end: u32,
-        single: bool,
-    },
+/// Where a kept header's first line (OWS-trimmed) is in the buffer.
+/// (Whether its bytes are all 0x20–0x7E or HTAB is judged by
+/// [`Kept::check`], only for a value it compares equal.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Slot {
+    start: u32,
+    end: u32,
 }
+
+/// The slots, in [`KEPT`]'s order.
+const AUTHORIZATION: usize = 0;
+const VERSION: usize = 1;
+const METHOD: usize = 2;
+const NAME: usize = 3;
 
 /// Header values copied out of the head.
 #[derive(Debug, Clone)]
 pub(crate) struct Kept {
     buf: Vec<u8>,
-    authorization: Slot,
-    version: Slot,
-    method: Slot,
-    name: Slot,
+    slots: [Slot; 4],
+    /// Bit `i` set: slot `i` holds a line. (Bits, not a field per slot: an
+    /// exchange carries this through every effect by value.)
+    present: u8,
+    /// Bit `i` set: slot `i`'s line is its header's only one (M3 needs it).
+    single: u8,
 }
 
 /// A header M3 names in its failure message, in check order.
@@ -54,8 +60,11 @@ impl Standard {
 }
 
 impl Kept {
-    /// Copies `authorization`, and the standard headers when `modern_possible`.
-    pub(crate) fn read(parts: &RequestParts<'_>, modern_possible: bool) -> Kept {
+    /// Copies `authorization`, and the standard headers when `modern_possible`,
+    /// into a buffer of at least `room` bytes when there is anything to copy
+    /// (the room the exchange's reply will need, so that
+    /// [`take_buffer`](Self::take_buffer) hands it over without growing).
+    pub(crate) fn read(parts: &RequestParts<'_>, modern_possible: bool, room: usize) -> Kept {
         // Each name's first line, and whether it is the only one.
         let mut lines: [Option<(&[u8], bool)>; 4] = [None; 4];
         if modern_possible {
@@ -78,44 +87,53 @@ impl Kept {
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
         let mut kept = Kept {
             buf: Vec::new(),
-            authorization: Slot::Missing,
-            version: Slot::Missing,
-            method: Slot::Missing,
-            name: Slot::Missing,
+            slots: [Slot::default(); 4],
+            present: 0,
+            single: 0,
         };
         if size > 0 {
-            kept.buf.reserve_exact(size);
+            kept.buf.reserve_exact(size.max(room));
         }
-        let mut slots = [Slot::Missing; 4];
-        for (slot, line) in slots.iter_mut().zip(lines) {
+        for (index, line) in lines.into_iter().enumerate() {
             let Some((first, single)) = line else {
                 continue;
             };
             let start = kept.buf.len();
             kept.buf.extend_from_slice(first);
             // Header values are far below 4 GiB: the head is bounded by the host.
-            *slot = Slot::Line {
+            kept.slots[index] = Slot {
                 start: start as u32,
                 end: kept.buf.len() as u32,
-                single,
             };
+            kept.present |= 1 << index;
+            kept.single |= u8::from(single) << index;
         }
-        [kept.authorization, kept.version, kept.method, kept.name] = slots;
         kept
     }
 
-    fn get(&self, slot: Slot) -> Option<(&[u8], bool)> {
-        match slot {
-            Slot::Missing => None,
-            Slot::Line { start, end, single } => {
-                Some((&self.buf[start as usize..end as usize], single))
-            }
+    /// The buffer, emptied, for the exchange's reply: every kept value is
+    /// gone after this (read as missing), so it is called once they have
+    /// been checked.
+    pub(crate) fn take_buffer(&mut self) -> Vec<u8> {
+        self.present = 0;
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        buf
+    }
+
+    /// Slot `index`'s line, and whether it is its header's only one.
+    fn get(&self, index: usize) -> Option<(&[u8], bool)> {
+        if self.present & (1 << index) == 0 {
+            return None;
         }
+        let Slot { start, end } = *self.slots.get(index)?;
+        let value = self.buf.get(start as usize..end as usize)?;
+        Some((value, self.single & (1 << index) != 0))
     }
 
     /// The raw `Authorization` value (its first line).
     pub(crate) fn authorization(&self) -> Option<&[u8]> {
-        self.get(self.authorization).map(|(value, _)| value)
+        self.get(AUTHORIZATION).map(|(value, _)| value)
     }
 
     /// The token of an `Authorization: Bearer <token>` value (the scheme
@@ -129,7 +147,7 @@ impl Kept {
 
     /// The first `mcp-protocol-version` line, OWS-trimmed.
     pub(crate) fn first_version_line(&self) -> Option<&[u8]> {
-        self.get(self.version).map(|(value, _)| value)
+        self.get(VERSION).map(|(value, _)| value)
     }
 
     /// M3: the first standard header that fails, if any. `name` is the body
@@ -141,19 +159,19 @@ impl Kept {
         method: &str,
         name: Option<&str>,
     ) -> Option<Standard> {
-        let equal = |slot: Slot, expected: &str| {
+        let equal = |slot: usize, expected: &str| {
             self.get(slot).is_some_and(|(value, single)| {
                 single && value == expected.as_bytes() && is_visible(value)
             })
         };
-        if !equal(self.version, version) {
+        if !equal(VERSION, version) {
             return Some(Standard::ProtocolVersion);
         }
-        if !equal(self.method, method) {
+        if !equal(METHOD, method) {
             return Some(Standard::Method);
         }
         if let Some(expected) = name {
-            let passes = self.get(self.name).is_some_and(|(value, single)| {
+            let passes = self.get(NAME).is_some_and(|(value, single)| {
                 single && name_matches(value, expected.as_bytes()) && is_visible(value)
             });
             if !passes {
@@ -281,10 +299,24 @@ mod tests {
     }
 
     fn kept(kept: &Kept) -> Vec<Option<(&[u8], bool)>> {
-        [kept.authorization, kept.version, kept.method, kept.name]
-            .into_iter()
-            .map(|slot| kept.get(slot))
-            .collect()
+        (0..KEPT.len()).map(|index| kept.get(index)).collect()
+    }
+
+    #[test]
+    fn the_buffer_handed_to_the_reply_has_its_room_and_nothing_kept() {
+        let headers = [
+            Header::new("authorization", b"Bearer x"),
+            Header::new("mcp-method", b"tools/list"),
+        ];
+        let parts = RequestParts::new("POST", "/mcp", &headers);
+        let mut head = Kept::read(&parts, true, 600);
+        assert_eq!(head.bearer_token(), Some("x"));
+        let buffer = head.take_buffer();
+        assert!(buffer.is_empty() && buffer.capacity() >= 600);
+        assert_eq!(kept(&head), [None, None, None, None]);
+        // Nothing to keep: no buffer made, whatever the room.
+        let bare = Kept::read(&RequestParts::new("POST", "/mcp", &[]), true, 600);
+        assert_eq!(bare.buf.capacity(), 0);
     }
 
     #[test]
@@ -312,11 +344,11 @@ mod tests {
         for headers in cases {
             let parts = RequestParts::new("POST", "/mcp", headers);
             assert_eq!(
-                kept(&Kept::read(&parts, true)),
+                kept(&Kept::read(&parts, true, 0)),
                 per_name(&parts),
                 "{headers:?}"
             );
-            let legacy = Kept::read(&parts, false);
+            let legacy = Kept::read(&parts, false, 0);
             assert_eq!(kept(&legacy)[0], per_name(&parts)[0]);
             assert_eq!(&kept(&legacy)[1..], [None, None, None]);
         }
@@ -335,7 +367,7 @@ mod tests {
             map.append(name, http::HeaderValue::from_static(value));
         }
         let parts = RequestParts::with_header_map("POST", "/mcp", &map);
-        assert_eq!(kept(&Kept::read(&parts, true)), per_name(&parts));
+        assert_eq!(kept(&Kept::read(&parts, true, 0)), per_name(&parts));
     }
 
     #[test]

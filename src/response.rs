@@ -29,6 +29,51 @@ impl ContentType {
     }
 }
 
+/// A response's body: the reply buffer the endpoint wrote, handed over as
+/// it is (a `Vec` whose spare capacity would cost `Bytes` an allocation of
+/// its own), or shared bytes (static texts, a document's plan, metadata).
+#[derive(Clone)]
+pub(crate) enum Body {
+    Written(Vec<u8>),
+    Shared(Bytes),
+}
+
+impl Body {
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Body::Written(bytes) => bytes,
+            Body::Shared(bytes) => bytes,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Self {
+        Body::Written(bytes)
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Body {}
+
+impl From<Bytes> for Body {
+    fn from(bytes: Bytes) -> Self {
+        Body::Shared(bytes)
+    }
+}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // As `Bytes` writes itself: a byte string.
+        write!(f, "b\"{}\"", self.as_slice().escape_ascii())
+    }
+}
+
 /// An HTTP response decided by the endpoint.
 ///
 /// Headers are produced on demand by [`Response::headers`] from a few fields,
@@ -52,7 +97,7 @@ pub struct Response {
     /// Headers a layer above added (the CORS grant), with the value of the
     /// first.
     decoration: Option<(&'static Decoration, Bytes)>,
-    body: Bytes,
+    body: Body,
 }
 
 /// The methods a 405 names.
@@ -94,7 +139,7 @@ pub(crate) struct Decoration {
 }
 
 impl Response {
-    pub(crate) fn new(status: u16, content_type: ContentType, body: Bytes) -> Self {
+    pub(crate) fn new(status: u16, content_type: ContentType, body: impl Into<Body>) -> Self {
         Response {
             status,
             content_type,
@@ -106,7 +151,7 @@ impl Response {
             tag: Tag::Challenge,
             tagged: None,
             decoration: None,
-            body,
+            body: body.into(),
         }
     }
 
@@ -217,13 +262,28 @@ impl Response {
     }
 
     /// The complete body (empty for 202, 204, 304 and an event stream).
-    pub fn body(&self) -> &Bytes {
-        &self.body
+    pub fn body(&self) -> &[u8] {
+        self.body.as_slice()
     }
 
-    /// Takes the body out of the response.
+    /// Takes the body out of the response. The reply the endpoint wrote is
+    /// handed over as it was written; making it [`Bytes`] may allocate
+    /// (its bookkeeping, not a copy), so a host that only writes the body
+    /// uses [`body`](Self::body) or [`into_body_vec`](Self::into_body_vec).
     pub fn into_body(self) -> Bytes {
-        self.body
+        match self.body {
+            Body::Written(bytes) => Bytes::from(bytes),
+            Body::Shared(bytes) => bytes,
+        }
+    }
+
+    /// Takes the body out of the response as a `Vec` (a copy only when the
+    /// body was shared bytes: a static text, a document's plan).
+    pub fn into_body_vec(self) -> Vec<u8> {
+        match self.body {
+            Body::Written(bytes) => bytes,
+            Body::Shared(bytes) => bytes.to_vec(),
+        }
     }
 
     /// The response headers, names in lower case, in a fixed order.

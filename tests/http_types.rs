@@ -314,7 +314,7 @@ fn assert_converted(response: Response) {
         .map(|(name, value)| (name, value.to_vec()))
         .collect();
     let status = response.status();
-    let body = response.body().clone();
+    let body = response.body().to_vec();
     let converted = response.into_http();
     assert_eq!(converted.status().as_u16(), status);
     assert_eq!(converted.headers().len(), expected.len());

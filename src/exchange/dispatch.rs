@@ -20,7 +20,7 @@ use super::outcome::Outcome;
 use super::{legacy, modern};
 use crate::auth::Granted;
 use crate::config::Offered;
-use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError, TYPICAL_REPLY};
+use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError};
 use crate::response::{ContentType, Response};
 use crate::sse;
 use crate::tools::Frame;
@@ -54,7 +54,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         None if class == HeaderClass::Refused => return Outcome::Respond(version_refused()),
         None => {
             let reply = jsonrpc::error_reply(b"null", jsonrpc::PARSE_ERROR);
-            return Outcome::Respond(Response::new(400, ContentType::Json, reply.into()));
+            return Outcome::Respond(Response::new(400, ContentType::Json, reply));
         }
         Some(Body::Single(envelope)) => Shape::Object {
             claim: class.reads_claim() && modern::claims(envelope.members),
@@ -71,7 +71,8 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         exchange,
         version,
         batch: None,
-        // Allocated by the first reply: exactly for a result known in full.
+        // The kept headers' buffer, taken by the first reply (see
+        // `reserve_typical`): exactly sized for a result known in full.
         out: Vec::new(),
         replies: 0,
     };
@@ -211,11 +212,9 @@ impl<C> Dispatch<C> {
     /// Room for a typical reply, and for the modern framing around it, once.
     fn reserve_typical(&mut self) {
         if self.out.capacity() == 0 {
-            let framing = match self.version.era() {
-                Era::Legacy => 0,
-                Era::Modern => 64 + self.exchange.endpoint.inner.modern.server_info.len(),
-            };
-            self.out.reserve(TYPICAL_REPLY + framing);
+            let room = (self.exchange.endpoint.inner).reply_room(self.version.era() == Era::Modern);
+            self.out = self.exchange.head.take_buffer();
+            self.out.reserve(room);
         }
     }
 
@@ -235,10 +234,10 @@ impl<C> Dispatch<C> {
     }
 
     /// [`result`](Self::result) with a result written in advance: a single
-    /// reply is then allocated at its exact size (and becomes the response
-    /// body without a further allocation).
+    /// reply is given its exact size at once.
     pub(crate) fn result_bytes(&mut self, id: &[u8], result: &[u8]) {
         if self.out.capacity() == 0 {
+            self.out = self.exchange.head.take_buffer();
             self.out
                 .reserve_exact(jsonrpc::result_len(id, result.len()));
         }
@@ -265,11 +264,11 @@ impl<C> Dispatch<C> {
             self.out.push(b']');
         }
         let response = match self.exchange.reply {
-            ReplyMode::Json => Response::new(200, ContentType::Json, self.out.into()),
+            ReplyMode::Json => Response::new(200, ContentType::Json, self.out),
             ReplyMode::EventStream => {
                 let mut framed = Vec::with_capacity(self.out.len() + 24);
                 sse::event(&mut framed, Some("message"), &self.out);
-                let response = Response::new(200, ContentType::EventStream, framed.into());
+                let response = Response::new(200, ContentType::EventStream, framed);
                 match self.version.era() {
                     Era::Legacy => response,
                     Era::Modern => response.unbuffered(),

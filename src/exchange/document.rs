@@ -138,7 +138,7 @@ impl Endpoint {
         }
         let if_none_match = joined(parts, "if-none-match");
         DocumentOutcome::Authenticate(DocumentAuthenticate {
-            head: Kept::read(parts, false),
+            head: Kept::read(parts, false, 0),
             fetch: Fetch {
                 endpoint: self.clone(),
                 id: id.to_owned(),

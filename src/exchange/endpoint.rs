@@ -23,7 +23,7 @@ use crate::auth::{Auth, Granted, Scopes};
 use crate::config::{Config, ConfigError, MAX_CACHE_TTL_MS};
 use crate::cors;
 use crate::headers::Kept;
-use crate::jsonrpc;
+use crate::jsonrpc::{self, TYPICAL_REPLY};
 use crate::negotiate::qualities;
 use crate::origin::{Admission, Allowlist};
 use crate::request::{RequestParts, trim_ows};
@@ -51,6 +51,19 @@ pub(crate) struct Inner {
     pub allowlist: Allowlist,
     /// The modern results that depend only on the configuration.
     pub modern: modern::Results,
+}
+
+impl Inner {
+    /// The room a reply gets at once: the typical reply, and under the
+    /// modern era the frame around it.
+    pub(crate) fn reply_room(&self, modern: bool) -> usize {
+        let framing = if modern {
+            64 + self.modern.server_info.len()
+        } else {
+            0
+        };
+        TYPICAL_REPLY + framing
+    }
 }
 
 impl Endpoint {
@@ -181,7 +194,11 @@ impl Endpoint {
         let modern_possible = matches!(screen.class, HeaderClass::Modern(_) | HeaderClass::Refused);
         Outcome::Authenticate(Authenticate {
             endpoint: self.clone(),
-            head: Kept::read(parts, modern_possible),
+            head: Kept::read(
+                parts,
+                modern_possible,
+                self.inner.reply_room(modern_possible),
+            ),
             screen,
             body,
             origin: admission.into_grant(),
@@ -411,7 +428,7 @@ impl<C> Authenticate<C> {
 /// The legacy version error (step 4): 400, id null.
 pub(crate) fn version_refused() -> Response {
     let body = jsonrpc::error_reply(b"null", jsonrpc::UNSUPPORTED_VERSION);
-    Response::new(400, ContentType::Json, body.into())
+    Response::new(400, ContentType::Json, body)
 }
 
 impl<C> fmt::Debug for Authenticate<C> {

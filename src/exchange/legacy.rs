@@ -64,7 +64,7 @@ pub(super) fn message<C>(
                     let name = members.name.and_then(json::name);
                     call::tool_call(name, members.arguments, config.tools)
                 })
-                .and_then(|(tool, arguments)| call::step(config, tool, arguments));
+                .and_then(|(tool, arguments)| call::step(config, source, tool, arguments));
             match step {
                 Ok(ToolStep::Host(effect)) => {
                     let id = source.slice_ref(id_text);

@@ -119,7 +119,7 @@ pub(crate) fn invalid_request() -> Response {
 fn error(id: &[u8], error: RpcError) -> Response {
     let status = if error.code == -32601 { 404 } else { 400 };
     let body = jsonrpc::error_reply(id, error);
-    Response::new(status, ContentType::Json, body.into())
+    Response::new(status, ContentType::Json, body)
 }
 
 /// 400 `-32022`, with the configured versions and the one requested.
@@ -136,7 +136,7 @@ fn unsupported(id: &[u8], supported: &[u8], requested: &str) -> Response {
     body.extend_from_slice(b",\"requested\":");
     json::write_string(&mut body, requested);
     body.extend_from_slice(b"}}}");
-    Response::new(400, ContentType::Json, body.into())
+    Response::new(400, ContentType::Json, body)
 }
 
 /// Runs the ladder M1–M7 over one message object.
@@ -259,7 +259,7 @@ pub(crate) fn dispatch<C>(
                 Err(refusal) => return Outcome::Respond(error(id, refusal)),
             };
             // Argument failures are tool execution errors (MODERN.md §4).
-            match call::step(&inner.config, tool, arguments) {
+            match call::step(&inner.config, source, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
                     let id = source.slice_ref(id);
                     return dispatch.suspend(HostCall { id, effect });
@@ -309,5 +309,5 @@ fn listen<C>(exchange: &Exchange<C>, id: &[u8], server_info: &[u8]) -> Response 
     data.extend_from_slice(b"}}");
     jsonrpc::close(&mut data);
     sse::event(&mut body, Some("message"), &data);
-    Response::new(200, ContentType::EventStream, body.into()).unbuffered()
+    Response::new(200, ContentType::EventStream, body).unbuffered()
 }

@@ -56,3 +56,33 @@ pub(crate) fn locator_arguments(raw: Raw<'_>) -> Option<String> {
     }
     locator(members.values[0]?)
 }
+
+/// A string argument kept for the host: a slice of the message it was read
+/// from when the string had no escape (no copy, no allocation), or else the
+/// unescaped string's own bytes. Always valid UTF-8.
+#[derive(Clone)]
+pub(crate) struct Text(bytes::Bytes);
+
+impl Text {
+    /// `text` as read from `source` (the message's bytes): shared when it
+    /// is a slice of them, the unescaped string otherwise.
+    pub(crate) fn new(source: &bytes::Bytes, text: std::borrow::Cow<'_, str>) -> Text {
+        match text {
+            std::borrow::Cow::Borrowed(borrowed) if within(source, borrowed.as_bytes()) => {
+                Text(source.slice_ref(borrowed.as_bytes()))
+            }
+            text => Text(bytes::Bytes::from(text.into_owned())),
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // Valid UTF-8: it was a `&str` when it was taken.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+/// Whether `part` lies inside `whole`'s bytes.
+fn within(whole: &[u8], part: &[u8]) -> bool {
+    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    start <= whole.len() && part.len() <= whole.len() - start
+}

@@ -5,9 +5,12 @@
 
 use std::borrow::Cow;
 
+use bytes::Bytes;
+
 use crate::config::{Config, Offered};
 use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
+use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
 use crate::tools::update::{self, DocumentUpdate};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
@@ -15,8 +18,8 @@ use chopin_dialect::{self as dialect, Issue};
 
 /// The host's part of a tool call.
 pub(crate) enum Effect {
-    List(String),
-    Read(String),
+    List(Text),
+    Read(Text),
     Create(Box<NewDocument>),
     Update(Box<DocumentUpdate>),
     Rename {
@@ -61,15 +64,23 @@ pub(crate) fn tool_call<'a>(
 /// where the call goes. Nothing reaches the host unless every check
 /// passed. The error is the tool's own argument failure: a JSON-RPC
 /// error in the legacy era, a tool execution error in the modern one.
-pub(crate) fn step(config: &Config, tool: Tool, arguments: Raw<'_>) -> Result<ToolStep, RpcError> {
+///
+/// `source` is the message the arguments were read from: a list's
+/// repository and a read's id are kept as slices of it.
+pub(crate) fn step(
+    config: &Config,
+    source: &Bytes,
+    tool: Tool,
+    arguments: Raw<'_>,
+) -> Result<ToolStep, RpcError> {
     let effect = match tool {
         Tool::ListDocuments => {
             let repository = list::arguments(arguments).ok_or(list::INVALID)?;
-            Effect::List(repository.into_owned())
+            Effect::List(Text::new(source, repository))
         }
         Tool::ReadDocument => {
             let document = read::arguments(arguments).ok_or(read::INVALID)?;
-            Effect::Read(document.into_owned())
+            Effect::Read(Text::new(source, document))
         }
         Tool::CreateDocument => {
             let draft = create::arguments(arguments).ok_or(create::INVALID)?;

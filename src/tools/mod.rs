@@ -17,7 +17,9 @@ pub(crate) mod update;
 use chopin_dialect::Issue;
 use serde::Serialize;
 
-pub(crate) use arguments::{fingerprint_of, locator, locator_arguments, not_blank_within, text};
+pub(crate) use arguments::{
+    Text, fingerprint_of, locator, locator_arguments, not_blank_within, text,
+};
 pub(crate) use schema::{brief_schema, code_schema, issues_schema, locator_input_schema};
 
 use crate::auth::Granted;

@@ -7,17 +7,18 @@ use bytes::Bytes;
 use super::Pending;
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
+use crate::tools::Text;
 use crate::tools::{DocumentSummary, DocumentSummaryRef, Summary, list};
 
 /// The list effect: the documents of [`repository`](Self::repository) that
 /// [`caller`](Self::caller) may see.
 pub struct ListDocuments<C> {
     pending: Pending<C>,
-    repository: String,
+    repository: Text,
 }
 
 impl<C> ListDocuments<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, repository: String) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, repository: Text) -> Self {
         ListDocuments {
             pending: Pending::new(dispatch, id),
             repository,
@@ -31,7 +32,7 @@ impl<C> ListDocuments<C> {
 
     /// The repository, `owner/name`, already validated.
     pub fn repository(&self) -> &str {
-        &self.repository
+        self.repository.as_str()
     }
 
     /// Answers with the documents, in the order to present them.
@@ -61,7 +62,7 @@ impl<C> ListDocuments<C> {
 impl<C> fmt::Debug for ListDocuments<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDocuments")
-            .field("repository", &self.repository)
+            .field("repository", &self.repository.as_str())
             .finish_non_exhaustive()
     }
 }

@@ -7,17 +7,18 @@ use bytes::Bytes;
 use super::Pending;
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
+use crate::tools::Text;
 use crate::tools::{Document, read};
 
 /// The read effect: the document [`id`](Self::id), if
 /// [`caller`](Self::caller) may see it.
 pub struct ReadDocument<C> {
     pending: Pending<C>,
-    document: String,
+    document: Text,
 }
 
 impl<C> ReadDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: String) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: Text) -> Self {
         ReadDocument {
             pending: Pending::new(dispatch, id),
             document,
@@ -31,7 +32,7 @@ impl<C> ReadDocument<C> {
 
     /// The document id asked for (1–128 characters, not blank).
     pub fn id(&self) -> &str {
-        &self.document
+        self.document.as_str()
     }
 
     /// Answers with the document, or `None` when it is missing, archived,
@@ -46,7 +47,7 @@ impl<C> ReadDocument<C> {
 impl<C> fmt::Debug for ReadDocument<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReadDocument")
-            .field("id", &self.document)
+            .field("id", &self.document.as_str())
             .finish_non_exhaustive()
     }
 }
