@@ -1,0 +1,210 @@
+"use strict";
+// Host answers, checked and flattened for the addon: each effect's answer
+// (read, list, create, update, rename, archive, restore) as the flat
+// arguments of its addon function, or a TypeError naming what was wrong.
+
+const native = require("./native.js");
+const { fail, describe, isObject } = require("./options.js");
+
+function isDocument(value) {
+  return (
+    typeof value.id === "string" &&
+    typeof value.title === "string" &&
+    typeof value.source === "string" &&
+    Number.isSafeInteger(value.revision) &&
+    value.revision >= 0
+  );
+}
+
+function badDocument(where, value) {
+  if (!isObject(value)) fail(`${where} must give a document or undefined, not ${describe(value)}`);
+  for (const key of ["id", "title", "source"]) {
+    if (typeof value[key] !== "string") fail(`${where} gave a document whose \`${key}\` is ${describe(value[key])}, not a string`);
+  }
+  fail(`${where} gave a document whose \`revision\` is ${describe(value.revision)}, not a whole number from 0`);
+}
+
+/** `[id, title, …]` as JSON, for the addon. */
+function flatSummaries(documents, where) {
+  if (!Array.isArray(documents)) fail(`${where} must give an array of { id, title } or "forbidden", not ${describe(documents)}`);
+  const flat = new Array(documents.length * 2);
+  for (let i = 0; i < documents.length; i++) {
+    const summary = documents[i];
+    if (!isObject(summary) || typeof summary.id !== "string" || typeof summary.title !== "string") {
+      fail(`${where} gave ${describe(summary)} at index ${i}, not { id: string, title: string }`);
+    }
+    flat[2 * i] = summary.id;
+    flat[2 * i + 1] = summary.title;
+  }
+  return JSON.stringify(flat);
+}
+
+const CREATE_KINDS = { created: 0, replayed: 1, conflict: 2, forbidden: 3, unavailable: 4 };
+
+function isStrings(value) {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isBrief(brief) {
+  return (
+    isObject(brief) &&
+    typeof brief.goal === "string" &&
+    isStrings(brief.constraints) &&
+    isStrings(brief.settledDecisions) &&
+    isStrings(brief.openQuestions) &&
+    isStrings(brief.repositoryFindings)
+  );
+}
+
+/** A brief's five keys (other keys a host's object has are not sent). */
+function briefOf(brief) {
+  return {
+    goal: brief.goal,
+    constraints: brief.constraints,
+    settledDecisions: brief.settledDecisions,
+    openQuestions: brief.openQuestions,
+    repositoryFindings: brief.repositoryFindings,
+  };
+}
+
+const BRIEF_KEYS = "{ goal, constraints, settledDecisions, openQuestions, repositoryFindings }";
+
+/**
+ * Answers a read effect with `document`: a Document, or undefined / null
+ * for absent.
+ */
+function answerRead(core, slot, document, where) {
+  if (document === undefined || document === null) return native.answerAbsent(core, slot);
+  if (typeof document !== "object" || !isDocument(document)) badDocument(where, document);
+  let brief;
+  if (document.brief !== undefined && document.brief !== null) {
+    if (!isBrief(document.brief)) fail(`${where} gave a document whose \`brief\` is not ${BRIEF_KEYS}`);
+    brief = JSON.stringify(briefOf(document.brief));
+  }
+  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief);
+}
+
+/** The fields of a created document but its source, as JSON for the addon. */
+function createdFields(document, where) {
+  if (!isObject(document)) fail(`${where}: a created or replayed answer carries a document, not ${describe(document)}`);
+  for (const key of ["id", "title", "source", "url"]) {
+    if (typeof document[key] !== "string") fail(`${where}: the document's \`${key}\` is ${describe(document[key])}, not a string`);
+  }
+  if (!Number.isSafeInteger(document.revision) || document.revision < 0) {
+    fail(`${where}: the document's \`revision\` is ${describe(document.revision)}, not a whole number from 0`);
+  }
+  if (!isBrief(document.brief)) fail(`${where}: the document's \`brief\` is not ${BRIEF_KEYS}`);
+  return JSON.stringify({ id: document.id, title: document.title, brief: briefOf(document.brief), revision: document.revision, url: document.url });
+}
+
+/**
+ * Answers a create effect with `answer` ({ kind, document? }); `plan` is
+ * the canonical plan the host was given: a document whose source is it
+ * (as a host that stored what it got answers) does not send it back.
+ */
+function answerCreate(core, slot, answer, plan, where) {
+  const kind = kindOf(answer, CREATE_KINDS, where);
+  if (kind > 1) return native.answerCreate(core, slot, kind);
+  const fields = createdFields(answer.document, where);
+  const source = answer.document.source;
+  return native.answerCreate(core, slot, kind, fields, source === plan ? undefined : source);
+}
+
+/**
+ * Answers a list effect: an array of summaries, or "forbidden" (the caller
+ * may not list the repository).
+ */
+function answerList(core, slot, documents, where) {
+  if (documents === "forbidden") return native.answerListForbidden(core, slot);
+  return native.answerList(core, slot, flatSummaries(documents, where));
+}
+
+/** The code of `answer.kind` in `kinds`, or a TypeError listing them. */
+function kindOf(answer, kinds, where) {
+  const kind = isObject(answer) && Object.hasOwn(kinds, answer.kind) ? kinds[answer.kind] : undefined;
+  if (kind === undefined) {
+    const names = Object.keys(kinds).map((name) => `"${name}"`).join(" | ");
+    fail(`${where} must give { kind: ${names} }, not ${describe(answer)}`);
+  }
+  return kind;
+}
+
+/** The string members `keys` of the document `answer` carries, checked. */
+function stringsOf(answer, keys, where) {
+  const document = answer.document;
+  if (!isObject(document)) fail(`${where}: a "${answer.kind}" answer carries a document, not ${describe(document)}`);
+  return keys.map((key) => {
+    const value = document[key];
+    if (typeof value !== "string") fail(`${where}: the document's \`${key}\` is ${describe(value)}, not a string`);
+    return value;
+  });
+}
+
+const UPDATE_KINDS = {
+  updated: 0,
+  replayed: 1,
+  conflict: 2,
+  "revision-conflict": 3,
+  locked: 4,
+  protected: 5,
+  archived: 6,
+  forbidden: 7,
+  unavailable: 8,
+};
+
+/**
+ * Answers an update effect with `answer` ({ kind, document? } or
+ * { kind: "revision-conflict", revision }); as with create, a document
+ * whose source is the canonical plan given does not send it back.
+ */
+function answerUpdate(core, slot, answer, plan, where) {
+  const kind = kindOf(answer, UPDATE_KINDS, where);
+  if (kind === 3) {
+    if (!Number.isSafeInteger(answer.revision) || answer.revision < 0) {
+      fail(`${where}: a "revision-conflict" answer carries the document's current \`revision\`, a whole number from 0, not ${describe(answer.revision)}`);
+    }
+    return native.answerUpdate(core, slot, kind, undefined, undefined, answer.revision);
+  }
+  if (kind > 1) return native.answerUpdate(core, slot, kind);
+  const [id, title, source, url] = stringsOf(answer, ["id", "title", "source", "url"], where);
+  const document = answer.document;
+  if (!Number.isSafeInteger(document.revision) || document.revision < 0) {
+    fail(`${where}: the document's \`revision\` is ${describe(document.revision)}, not a whole number from 0`);
+  }
+  const fields = { id, title, brief: undefined, revision: document.revision, url };
+  if (document.brief !== undefined && document.brief !== null) {
+    if (!isBrief(document.brief)) fail(`${where}: the document's \`brief\` is not ${BRIEF_KEYS}`);
+    fields.brief = briefOf(document.brief);
+  }
+  return native.answerUpdate(core, slot, kind, JSON.stringify(fields), source === plan ? undefined : source);
+}
+
+const RENAME_KINDS = { renamed: 0, archived: 1, conflict: 2, forbidden: 3, unavailable: 4 };
+const ARCHIVE_KINDS = { archived: 0, forbidden: 3, unavailable: 4 };
+const RESTORE_KINDS = { restored: 0, forbidden: 3, unavailable: 4 };
+
+/** Answers a rename effect: { kind: "renamed", document: { id, title } } or a code. */
+function answerRename(core, slot, answer, where) {
+  const kind = kindOf(answer, RENAME_KINDS, where);
+  if (kind !== 0) return native.answerRename(core, slot, kind);
+  const [id, title] = stringsOf(answer, ["id", "title"], where);
+  return native.answerRename(core, slot, kind, id, title);
+}
+
+/** Answers an archive effect: { kind: "archived", document: { id, title, archivedAt } } or a code. */
+function answerArchive(core, slot, answer, where) {
+  const kind = kindOf(answer, ARCHIVE_KINDS, where);
+  if (kind !== 0) return native.answerArchive(core, slot, kind);
+  const [id, title, archivedAt] = stringsOf(answer, ["id", "title", "archivedAt"], where);
+  return native.answerArchive(core, slot, kind, id, title, archivedAt);
+}
+
+/** Answers a restore effect: { kind: "restored", document: { id, title } } or a code. */
+function answerRestore(core, slot, answer, where) {
+  const kind = kindOf(answer, RESTORE_KINDS, where);
+  if (kind !== 0) return native.answerRestore(core, slot, kind);
+  const [id, title] = stringsOf(answer, ["id", "title"], where);
+  return native.answerRestore(core, slot, kind, id, title);
+}
+
+module.exports = { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };

@@ -1,0 +1,205 @@
+"use strict";
+// handler()'s per-request function: a Web Request through the addon's
+// steps (start, or start and authenticate at once; the body; each effect
+// answered by the host's function in turn) to a Web Response. Everything it
+// calls is bound when its handler is made: a request adds no lookup.
+
+const native = require("./native.js");
+const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, createInput, updateInput, renameInput } = require("./wire.js");
+const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, isLength, flatWebHeaders, targetOf } = require("./headers.js");
+const { verdictOf } = require("./caller.js");
+const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
+
+const KEEP_ALIVE = native.keepAlive();
+
+/**
+ * The request function of a handler over `core`, with its `settings` (as
+ * the addon got them), its host functions `hosts` ({ caller, documents,
+ * create?, update?, rename?, archive?, restore? }, checked) and the
+ * keep-alive period of its event streams.
+ */
+function drive(core, settings, hosts, keepAliveMs) {
+  const { caller, documents, create, update, rename, archive, restore } = hosts;
+  const endpoint = core.native;
+  const metadata = settings.oauth !== undefined;
+  const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
+
+  // One promise a request: the exchange's failure is handled in the same
+  // async function (a .catch on it was a second promise and a closure).
+  async function mcp(request) {
+    const slot = core.take();
+    try {
+      const method = request.method;
+      if (metadata && request.url.includes("/.well-known/oauth-protected-resource")) {
+        const out = native.metadata(endpoint, method, targetOf(request.url), flatWebHeaders(request.headers));
+        if (out !== null) {
+          return respond(slot, out, request);
+        }
+      }
+      const h = request.headers;
+      const origin = h.get(N0);
+      const declared = h.get(N7);
+      // Before authentication the endpoint answers a CORS preflight (OPTIONS
+      // with an Origin), a method other than GET and POST (405), a refused
+      // Origin and, with a host allowlist, a refused Host (403). A GET or POST
+      // without an Origin, on a handler without a host allowlist, passes all of
+      // them: its caller is found first, and the addon starts and
+      // authenticates in one call (the Host and a preflight's method header
+      // then decide nothing and are not read). Any other request starts first.
+      const early = origin === null && !hostAllowlist && (method === "POST" || method === "GET");
+      let out;
+      if (!early) {
+        out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
+        if (out.charCodeAt(0) !== AUTHENTICATE) {
+          return respond(slot, out, request);
+        }
+      }
+      let answer = caller(request);
+      if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
+      const verdict = verdictOf(answer);
+      let who = answer;
+      let scopes;
+      if (verdict === 2) {
+        who = answer.caller;
+        scopes = answer.scopes;
+      }
+      // The body of an authenticated POST whose declared length is within the
+      // budget (the server framed it) is read whole and goes with the answer,
+      // as Endpoint::handle takes a held body. One over the budget, or without
+      // a declared length, is left to the body step.
+      const body =
+        (verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget
+          ? await bytesOf(request)
+          : undefined;
+      out = early
+        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), verdict, scopes, body)
+        : native.authenticate(endpoint, slot, verdict, scopes, body);
+      if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
+      // The effects, one after another (a batch asks for several).
+      for (;;) {
+        switch (out.charCodeAt(0)) {
+          case READ:
+            out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
+            break;
+          case LIST:
+            out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
+            break;
+          case CREATE: {
+            const input = createInput(out, native.plan(endpoint, slot));
+            out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
+            break;
+          }
+          case UPDATE: {
+            const input = updateInput(out, native.plan(endpoint, slot));
+            out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
+            break;
+          }
+          case RENAME:
+            out = answerRename(endpoint, slot, await rename.rename(who, renameInput(out)), "rename.rename");
+            break;
+          case ARCHIVE:
+            out = answerArchive(endpoint, slot, await archive.archive(who, out.slice(1)), "archive.archive");
+            break;
+          case RESTORE:
+            out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
+            break;
+          default:
+            return respond(slot, out, request);
+        }
+      }
+    } catch (error) {
+      native.release(endpoint, slot);
+      core.give(slot);
+      throw error;
+    }
+  }
+
+  /** The response of `out`; the slot is free again once it is made. */
+  function respond(slot, out, request) {
+    const response = webResponse(core, slot, out, request, keepAliveMs);
+    core.give(slot);
+    return response;
+  }
+  return mcp;
+}
+
+/**
+ * A Web request's whole body (a promise of an ArrayBuffer). Not a
+ * Uint8Array: the engine makes a fresh typed array's buffer the first time
+ * Node-API asks for its bytes (Bun: about 0.3 µs a request), where an
+ * ArrayBuffer's bytes are there.
+ */
+function bytesOf(request) {
+  return request.arrayBuffer();
+}
+
+/**
+ * Pushes a Web request's body into the exchange in `slot` chunk by chunk,
+ * stopping at the chunk that crosses the budget: the reader is cancelled
+ * and the rest never read.
+ */
+async function streamWebBody(endpoint, slot, request) {
+  const body = request.body;
+  if (body === null) return native.finish(endpoint, slot, undefined);
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return native.finish(endpoint, slot, undefined);
+      const out = native.push(endpoint, slot, value);
+      if (out.charCodeAt(0) !== BODY) {
+        reader.cancel().catch(() => {});
+        return out;
+      }
+    }
+  } catch (error) {
+    reader.cancel(error).catch(() => {});
+    throw error;
+  }
+}
+
+/** The Web Response of the response outcome `out` in `slot`. */
+function webResponse(core, slot, out, request, keepAliveMs) {
+  const head = core.head(out);
+  if (head.stream) return new Response(eventStream(request.signal, keepAliveMs), head.init);
+  const body = core.body(out, slot);
+  return new Response(body.length > 0 ? body : null, head.init);
+}
+
+/**
+ * The body of an accepted GET: a keep-alive comment at once, then one every
+ * `every` ms while the reader keeps up, until the request is aborted or the
+ * stream cancelled. The timer is unref'd: an open stream never keeps a
+ * process alive.
+ */
+function eventStream(signal, every) {
+  let timer;
+  let stop;
+  return new ReadableStream({
+    start(controller) {
+      controller.enqueue(KEEP_ALIVE.slice());
+      timer = setInterval(() => {
+        if (controller.desiredSize > 0) controller.enqueue(KEEP_ALIVE.slice());
+      }, every);
+      if (typeof timer.unref === "function") timer.unref();
+      stop = () => {
+        clearInterval(timer);
+        try {
+          controller.close();
+        } catch {
+          // Already closed or cancelled.
+        }
+      };
+      if (signal) {
+        if (signal.aborted) stop();
+        else signal.addEventListener("abort", stop, { once: true });
+      }
+    },
+    cancel() {
+      clearInterval(timer);
+      if (signal) signal.removeEventListener("abort", stop);
+    },
+  });
+}
+
+module.exports = { drive, KEEP_ALIVE };

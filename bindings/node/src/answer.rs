@@ -1,0 +1,18 @@
+//! The host's answers to the effects, one room each: authentication
+//! (`authenticate.rs`), the list (`list.rs`), the read (`read.rs`), the
+//! create (`create.rs`), the update (`update.rs`), and the rename, archive
+//! and restore (`lifecycle.rs`). Each takes the exchange waiting for it out
+//! of its slot and writes the outcome that follows.
+
+mod authenticate;
+mod create;
+mod lifecycle;
+mod list;
+mod read;
+mod update;
+
+pub use authenticate::Verdict;
+pub use create::CreateKind;
+pub use lifecycle::ChangeKind;
+pub use read::DocumentRef;
+pub use update::UpdateKind;

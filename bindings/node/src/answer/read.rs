@@ -1,0 +1,53 @@
+//! The read effect's answer: the document the host read, or none for this
+//! caller.
+
+use chopin_mcp::Brief;
+
+use crate::exchanges::{Core, Misuse, Pending};
+
+/// A document the host read, its text borrowed from the call.
+#[derive(Debug, Clone, Copy)]
+pub struct DocumentRef<'a> {
+    /// The document id.
+    pub id: &'a str,
+    /// Its title.
+    pub title: &'a str,
+    /// The canonical plan source.
+    pub source: &'a str,
+    /// The revision number, from 0.
+    pub revision: u64,
+}
+
+impl Core {
+    /// Answers the read effect in `slot` with a document. Its text is
+    /// copied into the endpoint's one scratch document, whose strings keep
+    /// their capacity: a read allocates nothing for it.
+    pub fn answer_found(
+        &mut self,
+        slot: u32,
+        found: DocumentRef<'_>,
+        brief: Option<Brief>,
+    ) -> Result<&[u8], Misuse> {
+        let read = self.take(slot, "read", Pending::into_read)?;
+        let document = &mut self.document;
+        for (to, from) in [
+            (&mut document.id, found.id),
+            (&mut document.title, found.title),
+            (&mut document.source, found.source),
+        ] {
+            to.clear();
+            to.push_str(from);
+        }
+        document.brief = brief;
+        document.revision = found.revision;
+        let outcome = read.answer(Some(&self.document));
+        self.settle(slot, outcome)
+    }
+
+    /// Answers the read effect in `slot`: no such document for this caller.
+    pub fn answer_absent(&mut self, slot: u32) -> Result<&[u8], Misuse> {
+        let read = self.take(slot, "read", Pending::into_read)?;
+        let outcome = read.answer(None);
+        self.settle(slot, outcome)
+    }
+}

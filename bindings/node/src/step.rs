@@ -1,0 +1,9 @@
+//! The steps of an exchange that are no effect's answer: the start
+//! (`start.rs`: a request's method and headers, and Protected Resource
+//! Metadata), the body (`body.rs`: its chunks pushed and finished), and
+//! the outcome every step and answer writes for JavaScript (`outcome.rs`,
+//! with the parts that cross apart from it: a plan, a large body).
+
+mod body;
+mod outcome;
+mod start;
