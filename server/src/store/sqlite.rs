@@ -16,13 +16,18 @@
 //! process's lock at most `--db-statement-timeout` (SQLite's busy timeout;
 //! 0: without limit), then the request fails as busy (503); the start-up
 //! set-up waits without limit.
+//!
+//! One file per tool family: `read.rs` (list, read, readiness), `create.rs`,
+//! `update.rs`, `lifecycle.rs` (rename, archive, restore), `tokens.rs`,
+//! `setup.rs` and `schema.rs` (the set-up and the tables it makes). Each
+//! also gives its operations to [`OnRuntime`], the engine as the async
+//! server's [`Store`](super::Store) runs it.
 
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
-use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OpenFlags};
 
 /// The current time in SQL as the history records it (RFC 3339 UTC with
 /// milliseconds, as `archived_at` is written), for `concat!`: the
@@ -33,86 +38,23 @@ macro_rules! now {
     };
 }
 
+mod create;
 mod handle;
 mod lifecycle;
 mod memory;
+mod read;
 mod schema;
+mod setup;
 mod tokens;
+mod update;
 
 use handle::Handle;
 
-use super::Database;
-use super::{
-    CreateOutcome, Draft, Limits, Listing, SCHEMA_VERSION, Setup, Started, StoreError, created,
-    revision_of, stored_revision, token_digest,
-};
-
-/// The readiness query: it reads the schema, so a database that lost its
-/// tables is not ready.
-const READY: &str = "SELECT count(*) FROM tokens";
+use super::{Database, Limits, StoreError};
 
 /// Reader connections per database, at least: more than the runtime's
 /// workers (one per core), so each worker has a connection of its own.
 const READERS: usize = 4;
-
-/// `list`: the live summaries of repository ?2 that `caller` (?1) may see.
-/// SQLite compares TEXT with BINARY collation: byte-wise.
-///
-/// The grant depends on the repository alone, so it is checked once, as
-/// the index seek's key: `repository = CASE WHEN granted THEN ?2 END` seeks
-/// `NULL` (no rows) without a grant. As a condition beside the seek, SQLite
-/// evaluates it (cached, but still five opcodes) for every row. And it is
-/// two lookups of the `grants` key (`*`, then the repository), not one with
-/// `repository = '*' OR repository = ...`: SQLite runs that OR as an `IN`
-/// over an ephemeral table, created, filled and dropped by every statement
-/// (two zeroed pages: about 25,000 instructions of a read's 31,000 in
-/// SQLite, `benches/history/host-floor.md`).
-///
-/// `archived_at IS NULL` is the seek's second key (the index is
-/// `(repository, archived_at, title, id)`): the live documents, in title and
-/// id order, from the index alone. A list that finds nothing asks [`GRANTED`]
-/// whether the repository is empty or forbidden: a second statement for
-/// empty answers only.
-///
-/// [`Sqlite::list`] runs it through rusqlite; [`Sqlite::list_summaries`]
-/// (what the servers answer with) steps it through SQLite's C interface,
-/// prepared once per connection ([`handle`]).
-const LIST: &str = "SELECT d.id, d.title FROM documents d
-    WHERE d.repository = CASE
-      WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
-        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)
-      THEN ?2 END
-      AND d.archived_at IS NULL
-    ORDER BY d.title, d.id";
-
-/// Whether `caller` (?1) has a grant for repository ?2.
-const GRANTED: &str =
-    "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
-    OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)";
-
-/// `read`: document ?2 if it is live and `caller` (?1) may see it (the
-/// grant's two lookups as in [`LIST`]), with its brief: the one it was
-/// created with, none for an imported document (whose `brief` column holds
-/// the schema's default). Constant text, so each connection prepares it once
-/// (`prepare_cached`).
-const READ: &str = "SELECT d.id, d.title, d.source, d.revision,
-      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
-    FROM documents d
-    WHERE d.id = ?2 AND d.archived_at IS NULL
-      AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
-        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = d.repository))";
-
-/// `create`'s replay: the creation that holds caller ?1's key ?2, as it was
-/// created (LIFECYCLE.md §6): revision 0, its first title (the oldest
-/// replaced one, else the current) and the plan of revision 0 (the oldest
-/// kept, else the current); its fingerprint and brief.
-const AS_CREATED: &str = "SELECT d.id,
-      coalesce((SELECT t.title FROM title_history t WHERE t.document_id = d.id
-        ORDER BY t.seq LIMIT 1), d.title),
-      coalesce((SELECT p.source FROM plan_history p WHERE p.document_id = d.id
-        AND p.revision = 0 ORDER BY p.seq LIMIT 1), d.source),
-      d.fingerprint, d.brief
-    FROM documents d WHERE d.created_by = ?1 AND d.idempotency_key = ?2";
 
 /// How long a connection waits for another's lock when there is to be no
 /// limit: SQLite takes milliseconds as a C int (about 24 days).
@@ -227,250 +169,6 @@ impl Sqlite {
     fn reading<T>(&self, job: impl FnOnce(&mut Handle) -> T) -> T {
         self.readers.with(job)
     }
-
-    /// Sets up or migrates the schema and applies `setup`, in one
-    /// `BEGIN IMMEDIATE` transaction (so replicas starting at once on one
-    /// file take turns).
-    pub fn setup(&self, setup: &Setup) -> Result<Started, StoreError> {
-        let mut conn = self.writer();
-        // The set-up waits for other processes' locks without limit (as
-        // PostgreSQL's set-up has no statement timeout), then requests
-        // wait their busy timeout again.
-        conn.busy_timeout(NO_LIMIT)?;
-        let started = Sqlite::setup_on(&mut conn, setup);
-        conn.busy_timeout(self.busy)?;
-        started
-    }
-
-    fn setup_on(conn: &mut Connection, setup: &Setup) -> Result<Started, StoreError> {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let found_version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
-        if found_version > SCHEMA_VERSION {
-            return Err(StoreError::NewerSchema {
-                found: found_version,
-            });
-        }
-        let had_documents: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'documents')",
-            [],
-            |row| row.get(0),
-        )?;
-        let mut tokens_migrated = 0;
-        if found_version < SCHEMA_VERSION {
-            tokens_migrated = schema::migrate(&tx, found_version)?;
-        }
-        let new_database = !had_documents;
-        if new_database {
-            import(&tx, &setup.samples)?;
-        }
-        let mut first_token_stored = false;
-        if let Some(first) = &setup.first_token {
-            let none: bool =
-                tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM tokens)", [], |row| {
-                    row.get(0)
-                })?;
-            if none {
-                tx.execute(
-                    "INSERT INTO tokens (token_sha256, caller) VALUES (?1, ?2)",
-                    params![token_digest(&first.token), first.caller],
-                )?;
-                set_grants(&tx, &first.caller, &first.repositories)?;
-                first_token_stored = true;
-            }
-        }
-        for (caller, repositories) in &setup.grants {
-            set_grants(&tx, caller, repositories)?;
-        }
-        import(&tx, &setup.import)?;
-        let tokens = tokens::token_rows(&tx)?;
-        tx.commit()?;
-        if tokens_migrated > 0 {
-            // The plain tokens' pages were zeroed (secure_delete) in the WAL;
-            // write them into the file and empty the WAL.
-            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
-        }
-        Ok(Started {
-            found_version,
-            new_database,
-            first_token_stored,
-            tokens_migrated,
-            tokens,
-        })
-    }
-
-    /// See [`super::Store::list`].
-    pub fn list(
-        &self,
-        caller: &str,
-        repository: &str,
-    ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
-        self.reading(|conn| {
-            let mut statement = conn.prepare_cached(LIST)?;
-            let rows = statement.query_map(params![caller, repository], |row| {
-                Ok(DocumentSummary {
-                    id: row.get(0)?,
-                    title: row.get(1)?,
-                })
-            })?;
-            let documents: Vec<DocumentSummary> = rows.collect::<Result<_, _>>()?;
-            let empty = documents.is_empty();
-            listing(conn, caller, repository, documents, empty)
-        })
-    }
-
-    /// [`Sqlite::list`] into one buffer: the summaries' text read from each
-    /// row as it comes (no `String` per field), for answering with
-    /// `Summaries::borrowed`.
-    pub fn list_summaries(
-        &self,
-        caller: &str,
-        repository: &str,
-    ) -> Result<Listing<Summaries>, StoreError> {
-        self.reading(|conn| {
-            let mut text = Vec::with_capacity(4096);
-            let mut ends = Vec::with_capacity(128);
-            conn.list_into([caller, repository], &mut text, &mut ends)?;
-            // UTF-8 checked once for the whole buffer, and each field's
-            // end checked to be a character boundary: every field is then
-            // UTF-8 (a character split between a title and the next id is
-            // caught at the title's end).
-            let invalid = || StoreError::Invalid("a stored summary is not UTF-8".to_owned());
-            let text = String::from_utf8(text).map_err(|_| invalid())?;
-            if !ends.iter().all(|&(id_end, title_end)| {
-                text.is_char_boundary(id_end) && text.is_char_boundary(title_end)
-            }) {
-                return Err(invalid());
-            }
-            let empty = ends.is_empty();
-            listing(conn, caller, repository, Summaries { text, ends }, empty)
-        })
-    }
-
-    /// See [`super::Store::read`].
-    pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
-        self.reading(|conn| {
-            let mut statement = conn.prepare_cached(READ)?;
-            Ok(statement
-                .query_row(params![caller, id], document_row)
-                .optional()?)
-        })
-    }
-
-    /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
-    /// the document there, `false` (and `document` untouched) when it is
-    /// missing, archived or the caller may not see it. Stepped through
-    /// SQLite's C interface (`handle`); the same answers and failures as
-    /// [`Sqlite::read`].
-    pub fn read_into(
-        &self,
-        caller: &str,
-        id: &str,
-        document: &mut Document,
-    ) -> Result<bool, StoreError> {
-        self.reading(|conn| Ok(conn.read_into([caller, id], document)?))
-    }
-
-    /// See [`super::Store::ready`]: one trivial query on a reader connection.
-    pub fn ready(&self) -> Result<(), StoreError> {
-        self.reading(|conn| {
-            conn.prepare_cached(READY)?.query_row([], |_| Ok(()))?;
-            Ok(())
-        })
-    }
-
-    /// Test hook, not for servers: runs `inside` on a reader connection
-    /// in an open read transaction (its snapshot taken), as a list or a read
-    /// holds one while it steps; then ends it.
-    #[doc(hidden)]
-    pub fn in_read_transaction<T>(&self, inside: impl FnOnce() -> T) -> Result<T, StoreError> {
-        self.reading(|conn| {
-            let tx = conn.transaction()?;
-            tx.query_row("SELECT count(*) FROM documents", [], |_| Ok(()))?;
-            let answer = inside();
-            tx.commit()?;
-            Ok(answer)
-        })
-    }
-
-    /// See [`super::Store::create`]. Blocks for the commit's fsync.
-    pub fn create(
-        &self,
-        caller: &str,
-        id: &str,
-        draft: &Draft,
-    ) -> Result<CreateOutcome, StoreError> {
-        self.create_before_commit(caller, id, draft, || {})
-    }
-
-    /// Test hook, not for servers: [`Sqlite::create`], running
-    /// `before_commit` inside its transaction, holding the writer, once a
-    /// new document is inserted and before it is committed.
-    #[doc(hidden)]
-    pub fn create_before_commit(
-        &self,
-        caller: &str,
-        id: &str,
-        draft: &Draft,
-        before_commit: impl FnOnce(),
-    ) -> Result<CreateOutcome, StoreError> {
-        let mut conn = self.writer();
-        // IMMEDIATE takes the write lock up front, so two racing retries of
-        // one key (from another process on this file) cannot both miss the
-        // lookup and both insert.
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let granted: bool = tx.query_row(
-            "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = ?1
-               AND (repository = '*' OR repository = ?2))",
-            params![caller, draft.repository],
-            |row| row.get(0),
-        )?;
-        if !granted {
-            return Ok(CreateOutcome::Forbidden);
-        }
-        let earlier = tx
-            .query_row(AS_CREATED, params![caller, draft.idempotency_key], |row| {
-                let document = Document {
-                    id: row.get(0)?,
-                    title: row.get(1)?,
-                    brief: None,
-                    source: row.get(2)?,
-                    revision: 0,
-                };
-                Ok((document, row.get::<_, String>(3)?, row.get(4)?))
-            })
-            .optional()?;
-        if let Some((document, fingerprint, brief)) = earlier {
-            if fingerprint != draft.fingerprint {
-                return Ok(CreateOutcome::Conflict);
-            }
-            return Ok(CreateOutcome::Replayed(created(document, brief)));
-        }
-        tx.execute(
-            "INSERT INTO documents (id, repository, title, source, revision,
-               created_by, idempotency_key, fingerprint, brief)
-             VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8)",
-            params![
-                id,
-                draft.repository,
-                draft.title,
-                draft.source,
-                caller,
-                draft.idempotency_key,
-                draft.fingerprint,
-                draft.brief
-            ],
-        )?;
-        before_commit();
-        tx.commit()?;
-        let document = Document {
-            id: id.to_owned(),
-            title: draft.title.clone(),
-            brief: None,
-            source: draft.source.clone(),
-            revision: 0,
-        };
-        Ok(CreateOutcome::New(created(document, draft.brief.clone())))
-    }
 }
 
 fn prepare(conn: Connection, busy: Duration) -> Result<Connection, StoreError> {
@@ -481,125 +179,6 @@ fn prepare(conn: Connection, busy: Duration) -> Result<Connection, StoreError> {
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     Ok(conn)
-}
-
-fn set_grants(
-    tx: &rusqlite::Transaction<'_>,
-    caller: &str,
-    repositories: &[String],
-) -> Result<(), StoreError> {
-    tx.execute("DELETE FROM grants WHERE caller = ?1", [caller])?;
-    for repository in repositories {
-        tx.execute(
-            "INSERT OR IGNORE INTO grants (caller, repository) VALUES (?1, ?2)",
-            params![caller, repository],
-        )?;
-    }
-    Ok(())
-}
-
-fn import(tx: &rusqlite::Transaction<'_>, documents: &[super::Imported]) -> Result<(), StoreError> {
-    for doc in documents {
-        let revision = stored_revision(doc)?;
-        // What an import replaces is kept, as what a write replaces.
-        tx.execute(
-            concat!(
-                "INSERT INTO plan_history (document_id, revision, source, replaced_at)
-                 SELECT id, revision, source, ",
-                now!(),
-                " FROM documents WHERE id = ?1 AND (source <> ?2 OR revision <> ?3)"
-            ),
-            params![doc.id, doc.source, revision],
-        )?;
-        tx.execute(
-            concat!(
-                "INSERT INTO title_history (document_id, title, replaced_at)
-                 SELECT id, title, ",
-                now!(),
-                " FROM documents WHERE id = ?1 AND title <> ?2"
-            ),
-            params![doc.id, doc.title],
-        )?;
-        tx.execute(
-            "INSERT INTO documents (id, repository, title, source, revision)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (id) DO UPDATE SET repository = excluded.repository,
-               title = excluded.title, source = excluded.source,
-               revision = excluded.revision",
-            params![doc.id, doc.repository, doc.title, doc.source, revision],
-        )?;
-    }
-    Ok(())
-}
-
-/// A list's summaries as one text buffer: each id then its title, and where
-/// each of them ends.
-#[derive(Debug, Default)]
-pub struct Summaries {
-    text: String,
-    /// Per summary, the end of its id and the end of its title in `text`.
-    ends: Vec<(usize, usize)>,
-}
-
-impl Summaries {
-    /// The summaries, in order, borrowed from the buffer.
-    pub fn borrowed(&self) -> Vec<DocumentSummaryRef<'_>> {
-        let mut start = 0;
-        self.ends
-            .iter()
-            .map(|&(id_end, title_end)| {
-                let summary = DocumentSummaryRef {
-                    id: &self.text[start..id_end],
-                    title: &self.text[id_end..title_end],
-                };
-                start = title_end;
-                summary
-            })
-            .collect()
-    }
-}
-
-/// A [`READ`] row.
-fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
-    let brief: Option<String> = row.get(4)?;
-    Ok(Document {
-        id: row.get(0)?,
-        title: row.get(1)?,
-        brief: brief
-            .map(|json| serde_json::from_str(&json))
-            .transpose()
-            .map_err(|e| {
-                rusqlite::Error::FromSqlConversionFailure(
-                    4,
-                    rusqlite::types::Type::Text,
-                    Box::new(e),
-                )
-            })?,
-        source: row.get(2)?,
-        revision: revision_of(row.get(3)?),
-    })
-}
-
-/// A list's `found` as its answer: an `empty` one may be of a repository
-/// the caller has no grant for ([`GRANTED`]).
-fn listing<T>(
-    conn: &Connection,
-    caller: &str,
-    repository: &str,
-    found: T,
-    empty: bool,
-) -> Result<Listing<T>, StoreError> {
-    if !empty {
-        return Ok(Listing::Listed(found));
-    }
-    let granted: bool = conn
-        .prepare_cached(GRANTED)?
-        .query_row(params![caller, repository], |row| row.get(0))?;
-    Ok(if granted {
-        Listing::Listed(found)
-    } else {
-        Listing::Forbidden
-    })
 }
 
 /// The reader connections, each behind its own mutex. Every thread has a
@@ -643,5 +222,28 @@ impl Readers {
         // A poisoned lock only means a job panicked; the connection is sound.
         let mut conn = self.slots[home].lock().unwrap_or_else(|e| e.into_inner());
         job(&mut conn)
+    }
+}
+
+/// The SQLite engine as [`Store`](super::Store) runs it on the async
+/// server: a read (one indexed SELECT on a reader connection), the set-up
+/// and the token commands inline, on the calling task; a write (a create,
+/// an update, a rename, an archive, a restore) off the runtime
+/// ([`OnRuntime::blocking`]). Each family's file gives it that family's
+/// operations, by the names and arguments of the contract (`store/mod.rs`).
+#[derive(Clone, Copy)]
+pub(super) struct OnRuntime<'a>(pub(super) &'a Arc<Sqlite>);
+
+impl OnRuntime<'_> {
+    /// A SQLite write, which waits for the file's lock and its fsync, on a
+    /// blocking thread, off the runtime's workers.
+    async fn blocking<T: Send + 'static>(
+        self,
+        job: impl FnOnce(&Sqlite) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let store = Arc::clone(self.0);
+        tokio::task::spawn_blocking(move || job(&store))
+            .await
+            .map_err(|e| StoreError::Invalid(format!("store task failed: {e}")))?
     }
 }

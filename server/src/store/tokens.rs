@@ -4,7 +4,9 @@
 //! tokens listed. Documents and grants are never touched. Each engine's
 //! statements are in `sqlite/tokens.rs` and `postgres/tokens.rs`.
 
-use super::{SCHEMA_VERSION, Store, StoreError};
+use sha2::{Digest, Sha256};
+
+use super::{SCHEMA_VERSION, StoreError};
 
 /// What adding a token found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,9 +16,22 @@ pub struct TokenAdded {
     pub grants: Vec<String>,
 }
 
+/// Refuses a database whose schema version (`found`) is not this
+/// server's: none yet (never served), an older one (a server's start brings
+/// it up to date), or a newer one.
+pub(super) fn served(found: i64) -> Result<(), StoreError> {
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema { found });
+    }
+    if found < SCHEMA_VERSION {
+        return Err(not_set_up(found));
+    }
+    Ok(())
+}
+
 /// The refusal of a database whose schema is older than this server's
 /// (version 0: a server never set it up).
-pub(crate) fn not_set_up(found: i64) -> StoreError {
+fn not_set_up(found: i64) -> StoreError {
     StoreError::Invalid(if found == 0 {
         "the database was never set up by a server: start chopin-mcp-server on it once".to_owned()
     } else {
@@ -27,30 +42,23 @@ pub(crate) fn not_set_up(found: i64) -> StoreError {
     })
 }
 
-impl Store {
-    /// Stores `token`'s digest for `caller`, in a database a server has set
-    /// up, and says what the caller may reach. A running server reads its
-    /// tokens when it starts.
-    pub async fn add_token(&self, token: &str, caller: &str) -> Result<TokenAdded, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.add_token(token, caller),
-            Store::Postgres(store) => store.add_token(token, caller).await,
-        }
-    }
+/// The SHA-256 of a bearer token, as lower-case hex: what the store keeps
+/// and looks tokens up by.
+pub fn token_digest(token: &str) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    let mut hex = String::with_capacity(2 * digest.len());
+    push_hex(&mut hex, &digest);
+    hex
+}
 
-    /// Removes every stored token of `caller`; how many there were.
-    pub async fn revoke_tokens(&self, caller: &str) -> Result<usize, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.revoke_tokens(caller),
-            Store::Postgres(store) => store.revoke_tokens(caller).await,
-        }
-    }
-
-    /// `(digest, caller)` of every stored token, by caller then digest.
-    pub async fn stored_tokens(&self) -> Result<Vec<(String, String)>, StoreError> {
-        match self {
-            Store::Sqlite(store) => store.stored_tokens(),
-            Store::Postgres(store) => store.stored_tokens().await,
-        }
+/// Appends `bytes` as lower-case hex: by table, no allocation of its own
+/// (not a `format!` per byte); every request's token and every PostgreSQL
+/// query's parameters go through here.
+pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(2 * bytes.len());
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0xf)]));
     }
 }

@@ -116,7 +116,7 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
 /// (the one it was created with; none for an imported document, whose
 /// `brief` column holds the schema's default).
 ///
-/// `update` (LIFECYCLE.md §2, see `lifecycle.rs` for how racers agree): one
+/// `update` (LIFECYCLE.md §2, see `update.rs` for how racers agree): one
 /// statement, so one snapshot, taken before any wait. One row: the document
 /// `p_caller` may see (id, revision, archived; NULLs without one); the
 /// update made, if it was (its title and brief; NULLs without); and the

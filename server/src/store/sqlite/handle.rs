@@ -24,7 +24,7 @@ use chopin_mcp::{Brief, Document};
 use rusqlite::types::Type;
 use rusqlite::{Connection, ffi};
 
-use super::{LIST, READ};
+use super::read::{LIST, READ};
 use crate::store::revision_of;
 
 /// A connection and, once it has listed or read, its prepared statements.

@@ -5,9 +5,9 @@
 
 use rusqlite::{Transaction, TransactionBehavior, params};
 
-use super::Sqlite;
-use crate::store::tokens::{TokenAdded, not_set_up};
-use crate::store::{SCHEMA_VERSION, StoreError, token_digest};
+use super::{OnRuntime, Sqlite};
+use crate::store::tokens::served;
+use crate::store::{StoreError, TokenAdded, token_digest};
 
 impl Sqlite {
     /// See [`crate::store::Store::add_token`].
@@ -63,11 +63,26 @@ pub(super) fn token_rows(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<(S
 /// newer one.
 fn set_up(tx: &Transaction<'_>) -> Result<(), StoreError> {
     let version: i64 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if version > SCHEMA_VERSION {
-        return Err(StoreError::NewerSchema { found: version });
+    served(version)
+}
+
+impl OnRuntime<'_> {
+    /// See [`Sqlite::add_token`]: inline.
+    pub(in crate::store) async fn add_token(
+        self,
+        token: &str,
+        caller: &str,
+    ) -> Result<TokenAdded, StoreError> {
+        self.0.add_token(token, caller)
     }
-    if version < SCHEMA_VERSION {
-        return Err(not_set_up(version));
+
+    /// See [`Sqlite::revoke_tokens`]: inline.
+    pub(in crate::store) async fn revoke_tokens(self, caller: &str) -> Result<usize, StoreError> {
+        self.0.revoke_tokens(caller)
     }
-    Ok(())
+
+    /// See [`Sqlite::stored_tokens`]: inline.
+    pub(in crate::store) async fn stored_tokens(self) -> Result<Vec<(String, String)>, StoreError> {
+        self.0.stored_tokens()
+    }
 }

@@ -1,0 +1,64 @@
+//! What a `create_document` call asks to store and how it ended, on either
+//! engine. Each engine's transaction is its `create.rs`.
+
+use chopin_mcp::Document;
+
+/// What a `create_document` call asks to store. `fingerprint` identifies the
+/// request's content: the same idempotency key with the same fingerprint is a
+/// retry, with another one a conflict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    pub idempotency_key: String,
+    pub fingerprint: String,
+    pub repository: String,
+    pub title: String,
+    pub source: String,
+    /// The brief, as compact JSON.
+    pub brief: String,
+}
+
+/// A stored created document, as `create_document` returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Created {
+    pub document: Document,
+    pub brief: String,
+    pub url: String,
+}
+
+/// How a create ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CreateOutcome {
+    /// A new document was stored.
+    New(Created),
+    /// The caller already created this (same key, same fingerprint): the
+    /// document as it was created (revision 0, its first title and plan),
+    /// whatever happened to it since.
+    Replayed(Created),
+    /// The caller used this key for a different request.
+    Conflict,
+    /// The caller may not write to the repository.
+    Forbidden,
+}
+
+/// A created document as a create answers it, with its canonical URL.
+pub(super) fn created(document: Document, brief: String) -> Created {
+    let url = format!("/documents/{}", document.id);
+    Created {
+        document,
+        brief,
+        url,
+    }
+}
+
+/// A create that stored `draft` as the new document `id` (revision 0), as
+/// each engine answers it once it committed.
+pub(super) fn new_document(id: &str, draft: &Draft) -> CreateOutcome {
+    let document = Document {
+        id: id.to_owned(),
+        title: draft.title.clone(),
+        brief: None,
+        source: draft.source.clone(),
+        revision: 0,
+    };
+    CreateOutcome::New(created(document, draft.brief.clone()))
+}

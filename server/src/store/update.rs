@@ -1,0 +1,56 @@
+//! What an `update_document` call asks to store and how it ended
+//! (LIFECYCLE.md §2), on either engine. Each engine's transaction is its
+//! `update.rs`.
+
+use chopin_mcp::Document;
+
+/// What an `update_document` call asks to store (LIFECYCLE.md §2).
+/// `fingerprint` identifies the request: the same idempotency key with the
+/// same fingerprint is a retry, with another one a conflict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Update {
+    /// The document's id or canonical URL, as sent
+    /// ([`document_id`](super::document_id)).
+    pub locator: String,
+    /// The revision the caller read: the update applies only if the
+    /// document is still at it.
+    pub revision: u64,
+    /// The canonical plan, stored as revision `revision + 1`.
+    pub plan: String,
+    pub idempotency_key: String,
+    pub fingerprint: String,
+}
+
+/// A document as an update answers it: its brief (the creation's, when it
+/// has one) in [`Document::brief`], and its canonical URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revised {
+    pub document: Document,
+    pub url: String,
+}
+
+/// How an update ended. LIFECYCLE.md §2 decides in the order: unavailable,
+/// replayed or conflict, archived, revision conflict, updated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateOutcome {
+    /// The plan was stored as the next revision; the replaced one is kept.
+    Updated(Revised),
+    /// The caller made this update before (same key, same fingerprint): the
+    /// document as that update left it (its revision, its plan, the title
+    /// then), whatever happened to it since.
+    Replayed(Revised),
+    /// The caller used this key for a different update.
+    Conflict,
+    /// The document is at another revision: `current`.
+    RevisionConflict { current: u64 },
+    /// The document is archived.
+    Archived,
+    /// No document the caller may see.
+    Unavailable,
+}
+
+/// A document as an update answers it, with its canonical URL.
+pub(super) fn revised(document: Document) -> Revised {
+    let url = format!("/documents/{}", document.id);
+    Revised { document, url }
+}
