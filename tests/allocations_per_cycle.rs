@@ -7,9 +7,12 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use chopin_mcp::{
-    Config, Document, DocumentSummary, Endpoint, Header, Outcome, RequestParts, SequentialIds,
-};
+use chopin_mcp::{Config, Endpoint, RequestParts, SequentialIds};
+
+#[path = "../examples/cycles/exchange.rs"]
+mod exchange;
+
+use exchange::{ALLOWED, INITIALIZE, LIST, READ, TOOLS};
 
 /// Counts the allocations (and growing reallocations) this thread makes
 /// while its counter is on.
@@ -58,100 +61,43 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Runs `f` with this thread's allocations counted, and adds them to `total`.
-fn counted<T>(total: &mut usize, f: impl FnOnce() -> T) -> T {
-    COUNT.with(|count| count.set(0));
-    COUNTING.with(|on| on.set(true));
-    let value = f();
-    COUNTING.with(|on| on.set(false));
-    *total += COUNT.with(Cell::get);
-    value
-}
+/// Counts the endpoint's allocations: on around each call into it.
+struct Counted(usize);
 
-/// A client's headers, with `authorization: Bearer allowed`.
-fn headers() -> Vec<Header<'static>> {
-    vec![
-        Header::new("host", b"localhost:8080"),
-        Header::new("authorization", b"Bearer allowed"),
-        Header::new("content-type", b"application/json"),
-        Header::new("accept", b"application/json, text/event-stream"),
-    ]
-}
-
-/// One exchange through `Endpoint::handle`, the host's answers prepared
-/// before: the endpoint's allocations, and the response's status.
-fn allocations(headers: &[Header<'_>], body: &'static str) -> (usize, u16) {
-    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
-    let document = Document {
-        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
-        title: "Release readiness".into(),
-        brief: None,
-        source: "# Release readiness\n\nShip when the checklist is green.\n".into(),
-        revision: 4,
-    };
-    let summaries: Vec<DocumentSummary> = (0..100)
-        .map(|i| DocumentSummary {
-            id: format!("01J{i:023}"),
-            title: format!("Plan number {i}"),
-        })
-        .collect();
-    let parts = RequestParts::new("POST", "/mcp", headers);
-    // A first exchange, uncounted: whatever is made once per thread or
-    // process (none should be) is not a request's cost.
-    let _ = drive(&endpoint, &parts, body, &document, &summaries, &mut 0);
-    let mut total = 0;
-    let status = drive(&endpoint, &parts, body, &document, &summaries, &mut total);
-    (total, status)
-}
-
-fn drive(
-    endpoint: &Endpoint,
-    parts: &RequestParts<'_>,
-    body: &'static str,
-    document: &Document,
-    summaries: &[DocumentSummary],
-    total: &mut usize,
-) -> u16 {
-    let mut outcome: Outcome<&str> = counted(total, || endpoint.handle(parts, body));
-    loop {
-        outcome = match outcome {
-            Outcome::Respond(response) => {
-                let status = response.status();
-                // Dropping the response frees; it allocates nothing.
-                counted(total, || drop(response));
-                return status;
-            }
-            Outcome::Authenticate(auth) => {
-                let caller = (auth.bearer_token() == Some("allowed")).then_some("octocat");
-                counted(total, || auth.answer(caller))
-            }
-            Outcome::List(list) => counted(total, || list.answer(summaries)),
-            Outcome::Read(read) => counted(total, || read.answer(Some(document))),
-            other => panic!("no such effect in these exchanges: {other:?}"),
-        };
+impl exchange::Around for Counted {
+    fn around<T>(&mut self, call: impl FnOnce() -> T) -> T {
+        COUNT.with(|count| count.set(0));
+        COUNTING.with(|on| on.set(true));
+        let value = call();
+        COUNTING.with(|on| on.set(false));
+        self.0 += COUNT.with(Cell::get);
+        value
     }
 }
 
-const READ: &str = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#;
-const LIST: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"githubnext/chopin"}}}"#;
-const TOOLS: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
-
-/// `headers` with another `authorization` value.
-fn with_authorization(value: &'static [u8]) -> Vec<Header<'static>> {
-    let mut headers = headers();
-    headers[1] = Header::new("authorization", value);
-    headers
+/// One exchange, after an uncounted first one (whatever is made once per
+/// thread or process, none should be, is not a request's cost): the
+/// endpoint's allocations, and the response's status.
+fn allocations(authorization: &[u8], body: &'static str) -> (usize, u16) {
+    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
+    let (document, summaries) = (exchange::document(), exchange::summaries());
+    let headers = exchange::headers(authorization);
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let host = (&document, &summaries[..]);
+    exchange::exchange(&endpoint, &parts, body, host, &mut exchange::Plain).unwrap();
+    let mut counted = Counted(0);
+    let (status, _) = exchange::exchange(&endpoint, &parts, body, host, &mut counted).unwrap();
+    (counted.0, status)
 }
 
 #[test]
 fn a_read_allocates_only_its_response_body() {
-    assert_eq!(allocations(&headers(), READ), (1, 200));
+    assert_eq!(allocations(ALLOWED, READ), (1, 200));
 }
 
 #[test]
 fn a_list_of_100_summaries_allocates_at_most_twice() {
-    let (count, status) = allocations(&headers(), LIST);
+    let (count, status) = allocations(ALLOWED, LIST);
     assert_eq!(status, 200);
     assert!(count <= 2, "{count} allocations");
 }
@@ -159,23 +105,21 @@ fn a_list_of_100_summaries_allocates_at_most_twice() {
 #[test]
 fn tools_list_allocates_at_most_twice() {
     // The kept `authorization` buffer, grown once to the list's exact size.
-    let (count, status) = allocations(&headers(), TOOLS);
+    let (count, status) = allocations(ALLOWED, TOOLS);
     assert_eq!(status, 200);
     assert!(count <= 2, "{count} allocations");
 }
 
 #[test]
 fn initialize_allocates_only_its_response_body() {
-    assert_eq!(allocations(&headers(), INITIALIZE), (1, 200));
+    assert_eq!(allocations(ALLOWED, INITIALIZE), (1, 200));
 }
 
 #[test]
 fn a_refused_token_allocates_only_the_kept_credentials() {
     // The 401's body is static; the one allocation is the copy of the
     // `authorization` value the authenticate effect hands the host.
-    assert_eq!(
-        allocations(&with_authorization(b"Bearer wrong"), READ),
-        (1, 401)
-    );
-    assert_eq!(allocations(&headers()[..1], READ), (0, 401));
+    assert_eq!(allocations(b"Bearer wrong", READ), (1, 401));
+    // Without credentials nothing is kept: no allocation at all.
+    assert_eq!(allocations(b"", READ), (0, 401));
 }
