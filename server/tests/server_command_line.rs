@@ -6,6 +6,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chopin_mcp_server::options::{self, Options};
 
@@ -19,8 +20,13 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("chopin-command-line-{name}-{}", std::process::id()));
+        // Tests run at once in this process: each folder has a number.
+        static MADE: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "chopin-command-line-{name}-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
@@ -117,10 +123,16 @@ fn first_start(server: &str, args: &[&str]) -> (Vec<String>, Scratch) {
         .env(options::LISTEN_ENV, "127.0.0.1:0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        text
+    });
     let mut banner = Vec::new();
     for line in BufReader::new(stdout).lines().map_while(Result::ok) {
         let done = line.starts_with("chopin-mcp listening on ");
@@ -131,11 +143,12 @@ fn first_start(server: &str, args: &[&str]) -> (Vec<String>, Scratch) {
     }
     let _ = child.kill();
     let _ = child.wait();
+    let errors = errors.join().unwrap_or_default();
     assert!(
         banner
             .last()
             .is_some_and(|line| line.starts_with("chopin-mcp listening on ")),
-        "{server} printed no address: {banner:?}"
+        "{server} printed no address: {banner:?}\n{errors}"
     );
     (banner, scratch)
 }
