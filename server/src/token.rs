@@ -40,8 +40,8 @@ pub const USAGE: HelpText = HelpText::new(|| {
     TEXT.get_or_init(|| crate::options::render_help(&["token", "--help"]))
 });
 
-/// `token …` as clap reads it: one of its commands, each a variant of
-/// [`Verb`].
+/// `token …` as clap reads it: one of its commands (`add`, `revoke`,
+/// `list`), each a variant of `Verb`.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "--db is the server's: a SQLite file (default ./chopin.db) or a postgres:// URL.\n\
