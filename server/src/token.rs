@@ -17,6 +17,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
+use crate::options::HelpText;
 use crate::store::{ALL_REPOSITORIES, Database, Store};
 
 /// What `token` was asked to do, and where.
@@ -31,78 +32,92 @@ pub enum Action {
     Add(String),
     Revoke(String),
     List,
-    /// `token --help`: print [`USAGE`].
-    Help,
 }
 
-pub const USAGE: &str = "\
-Bearer tokens in an existing database (a server reads them when it starts):
+/// `chopin-mcp-server token --help`, as clap renders it.
+pub const USAGE: HelpText = HelpText::new(|| {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| crate::options::render_help(&["token", "--help"]))
+});
 
-  token add CALLER [--db PATH|URL]     mint a token for CALLER: printed once on
-                                       standard output, only its SHA-256 stored
-  token revoke CALLER [--db PATH|URL]  remove every stored token of CALLER
-  token list [--db PATH|URL]           each stored token's caller and SHA-256
+/// `token …` as clap reads it: one of its commands (`add`, `revoke`,
+/// `list`), each a variant of `Verb`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "--db is the server's: a SQLite file (default ./chopin.db) or a postgres:// URL.\n\
+                  Documents and grants are left as they are; grant a new caller repositories with\n\
+                  --grant CALLER=OWNER/REPO when the server starts.",
+    subcommand_required = true
+)]
+pub struct TokenArgs {
+    #[command(subcommand)]
+    verb: Verb,
+    /// print this help
+    #[arg(short, long, action = clap::ArgAction::Help, global = true)]
+    help: Option<bool>,
+}
 
---db is the server's: a SQLite file (default ./chopin.db) or a postgres:// URL.
-Documents and grants are left as they are; grant a new caller repositories with
---grant CALLER=OWNER/REPO when the server starts.
-";
+#[derive(Debug, clap::Subcommand)]
+enum Verb {
+    /// mint a token for CALLER: printed once on standard output, only its
+    /// SHA-256 stored
+    #[command(verbatim_doc_comment)]
+    Add(Caller),
+    /// remove every stored token of CALLER
+    Revoke(Caller),
+    /// each stored token's caller and SHA-256
+    List(Place),
+}
 
-/// Parses the arguments after `token`.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<TokenCommand, String> {
-    let args: Vec<String> = args.into_iter().collect();
-    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
-        return Ok(TokenCommand {
-            action: Action::Help,
-            database: Database::Memory,
-        });
-    }
-    let mut args = args.into_iter();
-    let verb = args
-        .next()
-        .ok_or("token needs add, revoke or list (see token --help)")?;
-    let mut caller = None;
-    let mut database = Database::File("chopin.db".into());
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--db" => {
-                let value = args.next().ok_or("--db needs a value")?;
-                database = Database::parse(&value)?;
-            }
-            "--memory" => {
-                return Err(
-                    "token: --memory would keep nothing; name the server's database with --db"
-                        .to_owned(),
-                );
-            }
-            flag if flag.starts_with('-') => {
-                return Err(format!("token: unknown option {flag:?} (see token --help)"));
-            }
-            _ if caller.is_none() => caller = Some(arg),
-            _ => return Err(format!("token: unexpected argument {arg:?}")),
+/// A verb's caller and database.
+#[derive(Debug, clap::Args)]
+struct Caller {
+    /// the caller: 1 to 255 characters, no control characters
+    #[arg(value_name = "CALLER", value_parser = checked_caller)]
+    caller: String,
+    #[command(flatten)]
+    place: Place,
+}
+
+/// The database a verb works in.
+#[derive(Debug, clap::Args)]
+struct Place {
+    /// the server's database: a SQLite file (default ./chopin.db) or a
+    /// postgres:// URL
+    #[arg(long, value_name = "PATH|URL", value_parser = Database::parse, allow_hyphen_values = true, verbatim_doc_comment)]
+    db: Option<Database>,
+    /// refused: a database in memory would keep nothing
+    #[arg(long, hide = true)]
+    memory: bool,
+}
+
+impl TokenArgs {
+    /// The command to run; a reason when its flags do not go together.
+    pub fn into_command(self) -> Result<TokenCommand, String> {
+        let (action, place) = match self.verb {
+            Verb::Add(Caller { caller, place }) => (Action::Add(caller), place),
+            Verb::Revoke(Caller { caller, place }) => (Action::Revoke(caller), place),
+            Verb::List(place) => (Action::List, place),
+        };
+        if place.memory {
+            return Err(
+                "token: --memory would keep nothing; name the server's database with --db"
+                    .to_owned(),
+            );
         }
+        let database = place
+            .db
+            .unwrap_or_else(|| Database::File("chopin.db".into()));
+        Ok(TokenCommand { action, database })
     }
-    let action = match (verb.as_str(), caller) {
-        ("add", Some(caller)) => Action::Add(checked_caller(caller)?),
-        ("revoke", Some(caller)) => Action::Revoke(checked_caller(caller)?),
-        ("list", None) => Action::List,
-        ("add" | "revoke", None) => return Err(format!("token {verb} needs a CALLER")),
-        ("list", Some(caller)) => return Err(format!("token list takes no CALLER ({caller:?})")),
-        (other, _) => {
-            return Err(format!(
-                "token: unknown command {other:?}: add, revoke or list"
-            ));
-        }
-    };
-    Ok(TokenCommand { action, database })
 }
 
 /// A caller name as logs and grants can hold it: 1 to 255 characters, no
 /// control characters.
-fn checked_caller(caller: String) -> Result<String, String> {
+fn checked_caller(caller: &str) -> Result<String, String> {
     let fits = (1..=255).contains(&caller.chars().count());
     if fits && !caller.chars().any(char::is_control) {
-        Ok(caller)
+        Ok(caller.to_owned())
     } else {
         Err(format!(
             "token: {caller:?} is not a caller name (1 to 255 characters, no control characters)"
@@ -112,10 +127,6 @@ fn checked_caller(caller: String) -> Result<String, String> {
 
 /// Runs the command: 0 when done, 1 when the database refused or failed.
 pub fn run(command: TokenCommand) -> ExitCode {
-    if command.action == Action::Help {
-        print!("{USAGE}");
-        return ExitCode::SUCCESS;
-    }
     // The process's one rustls provider, for PostgreSQL over TLS.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -151,7 +162,7 @@ async fn carry_out(command: TokenCommand) -> Result<(), String> {
             path.display().to_string()
         }
         Database::Postgres(_) => "the PostgreSQL database".to_owned(),
-        // Refused when parsed; `Help` never gets here.
+        // Refused when parsed.
         Database::Memory => return Err("token: --memory would keep nothing".to_owned()),
     };
     let store = Store::open(&command.database)
@@ -188,7 +199,6 @@ async fn carry_out(command: TokenCommand) -> Result<(), String> {
                 println!("{caller} {digest}");
             }
         }
-        Action::Help => {}
     }
     Ok(())
 }

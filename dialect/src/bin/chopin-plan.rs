@@ -1,30 +1,30 @@
 //! `chopin-plan`: check and format Chopin plan files with the dialect's own
 //! parser, validator and canonicalizer. `chopin-plan --help` says how.
 //!
-//! The arguments are parsed by hand: the crate's dependencies stay what the
-//! dialect needs.
+//! The arguments are read by clap ([`Cli`]): a usage error is clap's, after
+//! `chopin-plan: `, with exit status 2.
 
+use std::ffi::OsString;
 use std::fmt;
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
 use chopin_dialect::{Issue, SequentialIds, SystemIds, catalog_summary, check, issues_json};
 
-const USAGE: &str = "\
+/// The first line of every help text.
+const ABOUT: &str = "\
 chopin-plan: check and format Chopin plan documents (Markdown with the Chopin
 components). The plan dialect, every component and its attributes:
-docs/plans.md in the chopin-mcp repository, or chopin-plan catalog.
+docs/plans.md in the chopin-mcp repository, or chopin-plan catalog.";
 
-Usage:
-  chopin-plan check [--format text|json] FILE...
-  chopin-plan fmt [--write | --check] FILE...
-  chopin-plan catalog
-  chopin-plan --help | --version
+const STDIN: &str = "A FILE of - is standard input, named <stdin> in messages.";
 
-A FILE of - is standard input, named <stdin> in messages.
-
+const CHECK: &str = "\
 check    Reports every issue of each plan, one line each:
            PATH:LINE:COLUMN: CODE: MESSAGE
          or, for an issue about the whole plan (no location),
@@ -35,7 +35,9 @@ check    Reports every issue of each plan, one line each:
          --format json prints, for each FILE in order, one line holding the
          {\"issues\":[...]} object that the MCP tool create_document answers
          with (each issue: code, message, path, offset, line, column; offset
-         in UTF-8 bytes).
+         in UTF-8 bytes).";
+
+const FMT: &str = "\
 fmt      Prints each plan in its canonical form on standard output: the plan
          with an id minted into every component that needs one. Minted ids
          are fresh ULIDs (the clock and the system's randomness), so two runs
@@ -45,40 +47,163 @@ fmt      Prints each plan in its canonical form on standard output: the plan
                   when it differs; not with -)
          --check  writes nothing and fails when a FILE is not canonical
          A plan with issues is not formatted: its issues go to standard
-         error, as check prints them.
+         error, as check prints them.";
+
+const CATALOG: &str = "\
 catalog  Prints every component of the dialect on a line of its own: its
          attributes (? marks an optional one) with their allowed values,
          where it may stand and what it may hold; then what Markdown is
          refused. The text chopin-mcp-server gives models with its
-         instructions.
+         instructions.";
 
+const EXIT_STATUS: &str = "\
 Exit status: 0 when every plan is clean (and, for fmt --check, canonical);
 1 when any plan has issues (or, for fmt --check, is not canonical); 2 on a
-usage error or when a FILE cannot be read or written (or is not UTF-8).
-";
+usage error or when a FILE cannot be read or written (or is not UTF-8).";
+
+/// The command line: one of the commands, each a variant of [`Command`].
+#[derive(Debug, Parser)]
+#[command(
+    name = "chopin-plan",
+    version,
+    about = ABOUT,
+    disable_help_subcommand = true,
+    propagate_version = true,
+    args_override_self = true,
+    subcommand_required = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Report every issue of each plan, one line each
+    Check {
+        /// text (default), or a line of JSON for each FILE
+        #[arg(long, value_name = "text|json", value_parser = format, allow_hyphen_values = true)]
+        format: Option<Format>,
+        /// the plans (- for standard input)
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print each plan in its canonical form
+    Fmt {
+        /// write the canonical form back into each FILE instead
+        #[arg(long, conflicts_with = "check")]
+        write: bool,
+        /// write nothing; fail when a FILE is not canonical
+        #[arg(long)]
+        check: bool,
+        /// the plans (- for standard input)
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print every component of the dialect and what Markdown is refused
+    Catalog,
+}
+
+/// `--format text|json`.
+fn format(text: &str) -> Result<Format, String> {
+    match text {
+        "text" => Ok(Format::Text),
+        "json" => Ok(Format::Json),
+        other => Err(format!("--format must be text or json, not '{other}'")),
+    }
+}
+
+/// The clap command, its help texts put together: every command's on the
+/// first page, each command's own on its page.
+fn command() -> clap::Command {
+    let page = |texts: &[&str]| format!("{STDIN}\n\n{}\n\n{EXIT_STATUS}", texts.join("\n"));
+    Cli::command()
+        // No command: clap's error saying so, not the help on stderr.
+        .arg_required_else_help(false)
+        .after_help(page(&[CHECK, FMT, CATALOG]))
+        .mut_subcommand("check", |c| c.before_help(ABOUT).after_help(page(&[CHECK])))
+        .mut_subcommand("fmt", |c| c.before_help(ABOUT).after_help(page(&[FMT])))
+        .mut_subcommand("catalog", |c| {
+            c.before_help(ABOUT).after_help(page(&[CATALOG]))
+        })
+}
+
+/// What to do, once the command line is read.
+#[derive(Debug, PartialEq, Eq)]
+enum Run {
+    Catalog,
+    Check { format: Format, files: Vec<Input> },
+    Fmt { mode: FmtMode, files: Vec<Input> },
+}
+
+/// Reads the command line: help and the version, as usage errors, are
+/// clap's errors to print.
+fn read(args: impl IntoIterator<Item = OsString>) -> Result<Run, clap::Error> {
+    let mut command = command();
+    let matches = command.try_get_matches_from_mut(args).map_err(|error| {
+        // A value's own check says it all, the value included.
+        match std::error::Error::source(&error) {
+            Some(reason) if error.kind() == ErrorKind::ValueValidation => {
+                command.error(ErrorKind::ValueValidation, reason.to_string())
+            }
+            _ => error,
+        }
+    })?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|error| error.format(&mut command))?;
+    let inputs = |files: Vec<PathBuf>| files.into_iter().map(Input::from_arg).collect();
+    Ok(match cli.command {
+        Command::Catalog => Run::Catalog,
+        Command::Check { format, files } => Run::Check {
+            format: format.unwrap_or(Format::Text),
+            files: inputs(files),
+        },
+        Command::Fmt {
+            write,
+            check,
+            files,
+        } => {
+            let files: Vec<Input> = inputs(files);
+            if write && files.contains(&Input::Stdin) {
+                return Err(command.error(
+                    ErrorKind::ArgumentConflict,
+                    "fmt --write cannot write to standard input",
+                ));
+            }
+            let mode = match (write, check) {
+                (true, _) => FmtMode::Write,
+                (false, true) => FmtMode::Check,
+                (false, false) => FmtMode::Print,
+            };
+            Run::Fmt { mode, files }
+        }
+    })
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = match Command::parse(&args) {
-        Ok(command) => command,
-        Err(Usage(message)) => {
-            eprintln!("chopin-plan: {message}\nTry 'chopin-plan --help'.");
-            return ExitCode::from(2);
-        }
+    let run = match read(std::env::args_os()) {
+        Ok(run) => run,
+        Err(error) => return usage(&error),
     };
     let mut stdout = io::BufWriter::new(io::stdout().lock());
     let mut stderr = io::stderr().lock();
-    let status = match command {
-        Command::Help => write_or_fail(&mut stdout, USAGE.as_bytes()),
-        Command::Version => write_or_fail(
-            &mut stdout,
-            concat!("chopin-plan ", env!("CARGO_PKG_VERSION"), "\n").as_bytes(),
-        ),
-        Command::Catalog => write_or_fail(&mut stdout, catalog_summary().as_bytes()),
-        Command::Check { format, files } => run_check(format, &files, &mut stdout, &mut stderr),
-        Command::Fmt { mode, files } => run_fmt(mode, &files, &mut stdout, &mut stderr),
+    let status = match run {
+        Run::Catalog => write_or_fail(&mut stdout, catalog_summary().as_bytes()),
+        Run::Check { format, files } => run_check(format, &files, &mut stdout, &mut stderr),
+        Run::Fmt { mode, files } => run_fmt(mode, &files, &mut stdout, &mut stderr),
     };
     ExitCode::from(status.code())
+}
+
+/// Help and the version on standard output (0); a usage error on standard
+/// error, after `chopin-plan: ` (2).
+fn usage(error: &clap::Error) -> ExitCode {
+    let text = error.to_string();
+    if !error.use_stderr() {
+        return ExitCode::from(write_or_fail(&mut io::stdout().lock(), text.as_bytes()).code());
+    }
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    let _ = write!(io::stderr().lock(), "chopin-plan: {text}");
+    ExitCode::from(2)
 }
 
 /// The worst thing that happened to any file; the exit status.
@@ -112,99 +237,6 @@ enum FmtMode {
     Check,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-enum Command {
-    Help,
-    Version,
-    Catalog,
-    Check { format: Format, files: Vec<Input> },
-    Fmt { mode: FmtMode, files: Vec<Input> },
-}
-
-/// A usage error's message.
-#[derive(Debug)]
-struct Usage(String);
-
-impl Command {
-    fn parse(args: &[String]) -> Result<Command, Usage> {
-        let mut rest = args.iter().map(String::as_str);
-        let subcommand = match rest.next() {
-            None => return Err(Usage("no command given (check, fmt or catalog)".into())),
-            Some("-h" | "--help") => return Ok(Command::Help),
-            Some("-V" | "--version") => return Ok(Command::Version),
-            Some("catalog") => {
-                return match rest.next() {
-                    None => Ok(Command::Catalog),
-                    Some("-h" | "--help") => Ok(Command::Help),
-                    Some(other) => Err(Usage(format!("catalog takes no argument, not '{other}'"))),
-                };
-            }
-            Some(name @ ("check" | "fmt")) => name,
-            Some(other) => return Err(Usage(format!("unknown command '{other}'"))),
-        };
-        let mut format = Format::Text;
-        let mut mode = FmtMode::Print;
-        let mut files = Vec::new();
-        let mut options_done = false;
-        while let Some(arg) = rest.next() {
-            if options_done || arg == "-" || !arg.starts_with('-') {
-                files.push(Input::from_arg(arg));
-                continue;
-            }
-            let (name, inline) = match arg.split_once('=') {
-                Some((name, value)) => (name, Some(value)),
-                None => (arg, None),
-            };
-            match (subcommand, name) {
-                (_, "--") if inline.is_none() => options_done = true,
-                (_, "-h" | "--help") if inline.is_none() => return Ok(Command::Help),
-                (_, "-V" | "--version") if inline.is_none() => return Ok(Command::Version),
-                ("check", "--format") => {
-                    let value = match inline {
-                        Some(value) => value,
-                        None => rest
-                            .next()
-                            .ok_or_else(|| Usage("--format needs a value (text or json)".into()))?,
-                    };
-                    format = match value {
-                        "text" => Format::Text,
-                        "json" => Format::Json,
-                        other => {
-                            return Err(Usage(format!(
-                                "--format must be text or json, not '{other}'"
-                            )));
-                        }
-                    };
-                }
-                ("fmt", "--write" | "--check") if inline.is_none() => {
-                    let wanted = if name == "--write" {
-                        FmtMode::Write
-                    } else {
-                        FmtMode::Check
-                    };
-                    if mode != FmtMode::Print && mode != wanted {
-                        return Err(Usage("--write and --check exclude each other".into()));
-                    }
-                    mode = wanted;
-                }
-                _ => return Err(Usage(format!("unknown option '{arg}' for {subcommand}"))),
-            }
-        }
-        if files.is_empty() {
-            return Err(Usage(format!(
-                "{subcommand} needs at least one FILE (- for standard input)"
-            )));
-        }
-        if mode == FmtMode::Write && files.contains(&Input::Stdin) {
-            return Err(Usage("fmt --write cannot write to standard input".into()));
-        }
-        Ok(match subcommand {
-            "check" => Command::Check { format, files },
-            _ => Command::Fmt { mode, files },
-        })
-    }
-}
-
 /// Where a plan comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Input {
@@ -213,11 +245,11 @@ enum Input {
 }
 
 impl Input {
-    fn from_arg(arg: &str) -> Input {
-        if arg == "-" {
+    fn from_arg(arg: PathBuf) -> Input {
+        if arg.as_os_str() == "-" {
             Input::Stdin
         } else {
-            Input::File(PathBuf::from(arg))
+            Input::File(arg)
         }
     }
 

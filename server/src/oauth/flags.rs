@@ -1,5 +1,6 @@
-//! The OAuth flags of `chopin-mcp-server` (AUTH.md §2), parsed beside the
-//! others in [`crate::options`].
+//! The OAuth flags of `chopin-mcp-server` (AUTH.md §2), read by clap beside
+//! the others of [`crate::options`]; [`Flags::finish`] checks that they go
+//! together.
 
 use std::path::PathBuf;
 
@@ -51,90 +52,120 @@ impl Settings {
     }
 }
 
-/// The OAuth flags seen so far.
-#[derive(Debug, Default)]
+/// The OAuth flags as clap reads them, under their own `--help` heading.
+#[derive(Debug, Default, clap::Args)]
+#[command(next_help_heading = "OAuth (sign in with an identity provider; chopin-mcp-server only)")]
 pub struct Flags {
+    /// the authorization server's issuer (https, or http on loopback);
+    /// turns OAuth on (no token is generated then; --token still works
+    /// beside it)
+    #[arg(
+        long = "oauth-issuer",
+        value_name = "URL",
+        allow_hyphen_values = true,
+        verbatim_doc_comment
+    )]
     issuer: Option<String>,
+    /// the canonical URL of this endpoint, e.g. https://mcp.example.com/mcp
+    /// (needed with --oauth-issuer; published at
+    /// /.well-known/oauth-protected-resource/mcp)
+    #[arg(
+        long,
+        value_name = "URL",
+        allow_hyphen_values = true,
+        verbatim_doc_comment
+    )]
     resource: Option<String>,
+    /// an accepted token audience (repeatable; default: the resource)
+    #[arg(long = "oauth-audience", value_name = "A", value_parser = audience, allow_hyphen_values = true)]
     audiences: Vec<String>,
+    /// the read scope (default chopin:read)
+    #[arg(
+        long = "oauth-read-scope",
+        value_name = "S",
+        allow_hyphen_values = true
+    )]
     read_scope: Option<String>,
+    /// the create scope (default chopin:create)
+    #[arg(
+        long = "oauth-create-scope",
+        value_name = "S",
+        allow_hyphen_values = true
+    )]
     create_scope: Option<String>,
+    /// the write scope of update, rename, archive and restore (default
+    /// chopin:write)
+    #[arg(
+        long = "oauth-write-scope",
+        value_name = "S",
+        allow_hyphen_values = true,
+        verbatim_doc_comment
+    )]
     write_scope: Option<String>,
+    /// the claim naming the caller (default sub); grant repositories to its
+    /// values with --grant
+    #[arg(long = "oauth-caller-claim", value_name = "NAME", value_parser = caller_claim, allow_hyphen_values = true, verbatim_doc_comment)]
     caller_claim: Option<String>,
+    /// also accept opaque tokens, checked at the issuer's introspection
+    /// endpoint, with the two below
+    #[arg(long = "oauth-introspect", verbatim_doc_comment)]
     introspect: bool,
+    /// this server's client id at the issuer
+    #[arg(
+        long = "oauth-client-id",
+        value_name = "ID",
+        allow_hyphen_values = true
+    )]
     client_id: Option<String>,
+    /// a file holding its client secret
+    #[arg(
+        long = "oauth-client-secret-file",
+        value_name = "FILE",
+        allow_hyphen_values = true
+    )]
     secret_file: Option<PathBuf>,
-    /// Any flag other than `--oauth-issuer` given (they need it).
-    others: Option<&'static str>,
+}
+
+/// `--oauth-audience A`: not empty.
+fn audience(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("--oauth-audience: an audience is a non-empty string".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
+/// `--oauth-caller-claim NAME`: not empty.
+fn caller_claim(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("--oauth-caller-claim: the claim name must not be empty".to_owned());
+    }
+    Ok(text.to_owned())
 }
 
 impl Flags {
-    /// Takes `flag` if it is an OAuth flag (reading its value with
-    /// `value`); `Ok(false)` if it is not one.
-    pub fn take(
-        &mut self,
-        flag: &str,
-        value: impl FnOnce() -> Result<String, String>,
-    ) -> Result<bool, String> {
-        let name: &'static str = match flag {
-            "--oauth-issuer" => {
-                self.issuer = Some(value()?);
-                return Ok(true);
-            }
-            "--resource" => {
-                self.resource = Some(value()?);
-                "--resource"
-            }
-            "--oauth-audience" => {
-                let audience = value()?;
-                if audience.is_empty() {
-                    return Err("--oauth-audience: an audience is a non-empty string".to_owned());
-                }
-                self.audiences.push(audience);
-                "--oauth-audience"
-            }
-            "--oauth-read-scope" => {
-                self.read_scope = Some(value()?);
-                "--oauth-read-scope"
-            }
-            "--oauth-create-scope" => {
-                self.create_scope = Some(value()?);
-                "--oauth-create-scope"
-            }
-            "--oauth-write-scope" => {
-                self.write_scope = Some(value()?);
-                "--oauth-write-scope"
-            }
-            "--oauth-caller-claim" => {
-                let claim = value()?;
-                if claim.is_empty() {
-                    return Err("--oauth-caller-claim: the claim name must not be empty".to_owned());
-                }
-                self.caller_claim = Some(claim);
-                "--oauth-caller-claim"
-            }
-            "--oauth-introspect" => {
-                self.introspect = true;
-                "--oauth-introspect"
-            }
-            "--oauth-client-id" => {
-                self.client_id = Some(value()?);
-                "--oauth-client-id"
-            }
-            "--oauth-client-secret-file" => {
-                self.secret_file = Some(PathBuf::from(value()?));
-                "--oauth-client-secret-file"
-            }
-            _ => return Ok(false),
-        };
-        self.others.get_or_insert(name);
-        Ok(true)
+    /// The first flag given that needs `--oauth-issuer`, in the order
+    /// `--help` lists them.
+    fn other(&self) -> Option<&'static str> {
+        [
+            (self.resource.is_some(), "--resource"),
+            (!self.audiences.is_empty(), "--oauth-audience"),
+            (self.read_scope.is_some(), "--oauth-read-scope"),
+            (self.create_scope.is_some(), "--oauth-create-scope"),
+            (self.write_scope.is_some(), "--oauth-write-scope"),
+            (self.caller_claim.is_some(), "--oauth-caller-claim"),
+            (self.introspect, "--oauth-introspect"),
+            (self.client_id.is_some(), "--oauth-client-id"),
+            (self.secret_file.is_some(), "--oauth-client-secret-file"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
     }
 
     /// The settings, once every flag is read.
     pub fn finish(self) -> Result<Option<Settings>, String> {
+        let others = self.other();
         let Some(issuer) = self.issuer else {
-            return match self.others {
+            return match others {
                 Some(flag) => Err(format!("{flag} needs --oauth-issuer")),
                 None => Ok(None),
             };
@@ -200,14 +231,18 @@ pub fn read_secret(path: &std::path::Path) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// The OAuth flags alone, as clap reads them beside the others.
+    #[derive(clap::Parser)]
+    struct OAuthOnly {
+        #[command(flatten)]
+        flags: Flags,
+    }
+
     fn parse(args: &[&str]) -> Result<Option<Settings>, String> {
-        let mut flags = Flags::default();
-        let mut args = args.iter().map(|s| s.to_string());
-        while let Some(flag) = args.next() {
-            let value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
-            assert!(flags.take(&flag, value)?, "{flag}");
-        }
-        flags.finish()
+        use clap::Parser;
+        let args = std::iter::once("chopin-mcp-server").chain(args.iter().copied());
+        let only = OAuthOnly::try_parse_from(args).map_err(|e| e.to_string())?;
+        only.flags.finish()
     }
 
     #[test]
