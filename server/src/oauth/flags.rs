@@ -66,14 +66,15 @@ pub struct Flags {
         verbatim_doc_comment
     )]
     issuer: Option<String>,
-    /// the canonical URL of this endpoint, e.g. https://mcp.example.com/mcp
-    /// (needed with --oauth-issuer; published at
-    /// /.well-known/oauth-protected-resource/mcp)
+    /// `--resource`: the canonical URL of this endpoint (the help text is
+    /// the attribute's, so that its example URL reads as typed).
     #[arg(
         long,
         value_name = "URL",
         allow_hyphen_values = true,
-        verbatim_doc_comment
+        help = "the canonical URL of this endpoint, e.g. https://mcp.example.com/mcp\n\
+                (needed with --oauth-issuer; published at\n\
+                /.well-known/oauth-protected-resource/mcp)"
     )]
     resource: Option<String>,
     /// an accepted token audience (repeatable; default: the resource)
