@@ -300,10 +300,13 @@ fn a_usual_response_converts_with_no_allocation_beyond_its_header_map() {
     let head = request("POST", "/mcp", &JSON_POST);
     let response = drive(&endpoint, &RequestParts::from(&head), read_call(DOC_ID));
     assert_eq!(response.headers().count(), 3);
-    // The usual values point at static text: only the map allocates (its
-    // index and entry tables).
+    // The usual values point at static text: the map allocates (its index
+    // and entry tables), and the body, the reply buffer as the endpoint
+    // wrote it, becomes `Bytes` (whose bookkeeping for a buffer with room
+    // to spare is one allocation, made here rather than in the endpoint,
+    // so a host that writes `Response::body` never pays it).
     let count = allocations(|| drop(response.into_http()));
-    assert_eq!(count, 2, "into_http allocated {count} times");
+    assert_eq!(count, 3, "into_http allocated {count} times");
 }
 
 /// Checks one conversion: status, every header (per name, values in order,
@@ -315,6 +318,7 @@ fn assert_converted(response: Response) {
         .collect();
     let status = response.status();
     let body = response.body().to_vec();
+    let body_at = response.body().as_ptr();
     let converted = response.into_http();
     assert_eq!(converted.status().as_u16(), status);
     assert_eq!(converted.headers().len(), expected.len());
@@ -334,7 +338,7 @@ fn assert_converted(response: Response) {
     }
     assert_eq!(converted.body(), &body);
     // The body moved without a copy.
-    assert_eq!(converted.body().as_ptr(), body.as_ptr());
+    assert_eq!(converted.body().as_ptr(), body_at);
 }
 
 #[test]
