@@ -212,7 +212,8 @@ impl<C> Dispatch<C> {
     /// Room for a typical reply, and for the modern framing around it, once.
     fn reserve_typical(&mut self) {
         if self.out.capacity() == 0 {
-            let room = (self.exchange.endpoint.inner).reply_room(self.version.era() == Era::Modern);
+            let modern = self.version.era() == Era::Modern;
+            let room = self.exchange.endpoint.inner.reply_room(modern);
             self.out = self.exchange.head.take_buffer();
             self.out.reserve(room);
         }
