@@ -168,8 +168,21 @@ pub fn from_command_line() -> Result<Options, ExitCode> {
         Ok(Command::Token(command)) => Err(crate::token::run(command)),
         // `read` leaves help to clap, below.
         Ok(Command::Help) => Err(ExitCode::SUCCESS),
+        // A value or a combination of flags our own checks refused: their
+        // message alone, as the command line has always printed it (it
+        // names the flag; scripts and tests read it from its first byte).
+        Err(error)
+            if matches!(
+                error.kind(),
+                ErrorKind::ValueValidation | ErrorKind::ArgumentConflict
+            ) =>
+        {
+            eprintln!("{}", describe(&error));
+            Err(ExitCode::from(2))
+        }
         Err(error) => {
-            // Help on standard output, refusals on standard error.
+            // Help on standard output, clap's refusals (an unknown flag,
+            // with its suggestion) on standard error.
             let _ = error.print();
             Err(ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2)))
         }
