@@ -17,7 +17,6 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use crate::options::HelpText;
 use crate::store::{ALL_REPOSITORIES, Database, Store};
 
 /// What `token` was asked to do, and where.
@@ -33,12 +32,6 @@ pub enum Action {
     Revoke(String),
     List,
 }
-
-/// `chopin-mcp-server token --help`, as clap renders it.
-pub const USAGE: HelpText = HelpText::new(|| {
-    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    TEXT.get_or_init(|| crate::options::render_help(&["token", "--help"]))
-});
 
 /// `token …` as clap reads it: one of its commands (`add`, `revoke`,
 /// `list`), each a variant of `Verb`.

@@ -240,7 +240,7 @@ fn chopin_mcp_listen_is_the_address_when_no_listen_flag_is_given() {
 #[test]
 fn help_texts_cite_only_files_in_the_repository() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for text in [USAGE, chopin_mcp_server::token::USAGE] {
+    for text in [USAGE, options::TOKEN_USAGE] {
         for word in text.split(|c: char| c.is_whitespace() || "(),;:".contains(c)) {
             if word.ends_with(".md") {
                 assert!(root.join(word).exists(), "--help cites {word}");

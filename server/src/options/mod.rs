@@ -26,6 +26,15 @@ pub const USAGE: HelpText = HelpText::new(|| {
     TEXT.get_or_init(|| render_help(&["--help"]))
 });
 
+/// `chopin-mcp-server token --help`, as clap renders it. (Here, beside
+/// [`USAGE`], not in [`crate::token`]: rendering it reads the whole command
+/// line, which holds `token`'s arguments, and the token room stays below
+/// this one.)
+pub const TOKEN_USAGE: HelpText = HelpText::new(|| {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| render_help(&["token", "--help"]))
+});
+
 /// The program name [`parse`] reads its arguments for.
 const PROGRAM: &str = "chopin-mcp-server";
 
