@@ -4,9 +4,9 @@
 use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, Outcome,
-    RenameAnswer, RequestParts, Response, RestoreAnswer, SequentialIds, UpdateAnswer,
-    UpdatedDocument,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, InvokeAnswer,
+    Outcome, PlannerRefusal, RenameAnswer, RequestParts, Response, RestoreAnswer, SequentialIds,
+    UpdateAnswer, UpdatedDocument,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -113,6 +113,9 @@ fn drive(
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::InvokePlanner(invoke) => {
+                invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
+            }
         }
     }
 }

@@ -50,6 +50,8 @@ pub struct Config {
     pub(crate) scope_names: Option<(String, String)>,
     /// The write scope's name, when renamed.
     pub(crate) write_scope: Option<String>,
+    /// `invoke_planner`'s description, when replaced.
+    pub(crate) planner_description: Option<String>,
 }
 
 /// [`Config::oauth`]'s settings.
@@ -68,6 +70,7 @@ pub(crate) struct Offered {
     pub rename: bool,
     pub archive: bool,
     pub restore: bool,
+    pub planner: bool,
 }
 
 impl Offered {
@@ -78,6 +81,7 @@ impl Offered {
         rename: false,
         archive: false,
         restore: false,
+        planner: false,
     };
 }
 
@@ -107,6 +111,7 @@ impl Config {
             oauth: None,
             scope_names: None,
             write_scope: None,
+            planner_description: None,
         }
     }
 
@@ -152,6 +157,27 @@ impl Config {
         self
     }
 
+    /// Offers `invoke_planner` (SURFACE.md §9): the host will be asked to
+    /// post instructions to documents' planners, each attributed to its
+    /// caller, and to answer without waiting for the planner's turn. Calls
+    /// need the write scope beside the read scope. Unless
+    /// [`body_budget`](Self::body_budget) says otherwise, the budget becomes
+    /// [`CREATION_BUDGET`].
+    pub fn enable_planner(mut self) -> Self {
+        self.tools.planner = true;
+        self
+    }
+
+    /// Replaces `invoke_planner`'s description in `tools/list` (default:
+    /// `Post an instruction to a document's planner, attributed to the
+    /// caller, and return the document without waiting for the turn.`):
+    /// for a host whose planners follow rules of their own to tell the
+    /// model about.
+    pub fn planner_description(mut self, description: impl Into<String>) -> Self {
+        self.planner_description = Some(description.into());
+        self
+    }
+
     /// Offers the four tools of a plan's life after its creation:
     /// [`enable_update`](Self::enable_update),
     /// [`enable_rename`](Self::enable_rename),
@@ -170,7 +196,7 @@ impl Config {
     pub(crate) fn budget(&self) -> usize {
         match self.body_budget {
             Some(budget) => budget,
-            None if self.tools.create || self.tools.update => CREATION_BUDGET,
+            None if self.tools.create || self.tools.update || self.tools.planner => CREATION_BUDGET,
             None => READ_ONLY_BUDGET,
         }
     }
@@ -376,6 +402,7 @@ impl fmt::Debug for Config {
             .field("oauth", &self.oauth)
             .field("scope_names", &self.scope_names)
             .field("write_scope", &self.write_scope)
+            .field("planner_description", &self.planner_description)
             .finish_non_exhaustive()
     }
 }

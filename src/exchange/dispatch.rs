@@ -12,8 +12,8 @@
 use bytes::Bytes;
 
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument, RenameDocument,
+    RestoreDocument, UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -206,6 +206,9 @@ impl<C> Dispatch<C> {
             } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
             Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
             Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
+            Effect::InvokePlanner(invocation) => {
+                Outcome::InvokePlanner(InvokePlanner::new(self, id, invocation))
+            }
         }
     }
 

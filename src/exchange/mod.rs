@@ -30,8 +30,8 @@ mod outcome;
 pub use body::{BodyChunks, BodyIntake};
 pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument, RenameDocument,
+    RestoreDocument, UpdateDocument,
 };
 pub use endpoint::{Authenticate, Endpoint};
 pub use outcome::Outcome;

@@ -6,6 +6,7 @@
 //! Not part of the public API.
 
 mod lifecycle;
+mod planner;
 
 use bytes::Bytes;
 
@@ -71,6 +72,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .allow_origin("https://allowed.example")
         .enable_creation()
         .enable_lifecycle()
+        .enable_planner()
         .id_source(SequentialIds::new(1));
     config = if oauth {
         config.oauth(RESOURCE, "https://auth.example")
@@ -193,6 +195,10 @@ fn drive(
             Outcome::Restore(restore) => {
                 effects.push("restore");
                 lifecycle::answer_restore(restore, answers.byte())
+            }
+            Outcome::InvokePlanner(invoke) => {
+                effects.push("invoke_planner");
+                planner::answer_invoke(invoke, answers.byte())
             }
         };
     };
@@ -636,6 +642,7 @@ pub fn ops(data: &[u8]) {
                     Outcome::Rename(rename) => lifecycle::answer_rename(rename, choice),
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
+                    Outcome::InvokePlanner(invoke) => planner::answer_invoke(invoke, choice),
                 };
                 match next {
                     Outcome::Respond(response) => {

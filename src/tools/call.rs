@@ -12,6 +12,7 @@ use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
+use crate::tools::invoke::{self, Invocation};
 use crate::tools::update::{self, DocumentUpdate};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
@@ -30,6 +31,7 @@ pub(crate) enum Effect {
     },
     Archive(String),
     Restore(String),
+    InvokePlanner(Box<Invocation>),
 }
 
 /// Where a well-formed tool call goes.
@@ -108,6 +110,9 @@ pub(crate) fn step(
         Tool::RestoreDocument => {
             Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
         }
+        Tool::InvokePlanner => Effect::InvokePlanner(Box::new(
+            invoke::arguments(arguments).ok_or(invoke::INVALID)?,
+        )),
     };
     Ok(ToolStep::Host(effect))
 }

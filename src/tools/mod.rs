@@ -6,6 +6,7 @@ pub(crate) mod archive;
 mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
+pub(crate) mod invoke;
 pub(crate) mod list;
 pub(crate) mod read;
 pub(crate) mod rename;
@@ -23,7 +24,7 @@ pub(crate) use arguments::{
 pub(crate) use schema::{brief_schema, code_schema, issues_schema, locator_input_schema};
 
 use crate::auth::Granted;
-use crate::config::Offered;
+use crate::config::{Config, Offered};
 use crate::json::{self, Compact, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
@@ -78,11 +79,12 @@ pub(crate) enum Tool {
     RenameDocument,
     ArchiveDocument,
     RestoreDocument,
+    InvokePlanner,
 }
 
 impl Tool {
     /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1).
-    const ALL: [Tool; 7] = [
+    const ALL: [Tool; 8] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -90,6 +92,7 @@ impl Tool {
         Tool::RenameDocument,
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
+        Tool::InvokePlanner,
     ];
 
     fn name(self) -> &'static str {
@@ -101,6 +104,7 @@ impl Tool {
             Tool::RenameDocument => "rename_document",
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
+            Tool::InvokePlanner => "invoke_planner",
         }
     }
 
@@ -113,6 +117,7 @@ impl Tool {
             Tool::RenameDocument => rename::DEFINITION,
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
+            Tool::InvokePlanner => invoke::DEFINITION,
         }
     }
 
@@ -126,6 +131,7 @@ impl Tool {
             Tool::RenameDocument => offered.rename,
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
+            Tool::InvokePlanner => offered.planner,
         }
     }
 
@@ -140,7 +146,8 @@ impl Tool {
                 Tool::UpdateDocument
                 | Tool::RenameDocument
                 | Tool::ArchiveDocument
-                | Tool::RestoreDocument,
+                | Tool::RestoreDocument
+                | Tool::InvokePlanner,
             ) => (false, true),
             Some(Tool::ListDocuments | Tool::ReadDocument) | None => (false, false),
         };
@@ -155,15 +162,24 @@ impl Tool {
     }
 }
 
-/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint.
-pub(crate) fn list_result(offered: Offered) -> Vec<u8> {
+/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint:
+/// the offered tools' definitions, `invoke_planner`'s with the configured
+/// description.
+pub(crate) fn list_result(config: &Config) -> Vec<u8> {
     let mut out = b"{\"tools\":[".to_vec();
-    let listed = Tool::ALL.into_iter().filter(|tool| tool.offered(offered));
+    let listed = Tool::ALL
+        .into_iter()
+        .filter(|tool| tool.offered(config.tools));
     for (index, tool) in listed.enumerate() {
         if index > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(tool.definition().as_bytes());
+        match (tool, &config.planner_description) {
+            (Tool::InvokePlanner, Some(description)) => {
+                invoke::write_definition(&mut out, description);
+            }
+            _ => out.extend_from_slice(tool.definition().as_bytes()),
+        }
     }
     out.extend_from_slice(b"]}");
     out
@@ -402,15 +418,12 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
             assert_eq!(value["name"], tool.name());
         }
-        let all = Offered {
-            create: true,
-            update: true,
-            rename: true,
-            archive: true,
-            restore: true,
-        };
-        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 7)] {
-            let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
+        let all = Config::new()
+            .enable_creation()
+            .enable_lifecycle()
+            .enable_planner();
+        for (config, count) in [(Config::new(), 2), (all, 8)] {
+            let list: serde_json::Value = serde_json::from_slice(&list_result(&config)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }
     }

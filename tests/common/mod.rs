@@ -2,6 +2,7 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+mod planner;
 mod writes;
 
 use std::collections::HashMap;
@@ -9,9 +10,11 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use chopin_mcp::{
     BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome, DocumentSummary,
-    DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response,
-    SequentialIds, UpdatedDocument,
+    DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, PlannerDocument,
+    PlannerRefusal, RequestParts, Response, SequentialIds, UpdatedDocument,
 };
+#[allow(unused_imports)] // used by the write tools' tests
+pub use planner::{Invoked, planner_document, refusing};
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use writes::{
@@ -43,6 +46,8 @@ pub enum Step {
     Rename(String),
     Archive(String),
     Restore(String),
+    /// A planner effect, with the locator as the host received it.
+    Invoke(String),
     Respond(u16),
 }
 
@@ -99,6 +104,10 @@ pub struct Host {
     pub rename_inputs: Vec<(String, String)>,
     /// Archived documents' ids and when they were archived.
     pub archived: HashMap<String, String>,
+    /// How the planner answers every call.
+    pub planner: Result<PlannerDocument, PlannerRefusal>,
+    /// Every planner effect's arguments, in order.
+    pub invoke_inputs: Vec<Invoked>,
 }
 
 impl Host {
@@ -147,6 +156,8 @@ impl Host {
             update_inputs: Vec::new(),
             rename_inputs: Vec::new(),
             archived: HashMap::new(),
+            planner: Ok(planner_document()),
+            invoke_inputs: Vec::new(),
         }
     }
 
@@ -300,6 +311,7 @@ impl Host {
                 Outcome::Rename(rename) => self.rename(rename),
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
+                Outcome::InvokePlanner(invoke) => self.invoke(invoke),
             };
         }
     }

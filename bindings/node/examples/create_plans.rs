@@ -20,8 +20,8 @@ use std::time::Instant;
 use std::{env, fs, hint};
 
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, Outcome, RenameAnswer,
-    RequestParts, RestoreAnswer, UpdateAnswer,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, InvokeAnswer, Outcome,
+    PlannerRefusal, RenameAnswer, RequestParts, RestoreAnswer, UpdateAnswer,
 };
 use chopin_test_support::plans;
 
@@ -79,6 +79,9 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::InvokePlanner(invoke) => {
+                invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
+            }
         }
     };
     response.body().len()
