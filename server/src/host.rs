@@ -2,10 +2,11 @@
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the effects: list and read here, each write
 //! tool in a file of its own (`host/create.rs`, `update.rs`, `rename.rs`,
-//! `archive.rs`, `restore.rs`).
+//! `archive.rs`, `restore.rs`, `invoke.rs`).
 
 mod archive;
 mod create;
+mod invoke;
 mod rename;
 mod restore;
 mod update;
@@ -23,6 +24,7 @@ use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
+use crate::planner::{self, Planner};
 use crate::store::{
     ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
     Started, Store, StoreError, token_digest,
@@ -51,6 +53,9 @@ rename_document changes a title. An archived plan leaves lists and reads until i
 is restored.
 archive_document: Archive a Chopin document by ID or canonical URL.
 restore_document: Restore an archived Chopin document by ID or canonical URL.";
+const INSTRUCTIONS_PLANNER: &str = "
+invoke_planner: Post an instruction to a document's planner, attributed to the caller, \
+and return the document without waiting for the turn.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -94,6 +99,8 @@ pub struct Host {
     /// The token generated and stored by this run: printed once, now.
     generated: Option<String>,
     read_only: bool,
+    /// The planner, with `--planner-command` (SURFACE.md §9).
+    pub planner: Option<Arc<Planner>>,
 }
 
 impl Host {
@@ -110,6 +117,14 @@ impl Host {
             .await
             .map_err(|e| format!("cannot set up the database: {e}"))?;
         let mut host = Host::finish(options, bound, store, started, setup.import.len(), token)?;
+        if let Some(planner) = &host.planner {
+            let interrupted = host
+                .store
+                .interrupt_turns(planner.owner())
+                .await
+                .map_err(|e| format!("cannot mark the planner's unfinished turns: {e}"))?;
+            host.note_interrupted(interrupted);
+        }
         if let Some(settings) = &options.oauth {
             // Every caller a static token names: an OAuth caller of the same
             // name is refused (AUTH.md §2).
@@ -149,14 +164,38 @@ impl Host {
         let started = sqlite
             .setup(&setup)
             .map_err(|e| format!("cannot set up the database: {e}"))?;
-        Host::finish(
+        let sqlite = std::sync::Arc::new(sqlite);
+        let mut host = Host::finish(
             options,
             bound,
-            Store::Sqlite(std::sync::Arc::new(sqlite)),
+            Store::Sqlite(Arc::clone(&sqlite)),
             started,
             setup.import.len(),
             token,
-        )
+        )?;
+        if let Some(planner) = &host.planner {
+            let interrupted = sqlite
+                .interrupt_turns(planner.owner())
+                .map_err(|e| format!("cannot mark the planner's unfinished turns: {e}"))?;
+            host.note_interrupted(interrupted);
+        }
+        Ok(host)
+    }
+
+    /// Notes (and logs) the turns a previous run of this server left
+    /// unfinished, now marked `interrupted`: they are not run again.
+    fn note_interrupted(&mut self, interrupted: usize) {
+        if interrupted > 0 {
+            tracing::warn!(
+                tool = "invoke_planner",
+                interrupted,
+                "planner turns left unfinished by this server's last run marked interrupted"
+            );
+            self.notes.push(format!(
+                "planner: {interrupted} turns left unfinished by this server's last run \
+                 marked interrupted (not run again)"
+            ));
+        }
     }
 
     fn finish(
@@ -234,6 +273,31 @@ impl Host {
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
         }
+        let planner = match &options.planner {
+            Some(planner_options) => {
+                config = config.enable_planner();
+                let root = planner::work_root(&options.database);
+                let owner = planner::owner(&root);
+                notes.push(format!(
+                    "planner: {} (workers {}, queue {}, timeout {} s), working directories in {}",
+                    planner_options.command,
+                    planner_options.workers,
+                    planner_options.queue,
+                    planner_options.timeout.as_secs(),
+                    root.display()
+                ));
+                let public_url = None;
+                let started = Planner::start(
+                    planner_options.clone(),
+                    public_url,
+                    root,
+                    owner,
+                    store.clone(),
+                )?;
+                Some(started)
+            }
+            None => None,
+        };
         if let Some(instructions) = instructions(options)? {
             config = config.instructions(instructions);
         }
@@ -275,6 +339,7 @@ impl Host {
             notes,
             generated,
             read_only: options.read_only,
+            planner,
         })
     }
 
@@ -357,6 +422,7 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            Outcome::InvokePlanner(invoke) => noted(written, self.invoke(invoke).await?),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -436,6 +502,9 @@ impl Host {
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(Outcome::InvokePlanner(invoke)) => {
+                invoke::invoke_blocking(store, self.planner.as_deref(), invoke)?
+            }
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)
@@ -562,6 +631,9 @@ fn instructions(options: &Options) -> Result<Option<String>, String> {
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
             text.push_str(INSTRUCTIONS_WRITE);
+            if options.planner.is_some() {
+                text.push_str(INSTRUCTIONS_PLANNER);
+            }
             // The components a plan may use, written from the catalog the
             // validator checks (`chopin-plan catalog` prints the same).
             text.push_str("\n\n");

@@ -203,12 +203,12 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
     drop(replica(&url));
     let name = pg::database_name(&url);
     cluster
-        .psql(name, "INSERT INTO chopin_schema (version) VALUES (3)")
+        .psql(name, "INSERT INTO chopin_schema (version) VALUES (4)")
         .unwrap();
     let (code, stderr) = support::run(SERVER, &["--db", &url]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("schema version 3, newer than this server's 2"),
+        stderr.contains("schema version 4, newer than this server's 3"),
         "{stderr}"
     );
     let versions = cluster

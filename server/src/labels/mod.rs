@@ -72,7 +72,7 @@ mod written;
 
 pub use scan::{Refusal, is_batch, is_issues_result, refusal, sniff};
 pub use written::{
-    ArchiveResult, CreateResult, RenameResult, RestoreResult, UpdateResult, Written,
+    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult, Written,
 };
 
 label_set! {
@@ -120,6 +120,7 @@ label_set! {
         RenameDocument => "rename_document",
         ArchiveDocument => "archive_document",
         RestoreDocument => "restore_document",
+        InvokePlanner => "invoke_planner",
         Other => "other",
     }
 }
@@ -134,6 +135,7 @@ impl Tool {
             b"rename_document" => Tool::RenameDocument,
             b"archive_document" => Tool::ArchiveDocument,
             b"restore_document" => Tool::RestoreDocument,
+            b"invoke_planner" => Tool::InvokePlanner,
             _ => Tool::Other,
         }
     }
@@ -175,6 +177,8 @@ label_set! {
         Rename => "rename",
         Archive => "archive",
         Restore => "restore",
+        /// An invoke_planner's turn recorded (not the turn's run).
+        Invoke => "invoke",
         /// The readiness query of `/readyz`.
         Ready => "ready",
     }
@@ -192,6 +196,7 @@ impl StoreOperation {
             Outcome::Rename(_) => StoreOperation::Rename,
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
+            Outcome::InvokePlanner(_) => StoreOperation::Invoke,
             Outcome::Read(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)

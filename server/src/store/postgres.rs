@@ -34,6 +34,7 @@
 
 mod create;
 mod lifecycle;
+mod planner;
 mod query;
 mod read;
 mod schema;

@@ -42,6 +42,7 @@ mod create;
 mod handle;
 mod lifecycle;
 mod memory;
+mod planner;
 mod read;
 mod schema;
 mod setup;

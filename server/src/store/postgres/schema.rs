@@ -85,6 +85,32 @@ DROP FUNCTION IF EXISTS chopin_list_v1(text, text);
 DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 "#;
 
+/// Version 3, from version 2 (a table made): `planner_turns`, each
+/// instruction posted to a document's planner (SURFACE.md §9): who asked,
+/// what (`bytea`: an instruction may hold U+0000), the checkout named
+/// (recorded, never used), when, the server that holds it, its state
+/// (`queued`, `running`, `exited`, `timed-out`, `failed`, `interrupted`),
+/// when it started and ended, its exit status and the first 64 KiB of its
+/// output. The index finds a server's unfinished turns at start.
+const V3: &str = r#"
+CREATE TABLE planner_turns (
+    seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    document_id  bytea NOT NULL REFERENCES documents (id),
+    caller       text COLLATE "C" NOT NULL,
+    instruction  bytea NOT NULL,
+    checkout     text,
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    server       text COLLATE "C" NOT NULL,
+    state        text COLLATE "C" NOT NULL,
+    started_at   timestamptz,
+    finished_at  timestamptz,
+    exit_status  integer,
+    output       bytea
+);
+CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
+CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
+"#;
+
 /// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
 /// recording the version reached in `chopin_schema`.
 pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), StoreError> {
@@ -93,6 +119,9 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
     }
     if found < 2 {
         tx.batch_execute(V2).await?;
+    }
+    if found < 3 {
+        tx.batch_execute(V3).await?;
     }
     tx.execute_typed(
         "INSERT INTO chopin_schema (version) VALUES ($1)",

@@ -82,6 +82,32 @@ CREATE TABLE updates (
 );
 ";
 
+/// Version 3, from version 2 (a table made): `planner_turns`, each
+/// instruction posted to a document's planner (SURFACE.md §9): who asked,
+/// what, the checkout named (recorded, never used), when, the server that
+/// holds it, its state (`queued`, `running`, `exited`, `timed-out`,
+/// `failed`, `interrupted`), when it started and ended, its exit status and
+/// the first 64 KiB of its output. The index finds a server's unfinished
+/// turns at start.
+const V3: &str = "
+CREATE TABLE planner_turns (
+    seq          INTEGER PRIMARY KEY,
+    document_id  TEXT NOT NULL REFERENCES documents (id),
+    caller       TEXT NOT NULL,
+    instruction  TEXT NOT NULL,
+    checkout     TEXT,
+    requested_at TEXT NOT NULL,
+    server       TEXT NOT NULL,
+    state        TEXT NOT NULL,
+    started_at   TEXT,
+    finished_at  TEXT,
+    exit_status  INTEGER,
+    output       TEXT
+);
+CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
+CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
+";
+
 /// Brings a database of schema `found` (0: none, or the plain-token layout
 /// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
 /// transaction; how many plain tokens were replaced by digests.
@@ -93,6 +119,9 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
     }
     if found < 2 {
         tx.execute_batch(V2)?;
+    }
+    if found < 3 {
+        tx.execute_batch(V3)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)
