@@ -24,7 +24,7 @@ use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
-use crate::planner::{self, Planner};
+use crate::planner::Planner;
 use crate::store::{
     ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
     Started, Store, StoreError, token_digest,
@@ -182,22 +182,6 @@ impl Host {
         Ok(host)
     }
 
-    /// Notes (and logs) the turns a previous run of this server left
-    /// unfinished, now marked `interrupted`: they are not run again.
-    fn note_interrupted(&mut self, interrupted: usize) {
-        if interrupted > 0 {
-            tracing::warn!(
-                tool = "invoke_planner",
-                interrupted,
-                "planner turns left unfinished by this server's last run marked interrupted"
-            );
-            self.notes.push(format!(
-                "planner: {interrupted} turns left unfinished by this server's last run \
-                 marked interrupted (not run again)"
-            ));
-        }
-    }
-
     fn finish(
         options: &Options,
         bound: SocketAddr,
@@ -273,31 +257,10 @@ impl Host {
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
         }
-        let planner = match &options.planner {
-            Some(planner_options) => {
-                config = config.enable_planner();
-                let root = planner::work_root(&options.database);
-                let owner = planner::owner(&root);
-                notes.push(format!(
-                    "planner: {} (workers {}, queue {}, timeout {} s), working directories in {}",
-                    planner_options.command,
-                    planner_options.workers,
-                    planner_options.queue,
-                    planner_options.timeout.as_secs(),
-                    root.display()
-                ));
-                let public_url = None;
-                let started = Planner::start(
-                    planner_options.clone(),
-                    public_url,
-                    root,
-                    owner,
-                    store.clone(),
-                )?;
-                Some(started)
-            }
-            None => None,
-        };
+        let planner = invoke::start_planner(options, &store, &mut notes)?;
+        if planner.is_some() {
+            config = config.enable_planner();
+        }
         if let Some(instructions) = instructions(options)? {
             config = config.instructions(instructions);
         }

@@ -4,10 +4,58 @@
 
 use chopin_mcp::{InvokeAnswer, InvokePlanner, PlannerDocument, PlannerRefusal};
 
+use std::sync::Arc;
+
 use super::{Caller, Done, Host};
 use crate::labels::{InvokeResult, Written};
-use crate::planner::{Planner, Slot, Turn, document_url};
-use crate::store::{InvokeOutcome, NewTurn, Sqlite, StoreError};
+use crate::options::Options;
+use crate::planner::{self, Planner, Slot, Turn, document_url};
+use crate::store::{InvokeOutcome, NewTurn, Sqlite, Store, StoreError};
+
+/// The planner, with `--planner-command`: started (its workers idle until
+/// a turn is queued), noted in the banner.
+pub(super) fn start_planner(
+    options: &Options,
+    store: &Store,
+    notes: &mut Vec<String>,
+) -> Result<Option<Arc<Planner>>, String> {
+    let Some(planner_options) = &options.planner else {
+        return Ok(None);
+    };
+    let root = planner::work_root(&options.database);
+    let owner = planner::owner(&root);
+    notes.push(format!(
+        "planner: {} (workers {}, queue {}, timeout {} s), working directories in {}",
+        planner_options.command,
+        planner_options.workers,
+        planner_options.queue,
+        planner_options.timeout.as_secs(),
+        root.display()
+    ));
+    let public_url = None;
+    let started = Planner::start(
+        planner_options.clone(),
+        public_url,
+        root,
+        owner,
+        store.clone(),
+    )?;
+    Ok(Some(started))
+}
+
+impl Host {
+    /// Notes (and logs) the turns a previous run of this server left
+    /// unfinished, now marked `interrupted`: they are not run again.
+    pub(super) fn note_interrupted(&mut self, interrupted: usize) {
+        if interrupted > 0 {
+            planner::log_interrupted(interrupted);
+            self.notes.push(format!(
+                "planner: {interrupted} turns left unfinished by this server's last run \
+                 marked interrupted (not run again)"
+            ));
+        }
+    }
+}
 
 impl Host {
     /// Records the turn unless the document is unavailable or archived or

@@ -25,6 +25,7 @@
 //! server (no runtime) and the async one (PostgreSQL's connections live on
 //! a runtime) run turns alike.
 
+mod log;
 mod run;
 
 use std::collections::{HashSet, VecDeque};
@@ -36,6 +37,7 @@ use sha2::{Digest, Sha256};
 use crate::options::PlannerOptions;
 use crate::store::{Database, Store, TurnEnd, push_hex};
 
+pub use log::interrupted as log_interrupted;
 pub use run::MAX_OUTPUT;
 
 /// A turn recorded and waiting for a worker.
@@ -181,19 +183,12 @@ impl Planner {
     /// Runs a turn and records how it went.
     fn run(&self, turn: &Turn) {
         if let Err(e) = self.runtime.block_on(self.store.start_turn(turn.seq)) {
-            tracing::error!(
-                tool = "invoke_planner",
-                turn = turn.seq,
-                "cannot record a turn's start: {e}"
-            );
+            log::error(&format!(
+                "cannot record the start of turn {}: {e}",
+                turn.seq
+            ));
         }
-        tracing::info!(
-            tool = "invoke_planner",
-            turn = turn.seq,
-            document = %turn.document,
-            caller = %turn.caller,
-            "planner turn started"
-        );
+        log::started(turn);
         let url = document_url(self.public_url.as_deref(), &turn.document);
         let env = [
             ("CHOPIN_DOCUMENT_ID", turn.document.as_str()),
@@ -210,25 +205,12 @@ impl Planner {
             },
         };
         crate::metrics::planner_turn(end.state);
-        let output = String::from_utf8_lossy(&end.output);
-        tracing::info!(
-            tool = "invoke_planner",
-            turn = turn.seq,
-            document = %turn.document,
-            state = end.state,
-            exit_status = end.exit_status,
-            output = %output,
-            "planner turn ended"
-        );
+        log::ended(turn, &end);
         if let Err(e) = self
             .runtime
             .block_on(self.store.finish_turn(turn.seq, &end))
         {
-            tracing::error!(
-                tool = "invoke_planner",
-                turn = turn.seq,
-                "cannot record a turn's end: {e}"
-            );
+            log::error(&format!("cannot record the end of turn {}: {e}", turn.seq));
         }
     }
 

@@ -6,6 +6,7 @@
 //! at the timeout (and once it exits, so that nothing it started lingers).
 #![allow(clippy::disallowed_methods)] // the timeout reads the server's clock
 
+use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -36,20 +37,39 @@ pub fn turn(
         .env_clear()
         .envs(env.iter().copied())
         .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::piped());
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            return TurnEnd {
-                state: "failed",
-                exit_status: None,
-                output: format!("cannot start {}: {e}", options.command).into_bytes(),
+    let failed = |e: std::io::Error| TurnEnd {
+        state: "failed",
+        exit_status: None,
+        output: format!("cannot start {}: {e}", options.command).into_bytes(),
+    };
+    let joined = match output_pipe() {
+        Ok(pipe) => pipe,
+        Err(e) => return failed(e),
+    };
+    let joined = match joined {
+        Some((read, write)) => {
+            let copy = match write.try_clone() {
+                Ok(copy) => copy,
+                Err(e) => return failed(e),
             };
+            command.stdout(copy).stderr(write);
+            Some(read)
         }
+        None => {
+            command.stdout(Stdio::piped()).stderr(Stdio::piped());
+            None
+        }
+    };
+    let spawned = command.spawn();
+    // The command holds the pipe's write end now: this process's copies
+    // close, so that the reader sees its end when the command's group ends.
+    drop(command);
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => return failed(e),
     };
     let output = Arc::new(Mutex::new(Vec::new()));
     let mut readers: Vec<JoinHandle<()>> = Vec::with_capacity(3);
@@ -59,6 +79,9 @@ pub fn turn(
         readers.push(std::thread::spawn(move || {
             let _ = stdin.write_all(instruction.as_bytes());
         }));
+    }
+    if let Some(read) = joined {
+        readers.push(gather(read, Arc::clone(&output)));
     }
     if let Some(stdout) = child.stdout.take() {
         readers.push(gather(stdout, Arc::clone(&output)));
@@ -93,6 +116,29 @@ fn wait(child: &mut Child, timeout: Duration) -> (&'static str, Option<i32>) {
             Err(_) => return ("exited", None),
         }
     }
+}
+
+/// One pipe for the command's standard output and error both, so that its
+/// output is kept in the order it was written: the read end and the write
+/// end (close-on-exec: no other child inherits them). Elsewhere than Linux,
+/// none: the two are read apart.
+#[cfg(target_os = "linux")]
+fn output_pipe() -> std::io::Result<Option<(File, File)>> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2(2) writes two new descriptors into `fds`, which has
+    // room for two; on failure it writes none.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just made, and nothing else owns them.
+    let ends = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    Ok(Some(ends))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn output_pipe() -> std::io::Result<Option<(File, File)>> {
+    Ok(None)
 }
 
 /// Reads `pipe` to its end, keeping what fits in [`MAX_OUTPUT`].
@@ -135,4 +181,52 @@ fn kill_group(child: &mut Child) {
 fn kill_group(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, timeout: Duration) -> PlannerOptions {
+        PlannerOptions {
+            command: "/bin/sh".to_owned(),
+            args: vec!["-c".to_owned(), script.to_owned()],
+            workers: 1,
+            queue: 0,
+            timeout,
+        }
+    }
+
+    #[test]
+    fn output_keeps_the_order_of_standard_output_and_error() {
+        let options = sh(
+            // External commands, each ending before the next begins (a
+            // shell's own builtins may buffer what they write).
+            "/bin/echo one; /bin/echo two >&2; /bin/cat; /bin/echo three >&2",
+            Duration::from_secs(10),
+        );
+        let end = turn(&options, Path::new("/"), &[], "stdin\n");
+        assert_eq!(
+            String::from_utf8_lossy(&end.output),
+            "one\ntwo\nstdin\nthree\n"
+        );
+        assert_eq!((end.state, end.exit_status), ("exited", Some(0)));
+    }
+
+    #[test]
+    fn output_past_64_kib_is_read_and_dropped() {
+        let options = sh("/usr/bin/head -c 200000 /dev/zero", Duration::from_secs(10));
+        let end = turn(&options, Path::new("/"), &[], "");
+        assert_eq!(end.output.len(), MAX_OUTPUT);
+        assert_eq!((end.state, end.exit_status), ("exited", Some(0)));
+    }
+
+    #[test]
+    fn a_command_that_cannot_start_is_failed() {
+        let mut options = sh("", Duration::from_secs(10));
+        options.command = "/no/such/planner".to_owned();
+        let end = turn(&options, Path::new("/"), &[], "");
+        assert_eq!((end.state, end.exit_status), ("failed", None));
+        assert!(String::from_utf8_lossy(&end.output).starts_with("cannot start /no/such/planner"));
+    }
 }
