@@ -191,3 +191,38 @@ fn a_modern_call_is_answered_alike() {
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["structuredContent"]["id"], "document-id");
 }
+
+#[test]
+fn the_host_is_told_the_client_from_the_session_id_or_else_unknown() {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "planner-test", "version": "2"},
+    }});
+    let reply = common::Request::post(&initialize).send(&planner(), &mut Host::seed());
+    let session = reply
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let arguments = json!({"id": "doc", "instruction": "Plan."});
+    let request = tool_call("invoke_planner", &arguments, false);
+    let mut host = Host::seed();
+    request
+        .clone()
+        .header("mcp-session-id", &session)
+        .send(&planner(), &mut host);
+    let client = &host.clients[0];
+    assert_eq!(
+        (client.name.as_str(), client.version.as_str()),
+        ("planner-test", "2")
+    );
+    assert_eq!(client.session.as_deref(), session.rsplit('.').next());
+    let mut host = Host::seed();
+    request.send(&planner(), &mut host);
+    assert_eq!(
+        (
+            host.clients[0].name.as_str(),
+            host.clients[0].version.as_str()
+        ),
+        ("unknown", "unknown")
+    );
+}

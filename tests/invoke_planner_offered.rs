@@ -177,3 +177,29 @@ fn the_planner_alone_raises_the_budget_to_786432_bytes() {
     assert_eq!((reply.status, reply.text()), (413, "request too large"));
     assert_eq!(transcript, [Step::Authenticate, Step::Respond(413)]);
 }
+
+#[test]
+fn the_generated_instructions_quote_the_description_in_force() {
+    let text = Config::new().enable_planner().generated_instructions();
+    let fixture = fixture();
+    let line = format!(
+        "invoke_planner: {}",
+        fixture["description"].as_str().unwrap()
+    );
+    assert!(text.lines().any(|l| l == line), "{text}");
+    let replaced = Config::new()
+        .enable_planner()
+        .planner_description("Ask the planner.")
+        .generated_instructions();
+    assert!(
+        replaced
+            .lines()
+            .any(|l| l == "invoke_planner: Ask the planner."),
+        "{replaced}"
+    );
+    assert!(
+        !Config::new()
+            .generated_instructions()
+            .contains("invoke_planner")
+    );
+}

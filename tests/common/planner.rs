@@ -1,5 +1,5 @@
 //! The fake host's planner (SURFACE.md §9): it records every effect's
-//! arguments and gives one fixed answer, the document of §12 case 17 unless
+//! arguments (its client among the host's `clients`) and gives one fixed answer, the document of §12 case 17 unless
 //! a test sets a refusal.
 
 use chopin_mcp::{InvokeAnswer, InvokePlanner, Outcome, PlannerDocument, PlannerRefusal};
@@ -29,6 +29,7 @@ impl Host {
     pub(super) fn invoke(&mut self, invoke: InvokePlanner<String>) -> Outcome<String> {
         self.transcript
             .push(Step::Invoke(invoke.locator().to_owned()));
+        self.clients.push(invoke.client().clone());
         self.invoke_inputs.push(Invoked {
             caller: invoke.caller().clone(),
             locator: invoke.locator().to_owned(),

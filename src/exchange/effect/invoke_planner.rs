@@ -7,6 +7,7 @@ use bytes::Bytes;
 use super::Pending;
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
+use crate::session::ClientInfo;
 use crate::tools::invoke::{self, Invocation, InvokeAnswer};
 
 /// The planner effect: post [`instruction`](Self::instruction) to the
@@ -22,19 +23,34 @@ pub struct InvokePlanner<C> {
     pending: Pending<C>,
     /// Boxed: an [`Outcome`] stays as small as its other effects.
     invocation: Box<Invocation>,
+    client: Box<ClientInfo>,
 }
 
 impl<C> InvokePlanner<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, invocation: Box<Invocation>) -> Self {
+    pub(crate) fn new(
+        dispatch: Dispatch<C>,
+        id: Bytes,
+        invocation: Box<Invocation>,
+        client: Box<ClientInfo>,
+    ) -> Self {
         InvokePlanner {
             pending: Pending::new(dispatch, id),
             invocation,
+            client,
         }
     }
 
     /// The authenticated caller, to whom the turn is attributed.
     pub fn caller(&self) -> &C {
         self.pending.caller()
+    }
+
+    /// The client making the call (SURFACE.md §10): from the request's one
+    /// well-formed `mcp-session-id`, or the modern `_meta`
+    /// `io.modelcontextprotocol/clientInfo` (2026-07-28), else `{unknown,
+    /// unknown}`.
+    pub fn client(&self) -> &ClientInfo {
+        &self.client
     }
 
     /// The document's locator exactly as sent: an id, or its canonical URL.
@@ -69,6 +85,7 @@ impl<C> fmt::Debug for InvokePlanner<C> {
             .field("locator", &self.invocation.locator)
             .field("instruction_bytes", &self.invocation.instruction.len())
             .field("checkout", &self.invocation.checkout)
+            .field("client", &self.client)
             .finish_non_exhaustive()
     }
 }
