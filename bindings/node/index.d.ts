@@ -145,6 +145,45 @@ export type RestoreAnswer =
   | { kind: "restored"; document: DocumentSummary }
   | { kind: "forbidden" | "unavailable" };
 
+/**
+ * What `invoke_planner` asks: the locator, the instruction (not blank, at
+ * most 64 KiB of UTF-8, never trimmed) and, when the caller named one, an
+ * absolute `checkout` path — each as sent.
+ */
+export type InvokePlannerInput = { id: string; instruction: string; checkout?: string };
+
+/** The client that made a call (SURFACE.md §10): `unknown` where it said nothing. */
+export type ClientIdentity = { name: string; version: string };
+
+/** The document a planner was asked about, as `invoke_planner` answers it. */
+export interface PlannerDocument {
+  id: string;
+  title: string;
+  /** A generated one-line description, when the host has one. */
+  description?: string;
+  /** Where the document is read (the host's URL). */
+  url: string;
+}
+
+/** Why a host did not post the instruction (SURFACE.md §9). */
+export type PlannerRefusalCode =
+  | "document-unavailable"
+  | "repository-forbidden"
+  | "document-archived"
+  | "planner-owner-unavailable"
+  | "checkout-unverified"
+  | "planner-unavailable"
+  | "planner-queue-full";
+
+/**
+ * The host's answer to `invoke_planner`: `invoked` (posted; the turn need
+ * not have begun) with the document, or `refused` with one of the seven
+ * codes (anything else is a `TypeError`).
+ */
+export type InvokeAnswer =
+  | { kind: "invoked"; document: PlannerDocument }
+  | { kind: "refused"; code: PlannerRefusalCode };
+
 /** A value that may come synchronously or as a promise. */
 export type Awaitable<T> = T | Promise<T>;
 
@@ -187,6 +226,15 @@ export interface DocumentArchiver<Caller = any> {
 /** The host's restore of the archived document `id` (an id or canonical URL, as sent; see `RestoreAnswer`). */
 export interface DocumentRestorer<Caller = any> {
   restore(caller: Caller, id: string): Awaitable<RestoreAnswer>;
+}
+
+/**
+ * The host's planner: post the instruction, attributed to the caller, and
+ * answer without waiting for the turn (see `InvokeAnswer`). `client` is the
+ * client that called (Chopin's own hosts ignore it).
+ */
+export interface PlannerInvoker<Caller = any> {
+  invoke(caller: Caller, input: InvokePlannerInput, client: ClientIdentity): Awaitable<InvokeAnswer>;
 }
 
 declare const scopedBrand: unique symbol;
@@ -262,6 +310,8 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   archive?: DocumentArchiver<Caller>;
   /** Offers `restore_document`. */
   restore?: DocumentRestorer<Caller>;
+  /** Offers `invoke_planner` (needs the write scope; raises the body budget to 786432 bytes). */
+  invoke?: PlannerInvoker<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
   keepAliveMs?: number;
 }
@@ -304,6 +354,8 @@ export interface EndpointOptions extends EndpointSettings {
   archive?: boolean;
   /** Offer `restore_document`: "restore" steps come. */
   restore?: boolean;
+  /** Offer `invoke_planner`: "invoke" steps come. */
+  invoke?: boolean;
 }
 
 /** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
@@ -429,6 +481,16 @@ export interface Restore<Caller> extends StepBase {
   answer(answer: RestoreAnswer): Step<Caller>;
 }
 
+/** Post an instruction to a document's planner (only with `invoke: true`). */
+export interface Invoke<Caller> extends StepBase {
+  readonly kind: "invoke";
+  readonly caller: Caller;
+  readonly input: InvokePlannerInput;
+  /** The client that called. */
+  readonly client: ClientIdentity;
+  answer(answer: InvokeAnswer): Step<Caller>;
+}
+
 /** Where an exchange stands; `kind` says which. */
 export type Step<Caller = any> =
   | Respond
@@ -440,4 +502,5 @@ export type Step<Caller = any> =
   | Update<Caller>
   | Rename<Caller>
   | Archive<Caller>
-  | Restore<Caller>;
+  | Restore<Caller>
+  | Invoke<Caller>;

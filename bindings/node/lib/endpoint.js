@@ -4,11 +4,11 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, isResponse, createInput, updateInput, renameInput, invokeInput } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
+const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke } = require("./answers.js");
 const { Core, SLOTS, hook } = require("./core.js");
 
 const KINDS = {
@@ -21,11 +21,12 @@ const KINDS = {
   [RENAME]: "rename",
   [ARCHIVE]: "archive",
   [RESTORE]: "restore",
+  [INVOKE]: "invoke",
 };
 
 /** The steps that name their document by `id`, and those with an `input`. */
 const LOCATED = ["read", "archive", "restore"];
-const WITH_INPUT = ["create", "update", "rename"];
+const WITH_INPUT = ["create", "update", "rename", "invoke"];
 
 class Endpoint {
   #core;
@@ -101,6 +102,7 @@ class Exchange {
   #slot;
   #payload = "";
   #input = undefined;
+  #client = undefined;
   #head = null;
   #body = "";
 
@@ -127,6 +129,7 @@ class Exchange {
     if (tag === CREATE) this.#input = createInput(out, native.plan(this.#core.native, this.#slot));
     else if (tag === UPDATE) this.#input = updateInput(out, native.plan(this.#core.native, this.#slot));
     else if (tag === RENAME) this.#input = renameInput(out);
+    else if (tag === INVOKE) ({ input: this.#input, client: this.#client } = invokeInput(out));
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
 
@@ -180,6 +183,9 @@ class Exchange {
       case "restore":
         this.#settle(answerRestore(core.native, this.#slot, value, "answer(restored)"));
         break;
+      case "invoke":
+        this.#settle(answerInvoke(core.native, this.#slot, value, "answer(invoked)"));
+        break;
       default:
         fail(`answer() has nothing to answer: this exchange is at "${this.kind}"`);
     }
@@ -198,7 +204,13 @@ class Exchange {
     return this.#payload;
   }
 
-  /** What a "create", "update" or "rename" step asks the host to store. */
+  /** The client an "invoke" step names (SURFACE.md §10): { name, version }. */
+  get client() {
+    this.#expect("invoke", "client");
+    return this.#client;
+  }
+
+  /** What a "create", "update", "rename" or "invoke" step asks of the host. */
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;

@@ -17,6 +17,7 @@ const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const INVOKE = 105; // i
 const FIRST_HEAD = 0x30;
 
 function isResponse(tag) {
@@ -88,6 +89,17 @@ function renameInput(out) {
   return { id, title };
 }
 
+/**
+ * The host input of a planner effect and its client: the outcome's fields
+ * as JSON; `checkout` only when the caller named one.
+ */
+function invokeInput(out) {
+  const fields = JSON.parse(out.slice(1));
+  const input = { id: fields.id, instruction: fields.instruction };
+  if (fields.checkout !== undefined) input.checkout = fields.checkout;
+  return { input, client: fields.client };
+}
+
 module.exports = {
   RESPOND,
   NEW_HEAD,
@@ -102,10 +114,12 @@ module.exports = {
   RENAME,
   ARCHIVE,
   RESTORE,
+  INVOKE,
   FIRST_HEAD,
   isResponse,
   Head,
   createInput,
   updateInput,
   renameInput,
+  invokeInput,
 };

@@ -5,9 +5,9 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, InvokeAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument,
-    RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer, RestoreDocument,
-    UpdateAnswer, UpdateDocument,
+    Document, Endpoint, InvokeAnswer, InvokePlanner, ListDocuments, Outcome, PlannerRefusal,
+    ReadDocument, RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer,
+    RestoreDocument, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -43,6 +43,7 @@ pub(crate) enum Pending {
     Rename(RenameDocument<()>),
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
+    Invoke(InvokePlanner<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
 }
@@ -111,6 +112,13 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_invoke(self) -> Option<InvokePlanner<()>> {
+        match self {
+            Pending::Invoke(invoke) => Some(invoke),
+            _ => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Pending::Authenticate(_) => "authenticate",
@@ -122,6 +130,7 @@ impl Pending {
             Pending::Rename(_) => "rename",
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
+            Pending::Invoke(_) => "invoke",
             Pending::Reply(_) => "reply",
         }
     }

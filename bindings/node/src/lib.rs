@@ -35,7 +35,7 @@ mod options;
 mod step;
 mod wire;
 
-pub use answer::{ChangeKind, CreateKind, DocumentRef, UpdateKind, Verdict};
+pub use answer::{ChangeKind, CreateKind, DocumentRef, PlannerFields, UpdateKind, Verdict};
 pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;
 pub use options::BadOptions;

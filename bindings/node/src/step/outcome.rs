@@ -132,6 +132,10 @@ impl Core {
                 self.out.extend_from_slice(restore.id().as_bytes());
                 Pending::Restore(restore)
             }
+            Outcome::InvokePlanner(invoke) => {
+                super::invoke::push_invoke(&mut self.out, &invoke);
+                Pending::Invoke(invoke)
+            }
         };
         self.put(slot, pending)?;
         Ok(&self.out)
