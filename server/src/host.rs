@@ -341,11 +341,16 @@ impl Host {
         for note in &self.notes {
             println!("{note}");
         }
-        let mode = if self.read_only {
-            "read-only (no write tool is offered)"
-        } else {
-            "read-write (offered: create_document, update_document, rename_document, \
-             archive_document, restore_document)"
+        let mode = match (self.read_only, self.planner.is_some()) {
+            (true, _) => "read-only (no write tool is offered)",
+            (false, false) => {
+                "read-write (offered: create_document, update_document, rename_document, \
+                 archive_document, restore_document)"
+            }
+            (false, true) => {
+                "read-write (offered: create_document, update_document, rename_document, \
+                 archive_document, restore_document, invoke_planner)"
+            }
         };
         println!("mode: {mode}");
         if let Some(token) = &self.generated {

@@ -57,7 +57,15 @@ fn the_command_gets_only_the_documented_environment() {
                 "2",
             ],
         );
-        // Tokens in the server's own environment never reach the command.
+        assert!(
+            server
+                .banner
+                .iter()
+                .any(|line| line.starts_with("mode: read-write")
+                    && line.ends_with("invoke_planner)")),
+            "{name}: {:?}",
+            server.banner
+        );
         let answered = invoke(&server, DOC_ID, "Plan.");
         assert_eq!(
             answered["structuredContent"],
@@ -182,5 +190,37 @@ fn an_unseen_or_archived_document_records_no_turn() {
             "{name}"
         );
         assert!(planner::turns(&db).is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn the_planner_flags_are_refused_where_they_do_not_go_together() {
+    for name in SERVERS {
+        for (args, says) in [
+            (
+                &["--planner-arg", "x"][..],
+                "--planner-arg: needs --planner-command",
+            ),
+            (
+                &["--planner-timeout", "5"][..],
+                "--planner-timeout: needs --planner-command",
+            ),
+            (
+                &["--planner-command", "/bin/true", "--read-only"][..],
+                "--planner-command: invoke_planner is a write tool, not offered with --read-only",
+            ),
+            (
+                &["--planner-command", "/bin/true", "--planner-workers", "0"][..],
+                "--planner-workers: \"0\" is not a number from 1 to 256",
+            ),
+            (
+                &["--planner-command", "/bin/true", "--planner-timeout", "0"][..],
+                "--planner-timeout: \"0\" is not a number of seconds from 1 to 604800",
+            ),
+        ] {
+            let (code, stderr) = support::run(name, args);
+            assert_eq!(code, Some(2), "{name} {args:?}: {stderr}");
+            assert_eq!(stderr.lines().next(), Some(says), "{name} {args:?}");
+        }
     }
 }
