@@ -224,3 +224,39 @@ fn the_planner_flags_are_refused_where_they_do_not_go_together() {
         }
     }
 }
+
+#[test]
+fn a_turn_records_the_client_its_session_id_names() {
+    let planner = script("planner-client", "exit 0\n");
+    for name in SERVERS {
+        let db = temp_path("planner-client", "db");
+        let server = start(name, &db, &["--planner-command", planner.to_str().unwrap()]);
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "planner-test", "version": "2"},
+        }});
+        let reply = server.post(&initialize.to_string(), Some(support::TOKEN));
+        let session = reply
+            .lines()
+            .find_map(|line| line.strip_prefix("mcp-session-id: "))
+            .unwrap_or_else(|| panic!("{name}: no session id: {reply}"))
+            .trim()
+            .to_owned();
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "invoke_planner", "arguments": {"id": DOC_ID, "instruction": "Plan."},
+        }});
+        let headers = format!(
+            "authorization: Bearer {}\r\nmcp-session-id: {session}\r\n",
+            support::TOKEN
+        );
+        let answered = result(&server.post_with(&call.to_string(), &headers));
+        assert_eq!(
+            answered["structuredContent"]["id"], DOC_ID,
+            "{name}: {answered}"
+        );
+        invoke(&server, DOC_ID, "Plan again.");
+        let turns = wait_for(&db, |turns| turns.len() == 2 && all_ended(turns));
+        let clients: Vec<&str> = turns.iter().map(|t| t.client.as_str()).collect();
+        assert_eq!(clients, ["planner-test 2", "unknown unknown"], "{name}");
+    }
+}

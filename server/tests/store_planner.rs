@@ -28,6 +28,8 @@ on_every_engine!(
 fn turn(caller: &str, locator: &str, server: &str, admitted: bool) -> NewTurn {
     NewTurn {
         caller: caller.to_owned(),
+        client_name: "planner-test".to_owned(),
+        client_version: "2".to_owned(),
         locator: locator.to_owned(),
         instruction: "  Plan this.\n".to_owned(),
         checkout: Some("/tmp/score".to_owned()),
@@ -148,8 +150,8 @@ async fn an_instruction_may_hold_any_character(engine: Engine) {
     );
 }
 
-/// The turns table as SQLite keeps it, by turn: state, caller,
-/// instruction, checkout, exit status, output.
+/// The turns table as SQLite keeps it, by turn: state, caller (`via` the
+/// client's name and version), instruction, checkout, exit status, output.
 type Row = (
     String,
     String,
@@ -163,7 +165,8 @@ fn rows(path: &std::path::Path) -> Vec<Row> {
     let conn = rusqlite::Connection::open(path).unwrap();
     let mut statement = conn
         .prepare(
-            "SELECT state, caller, instruction, checkout, exit_status, output
+            "SELECT state, caller || ' via ' || client_name || ' ' || client_version,
+                    instruction, checkout, exit_status, output
                FROM planner_turns ORDER BY seq",
         )
         .unwrap();
@@ -206,7 +209,7 @@ fn a_sqlite_row_keeps_what_was_asked_and_how_the_turn_ended() {
         rows(&path),
         [(
             "queued".to_owned(),
-            "ann".to_owned(),
+            "ann via planner-test 2".to_owned(),
             "  Plan this.\n".to_owned(),
             Some("/tmp/score".to_owned()),
             None,

@@ -91,6 +91,8 @@ pub(super) fn invoke_blocking(
 fn new_turn(invoke: &InvokePlanner<Caller>, planner: &Planner, slot: &Option<Slot<'_>>) -> NewTurn {
     NewTurn {
         caller: invoke.caller().to_string(),
+        client_name: invoke.client().name.clone(),
+        client_version: invoke.client().version.clone(),
         locator: invoke.locator().to_owned(),
         instruction: invoke.instruction().to_owned(),
         checkout: invoke.checkout().map(str::to_owned),

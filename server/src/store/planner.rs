@@ -9,6 +9,10 @@
 pub struct NewTurn {
     /// The caller the turn is attributed to.
     pub caller: String,
+    /// The client it called with (SURFACE.md §10: `unknown` when it said
+    /// nothing): name and version.
+    pub client_name: String,
+    pub client_version: String,
     /// The document's locator, as sent.
     pub locator: String,
     /// The instruction, as sent.

@@ -94,6 +94,8 @@ pub fn result(response: &str) -> Value {
 pub struct TurnRow {
     pub document: String,
     pub caller: String,
+    /// The client's name and version, a space between.
+    pub client: String,
     pub instruction: String,
     pub checkout: Option<String>,
     pub state: String,
@@ -107,7 +109,8 @@ pub fn turns(db: &Path) -> Vec<TurnRow> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut statement = conn
         .prepare(
-            "SELECT document_id, caller, instruction, checkout, state, exit_status, output, server
+            "SELECT document_id, caller, client_name || ' ' || client_version, instruction,
+                    checkout, state, exit_status, output, server
                FROM planner_turns ORDER BY seq",
         )
         .unwrap();
@@ -116,12 +119,13 @@ pub fn turns(db: &Path) -> Vec<TurnRow> {
             Ok(TurnRow {
                 document: row.get(0)?,
                 caller: row.get(1)?,
-                instruction: row.get(2)?,
-                checkout: row.get(3)?,
-                state: row.get(4)?,
-                exit_status: row.get(5)?,
-                output: row.get(6)?,
-                server: row.get(7)?,
+                client: row.get(2)?,
+                instruction: row.get(3)?,
+                checkout: row.get(4)?,
+                state: row.get(5)?,
+                exit_status: row.get(6)?,
+                output: row.get(7)?,
+                server: row.get(8)?,
             })
         })
         .unwrap()

@@ -10,7 +10,7 @@ use super::query::text;
 use crate::store::{InvokeOutcome, NewTurn, StoreError, TurnEnd, document_id};
 
 /// `invoke`: $1 caller, $2 document id, $3 instruction, $4 checkout, $5
-/// server, $6 admitted. The document the caller may see (id, title,
+/// server, $6 admitted, $7 and $8 the client's name and version. The document the caller may see (id, title,
 /// repository, archived) and the turn recorded when it is live and the
 /// server has room.
 const INVOKE: &str = "WITH doc AS (
@@ -19,8 +19,9 @@ const INVOKE: &str = "WITH doc AS (
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
 ), turn AS (
-    INSERT INTO planner_turns (document_id, caller, instruction, checkout, server, state)
-    SELECT doc.id, $1, $3, $4, $5, 'queued' FROM doc WHERE NOT doc.archived AND $6
+    INSERT INTO planner_turns (document_id, caller, client_name, client_version, instruction,
+      checkout, server, state)
+    SELECT doc.id, $1, $7, $8, $3, $4, $5, 'queued' FROM doc WHERE NOT doc.archived AND $6
     RETURNING seq
 )
 SELECT doc.id, doc.title, doc.repository, doc.archived, (SELECT seq FROM turn) FROM doc";
@@ -43,13 +44,15 @@ impl Postgres {
     pub async fn invoke(&self, turn: &NewTurn) -> Result<InvokeOutcome, StoreError> {
         let id = document_id(&turn.locator);
         let (id, instruction) = (id.as_bytes(), turn.instruction.as_bytes());
-        let params: [(&(dyn ToSql + Sync), Type); 6] = [
+        let params: [(&(dyn ToSql + Sync), Type); 8] = [
             (&turn.caller, Type::TEXT),
             (&id, Type::BYTEA),
             (&instruction, Type::BYTEA),
             (&turn.checkout, Type::TEXT),
             (&turn.server, Type::TEXT),
             (&turn.admitted, Type::BOOL),
+            (&turn.client_name, Type::TEXT),
+            (&turn.client_version, Type::TEXT),
         ];
         let Some(row) = self.write_one(INVOKE, &params).await? else {
             return Ok(InvokeOutcome::Unavailable);

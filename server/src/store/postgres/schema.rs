@@ -86,8 +86,8 @@ DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 "#;
 
 /// Version 3, from version 2 (a table made): `planner_turns`, each
-/// instruction posted to a document's planner (SURFACE.md §9): who asked,
-/// what (`bytea`: an instruction may hold U+0000), the checkout named
+/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// and with which client (its `clientInfo` name and version), what (`bytea`: an instruction may hold U+0000), the checkout named
 /// (recorded, never used), when, the server that holds it, its state
 /// (`queued`, `running`, `exited`, `timed-out`, `failed`, `interrupted`),
 /// when it started and ended, its exit status and the first 64 KiB of its
@@ -97,6 +97,8 @@ CREATE TABLE planner_turns (
     seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     document_id  bytea NOT NULL REFERENCES documents (id),
     caller       text COLLATE "C" NOT NULL,
+    client_name    text NOT NULL,
+    client_version text NOT NULL,
     instruction  bytea NOT NULL,
     checkout     text,
     requested_at timestamptz NOT NULL DEFAULT now(),

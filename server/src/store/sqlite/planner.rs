@@ -12,10 +12,11 @@ use crate::store::{InvokeOutcome, NewTurn, StoreError, TurnEnd};
 const REPOSITORY: &str = "SELECT repository FROM documents WHERE id = ?1";
 
 const INSERT: &str = concat!(
-    "INSERT INTO planner_turns (document_id, caller, instruction, checkout, requested_at, server, state)
-     VALUES (?1, ?2, ?3, ?4, ",
+    "INSERT INTO planner_turns (document_id, caller, client_name, client_version, instruction,
+       checkout, requested_at, server, state)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ",
     now!(),
-    ", ?5, 'queued')"
+    ", ?7, 'queued')"
 );
 
 const START: &str = concat!(
@@ -54,6 +55,8 @@ impl Sqlite {
         tx.prepare_cached(INSERT)?.execute(params![
             found.id,
             turn.caller,
+            turn.client_name,
+            turn.client_version,
             turn.instruction,
             turn.checkout,
             turn.server

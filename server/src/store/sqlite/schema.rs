@@ -83,8 +83,8 @@ CREATE TABLE updates (
 ";
 
 /// Version 3, from version 2 (a table made): `planner_turns`, each
-/// instruction posted to a document's planner (SURFACE.md §9): who asked,
-/// what, the checkout named (recorded, never used), when, the server that
+/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// and with which client (its `clientInfo` name and version), what, the checkout named (recorded, never used), when, the server that
 /// holds it, its state (`queued`, `running`, `exited`, `timed-out`,
 /// `failed`, `interrupted`), when it started and ended, its exit status and
 /// the first 64 KiB of its output. The index finds a server's unfinished
@@ -94,6 +94,8 @@ CREATE TABLE planner_turns (
     seq          INTEGER PRIMARY KEY,
     document_id  TEXT NOT NULL REFERENCES documents (id),
     caller       TEXT NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT NOT NULL,
     instruction  TEXT NOT NULL,
     checkout     TEXT,
     requested_at TEXT NOT NULL,
