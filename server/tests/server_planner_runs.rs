@@ -214,6 +214,14 @@ fn the_planner_flags_are_refused_where_they_do_not_go_together() {
                 "--planner-workers: \"0\" is not a number from 1 to 256",
             ),
             (
+                &["--public-url", "ftp://plans.example"][..],
+                "--public-url: \"ftp://plans.example\" is not an http(s) URL with a host and no query or fragment",
+            ),
+            (
+                &["--public-url", "https://plans.example/?q"][..],
+                "--public-url: \"https://plans.example/?q\" is not an http(s) URL with a host and no query or fragment",
+            ),
+            (
                 &["--planner-command", "/bin/true", "--planner-timeout", "0"][..],
                 "--planner-timeout: \"0\" is not a number of seconds from 1 to 604800",
             ),
@@ -258,5 +266,33 @@ fn a_turn_records_the_client_its_session_id_names() {
         let turns = wait_for(&db, |turns| turns.len() == 2 && all_ended(turns));
         let clients: Vec<&str> = turns.iter().map(|t| t.client.as_str()).collect();
         assert_eq!(clients, ["planner-test 2", "unknown unknown"], "{name}");
+    }
+}
+
+#[test]
+fn with_a_public_url_the_documents_url_is_absolute() {
+    for name in SERVERS {
+        let db = temp_path("planner-public", "db");
+        let server = start(
+            name,
+            &db,
+            &[
+                "--planner-command",
+                "/usr/bin/env",
+                "--public-url",
+                "https://plans.example/chopin/",
+            ],
+        );
+        let url = format!("https://plans.example/chopin/documents/{DOC_ID}");
+        let answered = invoke(&server, DOC_ID, "Plan.");
+        assert_eq!(answered["structuredContent"]["url"], url.as_str(), "{name}");
+        let turns = wait_for(&db, all_ended);
+        let output = turns[0].output.as_deref().unwrap();
+        assert!(
+            output
+                .lines()
+                .any(|line| line == format!("CHOPIN_DOCUMENT_URL={url}")),
+            "{name}: {output}"
+        );
     }
 }

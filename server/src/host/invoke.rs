@@ -32,7 +32,7 @@ pub(super) fn start_planner(
         planner_options.timeout.as_secs(),
         root.display()
     ));
-    let public_url = None;
+    let public_url = options.public_url.clone();
     let started = Planner::start(
         planner_options.clone(),
         public_url,

@@ -99,6 +99,11 @@ struct Serving {
         verbatim_doc_comment
     )]
     instructions_file: Option<PathBuf>,
+    /// the server's address as clients reach it (http or https, a host, an
+    /// optional path; no query or fragment): documents' URLs are then
+    /// URL/documents/ID (the planner's CHOPIN_DOCUMENT_URL too)
+    #[arg(long, value_name = "URL", value_parser = values::public_url, allow_hyphen_values = true, verbatim_doc_comment)]
+    public_url: Option<String>,
 }
 
 /// Where the documents and tokens are kept.
@@ -212,6 +217,7 @@ impl Cli {
             origins: serving.origins,
             resource_metadata: serving.resource_metadata,
             instructions_file: serving.instructions_file,
+            public_url: serving.public_url,
             log_format: operations.log_format.unwrap_or(LogFormat::Text),
             shutdown_timeout: operations
                 .shutdown_timeout

@@ -112,3 +112,21 @@ pub fn statement_timeout(text: &str) -> Result<Duration, String> {
         format!("--db-statement-timeout: {text:?} is not a number of seconds from 0 to 86400")
     })
 }
+
+/// `--public-url URL`: `http://` or `https://` (any case), a host, an
+/// optional path; no query, fragment or whitespace. Kept without its
+/// trailing `/`s.
+pub fn public_url(text: &str) -> Result<String, String> {
+    let lower = text.to_ascii_lowercase();
+    let rest = ["http://", "https://"]
+        .into_iter()
+        .find_map(|scheme| lower.strip_prefix(scheme));
+    let host = rest.map(|rest| rest.split('/').next().unwrap_or_default());
+    let clean = !text.contains(['?', '#']) && !text.chars().any(char::is_whitespace);
+    match host {
+        Some(host) if !host.is_empty() && clean => Ok(text.trim_end_matches('/').to_owned()),
+        _ => Err(format!(
+            "--public-url: {text:?} is not an http(s) URL with a host and no query or fragment"
+        )),
+    }
+}
