@@ -9,8 +9,9 @@ use clap::Args;
 /// How the planner runs, from the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannerOptions {
-    /// The program run for each turn (no shell: a path, or a name looked
-    /// up in the server's `PATH`).
+    /// The program run for each turn (no shell: a path, made absolute
+    /// against the server's working directory when relative, or a name
+    /// looked up in the server's `PATH`).
     pub command: String,
     /// Its arguments, in order.
     pub args: Vec<String>,
@@ -83,6 +84,15 @@ impl PlannerFlags {
                     .to_owned(),
             );
         }
+        // A relative path (`./planner.sh`) is the server's, not the
+        // document's working directory's, where the command runs.
+        let command = if command.contains('/') && !command.starts_with('/') {
+            let here = std::env::current_dir()
+                .map_err(|e| format!("--planner-command: cannot resolve {command:?}: {e}"))?;
+            here.join(&command).to_string_lossy().into_owned()
+        } else {
+            command
+        };
         Ok(Some(PlannerOptions {
             command,
             args: self.planner_args,
