@@ -27,22 +27,21 @@ impl Core {
                     .ok_or_else(|| Misuse(format!("{code} is not a planner answer")))?,
             ),
         };
-        let invoked = match (refusal, document) {
-            (Some(_), _) => None,
-            (None, Some((id, title, url, description))) => Some(PlannerDocument {
-                id: id.to_owned(),
-                title: title.to_owned(),
-                description: description.map(str::to_owned),
-                url: url.to_owned(),
-            }),
+        let invoked;
+        let answer = match (refusal, document) {
+            (Some(refusal), _) => InvokeAnswer::Refused(refusal),
+            (None, Some((id, title, url, description))) => {
+                invoked = PlannerDocument {
+                    id: id.to_owned(),
+                    title: title.to_owned(),
+                    description: description.map(str::to_owned),
+                    url: url.to_owned(),
+                };
+                InvokeAnswer::Invoked(&invoked)
+            }
             (None, None) => return Err(Misuse("an invoked answer carries a document".into())),
         };
         let invoke = self.take(slot, "invoke", Pending::into_invoke)?;
-        let answer = match (&invoked, refusal) {
-            (Some(document), _) => InvokeAnswer::Invoked(document),
-            (None, Some(refusal)) => InvokeAnswer::Refused(refusal),
-            (None, None) => InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable),
-        };
         let outcome = invoke.answer(answer);
         self.settle(slot, outcome)
     }
