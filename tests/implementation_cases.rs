@@ -35,7 +35,10 @@ fn completed() -> Host {
 #[test]
 fn case_12_unready_unknown_task_and_unknown_run_are_refused() {
     let mut host = claimed();
-    assert_eq!(host.on_run("k", start("delivery")), Err(Refusal::Dependency));
+    assert_eq!(
+        host.on_run("k", start("delivery")),
+        Err(Refusal::Dependency)
+    );
     assert_eq!(host.on_run("k", start("nope")), Err(Refusal::Task));
     assert_eq!(
         host.call(CALLER, "nope", "k", start("foundation")),
@@ -73,7 +76,9 @@ fn case_13_a_start_replays_identically_and_its_key_conflicts_elsewhere() {
 fn case_14_blocking_and_restarting() {
     let mut host = claimed();
     host.on_run("k1", start("foundation")).unwrap();
-    let life = host.on_run("b1", block("foundation", "Waiting on CI.")).unwrap();
+    let life = host
+        .on_run("b1", block("foundation", "Waiting on CI."))
+        .unwrap();
     assert_eq!(
         life["activity"]["tasks"][0],
         json!({"id":"foundation","state":"blocked","blocker":"Waiting on CI."})
@@ -83,7 +88,9 @@ fn case_14_blocking_and_restarting() {
         life["activity"]["tasks"][0],
         json!({"id":"foundation","state":"in_progress"})
     );
-    let life = host.on_run("b2", block("delivery", "Needs design.")).unwrap();
+    let life = host
+        .on_run("b2", block("delivery", "Needs design."))
+        .unwrap();
     assert_eq!(task_states(&life), ["in_progress", "blocked"]);
 }
 
@@ -169,7 +176,10 @@ fn case_17_verification_reports_are_checked() {
 fn case_18_a_failed_verification_reopens_tasks_and_stays_active() {
     let mut host = completed();
     let life = host
-        .on_run("v", verify(false, &["foundation", "delivery"], &["foundation"]))
+        .on_run(
+            "v",
+            verify(false, &["foundation", "delivery"], &["foundation"]),
+        )
         .unwrap();
     assert_eq!(life["execution"], json!({"state":"active"}));
     assert_eq!(
@@ -192,7 +202,10 @@ fn case_19_a_passing_verification_ends_the_run_implemented() {
     assert_eq!(life["history"][0]["outcome"], json!({"kind":"implemented"}));
     assert!(life["history"][0]["progress"].get("events").is_none());
     assert_eq!(host.latest().unwrap().state, VersionState::Approved);
-    assert_eq!(host.on_run("k", start("foundation")), Err(Refusal::Inactive));
+    assert_eq!(
+        host.on_run("k", start("foundation")),
+        Err(Refusal::Inactive)
+    );
 }
 
 #[test]
@@ -251,7 +264,10 @@ fn case_22_a_revision_request_ends_the_run_and_frees_the_version() {
         host.on_run("p", report_pr("foundation", &pr(1), PrState::Open)),
         Err(Refusal::Terminal)
     );
-    assert_eq!(host.on_run("s", start("foundation")), Err(Refusal::Inactive));
+    assert_eq!(
+        host.on_run("s", start("foundation")),
+        Err(Refusal::Inactive)
+    );
     let first = host.run().id;
     let (started, run) = host.claim(A).unwrap();
     assert!(started);

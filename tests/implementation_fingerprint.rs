@@ -5,7 +5,10 @@ use chopin_mcp::implementation::{Command, Event, Evidence, PrState, Verification
 use sha2::{Digest, Sha256};
 
 fn hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[test]
