@@ -181,7 +181,7 @@ impl<'a> Execution<'a> {
 
 /// `IMPL.document`: `{id, title, brief?, source, revision, archivedAt?}`.
 /// `brief` is any value serializing as the document's brief.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentHead<'a, B> {
     /// The document id.
@@ -200,6 +200,15 @@ pub struct DocumentHead<'a, B> {
     pub archived_at: Option<&'a str>,
 }
 
+// Borrows only: copied whatever `B` is (a derive would ask `B: Copy`).
+impl<B> Clone for DocumentHead<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B> Copy for DocumentHead<'_, B> {}
+
 /// `IMPL.repository`: the document's creation provenance.
 #[derive(Debug, Clone, Copy, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -214,7 +223,7 @@ pub struct RepositoryHead<'a> {
 
 /// `IMPL`: `{document, repository, graph, execution:{state, run?},
 /// activity?, history}`, `read_implementation`'s answer.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct Implementation<'a, B> {
     /// The document.
     pub document: DocumentHead<'a, B>,
@@ -227,6 +236,14 @@ pub struct Implementation<'a, B> {
     /// The document's ended runs, oldest first (the latest 20 suffice).
     pub ended: &'a [Ended<'a>],
 }
+
+impl<B> Clone for Implementation<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<B> Copy for Implementation<'_, B> {}
 
 impl<B: Serialize> Serialize for Implementation<'_, B> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
