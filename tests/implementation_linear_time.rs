@@ -9,7 +9,9 @@ mod common;
 
 use chopin_mcp::implementation::{Client, Command, Event, PrState, Run, Task, fold};
 use chopin_test_support::linear;
-use common::implementation::{block, complete, fixture_tasks, pr, report_pr, start, task, verify};
+use common::implementation::{
+    REPOSITORY, block, complete, fixture_tasks, pr, report_pr, start, task, verify,
+};
 
 const TASKS: usize = 200;
 
