@@ -57,6 +57,8 @@ mod claim;
 mod event;
 mod fingerprint;
 mod fold;
+#[doc(hidden)]
+pub mod fuzz;
 mod graph;
 mod project;
 mod refusal;
