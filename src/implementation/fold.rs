@@ -13,10 +13,18 @@ use super::state::{Applied, RunState};
 /// [`Refusal::InvalidLifecycle`]. Linear in the log.
 pub fn fold(run: &Run, tasks: &[Task], events: &[Event]) -> Result<RunState, Refusal> {
     let mut state = RunState::new(tasks, &run.repository);
+    let mut verification = None;
     for event in events {
-        if state.apply(event).is_err() {
+        if state.apply_keeping(event, false).is_err() {
             return Err(Refusal::InvalidLifecycle);
         }
+        if let Command::ReportVerification(reported) = &event.command {
+            verification = Some(reported);
+        }
+    }
+    // Copied once: a log of many failed verifications copies only the last.
+    if verification.is_some() {
+        state.set_verification(verification);
     }
     Ok(state)
 }

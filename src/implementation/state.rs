@@ -2,6 +2,8 @@
 //! that decides what an event does to a run, used alike by the fold (over
 //! stored events) and by a host checking a new command.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::event::{Command, Event, PrState, PullRequest, Verification};
@@ -135,8 +137,10 @@ pub struct RunState {
     repository: String,
     verification: Option<Verification>,
     ending: Ending,
-    merged: Map<String, ()>,
-    keys: Map<String, ()>,
+    /// URLs reported merged, and the keys used: texts callers choose, so
+    /// in ordered sets (no hash a caller could make collide).
+    merged: BTreeSet<String>,
+    keys: BTreeSet<String>,
     steps: u64,
 }
 
@@ -188,8 +192,8 @@ impl RunState {
             repository: repository.to_owned(),
             verification: None,
             ending: Ending::Not,
-            merged: Map::default(),
-            keys: Map::default(),
+            merged: BTreeSet::new(),
+            keys: BTreeSet::new(),
             steps: 0,
         }
     }
@@ -215,11 +219,16 @@ impl RunState {
     }
 
     fn effective(&self, reported: &PullRequest) -> PrState {
-        if self.merged.contains_key(&reported.url) {
+        if self.merged.contains(&reported.url) {
             PrState::Merged
         } else {
             reported.state
         }
+    }
+
+    /// Sets the latest verification (the fold's, once, at its end).
+    pub(crate) fn set_verification(&mut self, verification: Option<&Verification>) {
+        self.verification = verification.cloned();
     }
 
     /// The latest verification reported.
@@ -257,7 +266,7 @@ impl RunState {
 
     /// Whether the key was used by an event of this run.
     pub fn has_key(&self, key: &str) -> bool {
-        self.keys.contains_key(key)
+        self.keys.contains(key)
     }
 
     /// The units of work folding and applying took so far (loop turns: one
@@ -274,12 +283,23 @@ impl RunState {
     /// host checks the key against the whole document first, with
     /// [`check_key`](super::check_key)).
     pub fn apply(&mut self, event: &Event) -> Result<Applied, Refusal> {
+        self.apply_keeping(event, true)
+    }
+
+    /// [`apply`](RunState::apply); without `keep_verification` an accepted
+    /// verification is not copied into the state (the fold copies the
+    /// last one once, at its end).
+    pub(crate) fn apply_keeping(
+        &mut self,
+        event: &Event,
+        keep_verification: bool,
+    ) -> Result<Applied, Refusal> {
         self.steps += 1;
-        if self.keys.contains_key(&event.idempotency_key) {
+        if self.keys.contains(&event.idempotency_key) {
             return Err(Refusal::IdempotencyConflict);
         }
         let applied = match &self.ending {
-            Ending::Not => self.apply_active(&event.command)?,
+            Ending::Not => self.apply_active(&event.command, keep_verification)?,
             Ending::Revision(_) => {
                 return Err(match event.command {
                     Command::ReportPr { .. } => Refusal::Terminal,
@@ -288,7 +308,7 @@ impl RunState {
             }
             Ending::Passed => self.apply_passed(&event.command)?,
         };
-        self.keys.insert(event.idempotency_key.clone(), ());
+        self.keys.insert(event.idempotency_key.clone());
         Ok(applied)
     }
 
@@ -296,7 +316,7 @@ impl RunState {
         self.index.get(task_id).copied().ok_or(Refusal::Task)
     }
 
-    fn apply_active(&mut self, command: &Command) -> Result<Applied, Refusal> {
+    fn apply_active(&mut self, command: &Command, keep: bool) -> Result<Applied, Refusal> {
         match command {
             Command::StartTask { task_id } => {
                 let at = self.find(task_id)?;
@@ -369,7 +389,9 @@ impl RunState {
                     task.state = TaskState::InProgress;
                     task.summary = None;
                 }
-                self.verification = Some(verification.clone());
+                if keep {
+                    self.verification = Some(verification.clone());
+                }
                 if verification.passed {
                     self.ending = Ending::Passed;
                     return Ok(Applied::Ended);
@@ -416,12 +438,12 @@ impl RunState {
         if !is_pull_request_of(url, &self.repository) {
             return Err(Refusal::Repository);
         }
-        let merged = self.merged.contains_key(url);
+        let merged = self.merged.contains(url);
         if merged && state != PrState::Merged {
             return Err(Refusal::PullRequestState);
         }
         if state == PrState::Merged && !merged {
-            self.merged.insert(url.to_owned(), ());
+            self.merged.insert(url.to_owned());
         }
         self.tasks[at].pull_request = Some(PullRequest {
             url: url.to_owned(),
