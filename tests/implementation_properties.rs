@@ -94,7 +94,12 @@ fn command(rng: &mut Rng, tasks: &[Task]) -> Command {
         35..=59 => Command::ReportPr {
             task_id,
             url: rng.pick(&urls).clone(),
-            state: *rng.pick(&[PrState::Open, PrState::Open, PrState::Merged, PrState::Closed]),
+            state: *rng.pick(&[
+                PrState::Open,
+                PrState::Open,
+                PrState::Merged,
+                PrState::Closed,
+            ]),
         },
         60..=84 => Command::CompleteTask {
             task_id,
@@ -136,9 +141,7 @@ fn command(rng: &mut Rng, tasks: &[Task]) -> Command {
                 tasks_needing_work: work,
             })
         }
-        _ => Command::RequestRevision {
-            reason: "r".into(),
-        },
+        _ => Command::RequestRevision { reason: "r".into() },
     }
 }
 
@@ -171,7 +174,12 @@ fn assert_projections_are_json(run: &Run, state: &RunState, log: &[Event]) {
 
 fn invariants(state: &RunState) {
     if state.phase().passed() {
-        assert!(state.tasks().iter().all(|t| t.state() == TaskState::Completed));
+        assert!(
+            state
+                .tasks()
+                .iter()
+                .all(|t| t.state() == TaskState::Completed)
+        );
     }
     if state.phase() == Phase::Delivered {
         for at in 0..state.tasks().len() {
@@ -180,7 +188,10 @@ fn invariants(state: &RunState) {
     }
     for task in state.tasks() {
         assert_eq!(task.blocker().is_some(), task.state() == TaskState::Blocked);
-        assert_eq!(task.summary().is_some(), task.state() == TaskState::Completed);
+        assert_eq!(
+            task.summary().is_some(),
+            task.state() == TaskState::Completed
+        );
     }
 }
 
@@ -218,7 +229,10 @@ fn accepted_transitions_refold_to_the_state_they_promised() {
             assert_projections_are_json(&run, &state, &log);
         }
     }
-    assert!(accepted > 2_000, "only {accepted} accepted: the generator is too wild");
+    assert!(
+        accepted > 2_000,
+        "only {accepted} accepted: the generator is too wild"
+    );
     assert_eq!(reached.len(), 4, "phases reached: {reached:?}");
 }
 
@@ -232,10 +246,13 @@ fn report_appends_what_the_fold_of_the_longer_log_gives() {
         for step in 0..32 {
             let command = command(&mut rng, &tasks);
             let key = format!("k{step}");
-            let print = fingerprint(&run.id, &Event {
-                idempotency_key: key.clone(),
-                command: command.clone(),
-            });
+            let print = fingerprint(
+                &run.id,
+                &Event {
+                    idempotency_key: key.clone(),
+                    command: command.clone(),
+                },
+            );
             let decision = report(Report {
                 stored: None,
                 caller: "u",
