@@ -137,10 +137,9 @@ pub struct RunState {
     repository: String,
     verification: Option<Verification>,
     ending: Ending,
-    /// URLs reported merged, and the keys used: texts callers choose, so
-    /// in ordered sets (no hash a caller could make collide).
+    /// URLs reported merged: texts callers choose, so in an ordered set
+    /// (no hash a caller could make collide).
     merged: BTreeSet<String>,
-    keys: BTreeSet<String>,
     steps: u64,
 }
 
@@ -154,7 +153,6 @@ impl PartialEq for RunState {
             && self.verification == other.verification
             && self.ending == other.ending
             && self.merged == other.merged
-            && self.keys == other.keys
     }
 }
 
@@ -193,7 +191,6 @@ impl RunState {
             verification: None,
             ending: Ending::Not,
             merged: BTreeSet::new(),
-            keys: BTreeSet::new(),
             steps: 0,
         }
     }
@@ -224,6 +221,12 @@ impl RunState {
         } else {
             reported.state
         }
+    }
+
+    /// Adds `steps` units of work done for this state outside
+    /// [`apply`](RunState::apply) (the fold's key check).
+    pub(crate) fn count(&mut self, steps: u64) {
+        self.steps += steps;
     }
 
     /// Sets the latest verification (the fold's, once, at its end).
@@ -264,11 +267,6 @@ impl RunState {
         }
     }
 
-    /// Whether the key was used by an event of this run.
-    pub fn has_key(&self, key: &str) -> bool {
-        self.keys.contains(key)
-    }
-
     /// The units of work folding and applying took so far (loop turns: one
     /// an event, one a dependency, task or list item it looks at), for the
     /// linear-time tests.
@@ -279,9 +277,10 @@ impl RunState {
 
     /// Applies `event` when §1.2 allows it: the ended-run rules first, then
     /// the table's refusals in their order. On a refusal nothing changes.
-    /// A key this run used before is [`Refusal::IdempotencyConflict`] (a
-    /// host checks the key against the whole document first, with
-    /// [`check_key`](super::check_key)).
+    /// The key is not looked at: a host checks it against the whole
+    /// document first ([`check_key`](super::check_key); its store keeps
+    /// keys unique per document), and [`fold`](super::fold) refuses a log
+    /// that holds one twice.
     pub fn apply(&mut self, event: &Event) -> Result<Applied, Refusal> {
         self.apply_keeping(event, true)
     }
@@ -295,21 +294,14 @@ impl RunState {
         keep_verification: bool,
     ) -> Result<Applied, Refusal> {
         self.steps += 1;
-        if self.keys.contains(&event.idempotency_key) {
-            return Err(Refusal::IdempotencyConflict);
+        match &self.ending {
+            Ending::Not => self.apply_active(&event.command, keep_verification),
+            Ending::Revision(_) => Err(match event.command {
+                Command::ReportPr { .. } => Refusal::Terminal,
+                _ => Refusal::Inactive,
+            }),
+            Ending::Passed => self.apply_passed(&event.command),
         }
-        let applied = match &self.ending {
-            Ending::Not => self.apply_active(&event.command, keep_verification)?,
-            Ending::Revision(_) => {
-                return Err(match event.command {
-                    Command::ReportPr { .. } => Refusal::Terminal,
-                    _ => Refusal::Inactive,
-                });
-            }
-            Ending::Passed => self.apply_passed(&event.command)?,
-        };
-        self.keys.insert(event.idempotency_key.clone());
-        Ok(applied)
     }
 
     fn find(&self, task_id: &str) -> Result<usize, Refusal> {
