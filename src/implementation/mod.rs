@@ -29,7 +29,7 @@ mod state;
 mod text;
 mod version;
 
-pub use claim::{Claim, ClaimRequest, Claimable, claim};
+pub use claim::{Claim, ClaimRequest, Claimable, claim, verified};
 pub use event::{Command, Event, Evidence, PrState, PullRequest, Verification};
 pub use fingerprint::fingerprint;
 pub use fold::{Decision, KeyUse, Report, RunLog, StoredKey, check_key, fold, report};
