@@ -90,7 +90,8 @@ impl Kept {
         } else {
             let mut all = parts.all(KEPT[AUTHORIZATION]);
             lines[AUTHORIZATION] = all.next().map(|first| (first, all.next().is_none()));
-            let mut all = parts.all(SESSION_ID);
+            // SURFACE.md §10's session id.
+            let mut all = parts.all("mcp-session-id");
             lines[SESSION] = all
                 .next()
                 .map(|first| (trim_ows(first), all.next().is_none()));
@@ -227,9 +228,6 @@ const KEPT: [&str; 4] = [
     "mcp-method",
     "mcp-name",
 ];
-
-/// The session header (SURFACE.md §10).
-const SESSION_ID: &str = "mcp-session-id";
 
 /// Which of [`KEPT`] a header `name` is (ASCII case-insensitive): the
 /// lengths differ, so one compare at most.
@@ -390,7 +388,7 @@ mod tests {
             assert_eq!(modern.session_line(), None);
             let legacy = Kept::read(&parts, false, 0);
             assert_eq!(kept(&legacy)[0], per_name(&parts)[0]);
-            let mut all = parts.all(SESSION_ID);
+            let mut all = parts.all("mcp-session-id");
             let session = all
                 .next()
                 .map(|first| (trim_ows(first), all.next().is_none()));
