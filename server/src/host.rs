@@ -33,7 +33,9 @@ use crate::token::random_token;
 const LOCAL_CALLER: &str = "local";
 /// The server's title in `serverInfo`.
 const TITLE: &str = "Chopin plan documents";
-/// What a model is told about the tools (`--instructions-file` replaces it).
+/// What a model is told about the tools beside the generated lines
+/// (`Config::generated_instructions`, SURFACE.md §10), which open the text
+/// (`--instructions-file` replaces all of it).
 const INSTRUCTIONS_READ: &str = "Chopin plan documents live in repositories named \
 owner/name. Call list_documents with a repository to get the ids and titles of its \
 documents, then read_document with an id for the plan's canonical source and \
@@ -48,9 +50,7 @@ its id, the revision you read, the whole revised plan (checked like a new one) a
 a fresh idempotencyKey (the same one makes a retry safe); a revision-conflict \
 means the plan changed since you read it: read it again and redo your change. \
 rename_document changes a title. An archived plan leaves lists and reads until it \
-is restored.
-archive_document: Archive a Chopin document by ID or canonical URL.
-restore_document: Restore an archived Chopin document by ID or canonical URL.";
+is restored.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -234,7 +234,7 @@ impl Host {
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
         }
-        if let Some(instructions) = instructions(options)? {
+        if let Some(instructions) = instructions(options, config.generated_instructions())? {
             config = config.instructions(instructions);
         }
         if bound.ip().is_loopback() {
@@ -554,11 +554,14 @@ impl Hasher for DigestHasher {
 }
 
 /// The instructions the endpoint gives a model: `--instructions-file`'s
-/// text (none for an empty file), else the built-in ones for the mode (with
-/// the write tools, what each is for and the plan dialect's catalog).
-fn instructions(options: &Options) -> Result<Option<String>, String> {
+/// text (none for an empty file), else `generated` (the offered tools'
+/// descriptions, SURFACE.md §10) and the server's own guidance for the mode
+/// (with the write tools, what each is for and the plan dialect's catalog).
+fn instructions(options: &Options, generated: String) -> Result<Option<String>, String> {
     let Some(path) = &options.instructions_file else {
-        let mut text = INSTRUCTIONS_READ.to_owned();
+        let mut text = generated;
+        text.push_str("\n\n");
+        text.push_str(INSTRUCTIONS_READ);
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
             text.push_str(INSTRUCTIONS_WRITE);
