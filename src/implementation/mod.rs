@@ -6,49 +6,11 @@
 //! package, any other) calls them inside its own transaction, so that all
 //! hosts refuse alike.
 //!
-//! A lifecycle call, inside the host's transaction (the document row
-//! locked), is [`report`]: the key's stored use, the run `runId` names with
-//! its graph and log, and the command in; [`Decision::Replayed`] or the
-//! event to append out (or a [`Refusal`]).
+//! The model, each rule in its order and a host's transaction are the
+//! repository's `docs/implementation.md`, included below (its example
+//! compiles as a doc test).
 //!
-//! ```
-//! use chopin_mcp::implementation::{
-//!     fingerprint, report, Command, Decision, Definition, Event, Life, Active, Report,
-//!     Run, RunLog, Client, to_json,
-//! };
-//!
-//! let definition = Definition::from_json(br#"{"tasks":[
-//!   {"id":"foundation","title":"Foundation","context":"c","goal":"g",
-//!    "acceptance":["a","b"],"dependsOn":[]}]}"#).unwrap();
-//! definition.check().unwrap();
-//! let run = Run {
-//!     id: "01K2XQ7Z0000000000000000R1".into(), user: "allowed".into(),
-//!     client: Client { name: "Codex".into(), version: "1.2.3".into() },
-//!     session: "01K2XQ7Z0000000000000000S1".into(), plan_revision: 3,
-//!     graph_version: 1, graph_revision: 1, repository: "githubnext/chopin".into(),
-//!     branch: "tq/017".into(), commit: "deadbeef".into(),
-//!     started_at: "2026-12-05T00:00:00.000Z".into(),
-//! };
-//! let stored: Vec<Event> = Vec::new(); // the run's log, read under the lock
-//! let command = Command::StartTask { task_id: "foundation".into() };
-//! let event = Event { idempotency_key: "k1".into(), command: command.clone() };
-//! let print = fingerprint(&run.id, &event);
-//! let decision = report(Report {
-//!     stored: None, // the key's earlier use in the document, if any
-//!     caller: "allowed",
-//!     fingerprint: &print,
-//!     run: Some(RunLog { run: &run, tasks: &definition.tasks, events: &stored }),
-//!     idempotency_key: "k1",
-//!     command: &command,
-//! }).unwrap();
-//! let Decision::Append { event, state, .. } = decision else { unreachable!() };
-//! // The host appends `event.to_json()` with the key, caller and fingerprint,
-//! // then answers the document's LIFE.
-//! let log = vec![event];
-//! let life = Life { active: Some(Active { run: &run, state: &state, events: &log }), ended: &[] };
-//! assert!(String::from_utf8(to_json(&life)).unwrap().starts_with(
-//!     r#"{"execution":{"state":"active"},"activity":{"tasks":[{"id":"foundation","state":"in_progress"}]"#));
-//! ```
+#![doc = include_str!("../../docs/implementation.md")]
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, DefaultHasher};
@@ -57,6 +19,8 @@ mod claim;
 mod event;
 mod fingerprint;
 mod fold;
+#[doc(hidden)]
+pub mod fuzz;
 mod graph;
 mod project;
 mod refusal;
