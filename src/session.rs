@@ -132,6 +132,12 @@ pub(crate) fn read_header(line: Option<(&[u8], bool)>) -> ClientInfo {
     }
 }
 
+/// Whether a handshake-era request carries exactly one well-formed session
+/// id line (IMPLEMENTATION.md §3's gate).
+pub(crate) fn has_session(line: Option<(&[u8], bool)>) -> bool {
+    line.is_some_and(|(value, single)| single && parse(value).is_some())
+}
+
 /// The client of a 2026-07-28 request, from `params` (its `_meta`'s
 /// `io.modelcontextprotocol/clientInfo`); no session.
 pub(crate) fn read_meta(params: Option<Raw<'_>>) -> ClientInfo {

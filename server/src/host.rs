@@ -18,7 +18,10 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
+use chopin_mcp::{
+    Config, ConfigError, Document, Endpoint, LifecycleAnswer, Outcome, ReadImplementationAnswer,
+    StartAnswer,
+};
 
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
@@ -357,6 +360,9 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            implementation @ (Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_)) => not_offered(implementation),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -436,6 +442,11 @@ impl Host {
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(
+                implementation @ (Outcome::ReadImplementation(_)
+                | Outcome::StartImplementation(_)
+                | Outcome::ReportLifecycle(_)),
+            ) => return Ok(not_offered(implementation)),
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)
@@ -467,6 +478,20 @@ const fn no_document() -> Document {
 type Done = (Written, Outcome<Caller>);
 
 /// Notes what became of a write in `written`; its next outcome.
+/// The implementation effects (IMPLEMENTATION.md §2.4): this server does
+/// not offer the tools (its endpoint never enables them), so none comes;
+/// one that did would be answered unavailable.
+fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
+    match outcome {
+        Outcome::ReadImplementation(read) => {
+            read.answer(ReadImplementationAnswer::<()>::Unavailable)
+        }
+        Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+        Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
+        other => other,
+    }
+}
+
 fn noted(written: &mut Option<Written>, (result, next): Done) -> Outcome<Caller> {
     *written = Some(result);
     next

@@ -147,7 +147,12 @@ impl Record {
             Outcome::Rename(_) => Some(Tool::RenameDocument),
             Outcome::Archive(_) => Some(Tool::ArchiveDocument),
             Outcome::Restore(_) => Some(Tool::RestoreDocument),
-            Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_) => return,
+            Outcome::Respond(_)
+            | Outcome::Authenticate(_)
+            | Outcome::Body(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_) => return,
         };
     }
 

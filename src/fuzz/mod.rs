@@ -16,7 +16,8 @@ use crate::json::Raw;
 use crate::negotiate::{media_ranges, quality};
 use crate::{
     Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Granted, Header,
-    NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
+    LifecycleAnswer, NewDocument, Outcome, ReadImplementationAnswer, RequestParts, Response,
+    SequentialIds, StartAnswer, dialect,
 };
 use crate::{oracle, scan};
 
@@ -193,6 +194,19 @@ fn drive(
             Outcome::Restore(restore) => {
                 effects.push("restore");
                 lifecycle::answer_restore(restore, answers.byte())
+            }
+            // Not offered by the fuzzed endpoints.
+            Outcome::ReadImplementation(read) => {
+                effects.push("read_implementation");
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => {
+                effects.push("start_implementation");
+                start.answer(StartAnswer::Unavailable)
+            }
+            Outcome::ReportLifecycle(report) => {
+                effects.push("report_lifecycle");
+                report.answer(LifecycleAnswer::Unavailable)
             }
         };
     };
@@ -641,6 +655,11 @@ pub fn ops(data: &[u8]) {
                     Outcome::Rename(rename) => lifecycle::answer_rename(rename, choice),
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
+                    Outcome::ReadImplementation(read) => {
+                        read.answer(ReadImplementationAnswer::<()>::Unavailable)
+                    }
+                    Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+                    Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
                 };
                 match next {
                     Outcome::Respond(response) => {

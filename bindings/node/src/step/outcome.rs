@@ -3,7 +3,9 @@
 //! whose exchange is kept in its slot; and the parts that cross apart from
 //! an outcome (a create's or update's plan, a large response body).
 
-use chopin_mcp::{Brief, ClientInfo, Outcome, Response};
+use chopin_mcp::{
+    Brief, ClientInfo, LifecycleAnswer, Outcome, ReadImplementationAnswer, Response, StartAnswer,
+};
 use serde::Serialize;
 
 use crate::exchanges::{Core, Misuse, Pending};
@@ -154,6 +156,19 @@ impl Core {
                 self.out.push(b's');
                 self.out.extend_from_slice(restore.id().as_bytes());
                 Pending::Restore(restore)
+            }
+            // The package offers no implementation tool (SURFACE.md §11:
+            // `implementations` is refused), so none comes; one that did
+            // would be answered unavailable at once.
+            Outcome::ReadImplementation(read) => {
+                let next = read.answer(ReadImplementationAnswer::<()>::Unavailable);
+                return self.settle(slot, next);
+            }
+            Outcome::StartImplementation(start) => {
+                return self.settle(slot, start.answer(StartAnswer::Unavailable));
+            }
+            Outcome::ReportLifecycle(report) => {
+                return self.settle(slot, report.answer(LifecycleAnswer::Unavailable));
             }
         };
         self.put(slot, pending)?;
