@@ -90,22 +90,14 @@ impl Kept {
                 }
             }
         } else {
-            // One pass for `authorization` and SURFACE.md §10's session id
-            // (their lengths differ: one compare at most).
-            for header in parts.headers() {
-                let (index, slot) = match header.name.len() {
-                    13 => (AUTHORIZATION, AUTHORIZATION),
-                    14 => (SESSION_NAME, SESSION),
-                    _ => continue,
-                };
-                let name = KEPT[index];
-                if !(header.name == name || header.name.eq_ignore_ascii_case(name)) {
-                    continue;
-                }
-                lines[slot] = match lines[slot] {
-                    None => Some((kept_value(index, header.value), true)),
-                    Some((first, _)) => Some((first, false)),
-                };
+            // `authorization`, and SURFACE.md §10's session id. (Two scans
+            // of the borrowed slice cost less than one pass copying each
+            // header out of it.)
+            for (index, slot) in [(AUTHORIZATION, AUTHORIZATION), (SESSION_NAME, SESSION)] {
+                let mut all = parts.all(KEPT[index]);
+                lines[slot] = all
+                    .next()
+                    .map(|first| (kept_value(index, first), all.next().is_none()));
             }
         }
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
