@@ -93,12 +93,12 @@ impl Kept {
             // `authorization`, and SURFACE.md §10's session id. (Two scans
             // of the borrowed slice cost less than one pass copying each
             // header out of it.)
-            for (index, slot) in [(AUTHORIZATION, AUTHORIZATION), (SESSION_NAME, SESSION)] {
-                let mut all = parts.all(KEPT[index]);
-                lines[slot] = all
-                    .next()
-                    .map(|first| (kept_value(index, first), all.next().is_none()));
-            }
+            let mut all = parts.all(KEPT[AUTHORIZATION]);
+            lines[AUTHORIZATION] = all.next().map(|first| (first, all.next().is_none()));
+            let mut all = parts.all(KEPT[SESSION_NAME]);
+            lines[SESSION] = all
+                .next()
+                .map(|first| (trim_ows(first), all.next().is_none()));
         }
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
         let mut kept = Kept {
