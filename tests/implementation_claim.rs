@@ -6,9 +6,12 @@
 mod common;
 
 use chopin_mcp::implementation::{
-    Claim, ClaimRequest, Claimable, Definition, GraphVersion, Refusal, VersionState, claim,
+    Claim, ClaimRequest, Claimable, Definition, GraphVersion, PrState, Refusal, VersionState,
+    claim, verified,
 };
-use common::implementation::{A, Host, fixture_tasks};
+use common::implementation::{
+    A, Host, complete, fixture_tasks, pr, report_pr, revise, start, verify,
+};
 
 fn version(number: u64, revision: u64, plan_revision: u64, state: VersionState) -> GraphVersion {
     GraphVersion {
@@ -118,12 +121,37 @@ fn each_check_comes_before_the_next() {
 }
 
 #[test]
+fn a_version_is_verified_by_a_passed_run_on_it_only() {
+    let mut host = Host::fixture();
+    host.claim(A).unwrap();
+    host.on_run("r", revise("Rethink.")).unwrap();
+    let states = host.states();
+    let runs = || host.runs.iter().map(|(run, _)| run).zip(&states);
+    assert!(!verified(1, runs()), "a revision request verifies nothing");
+    host.claim(A).unwrap();
+    for (key, command) in [
+        ("s1", start("foundation")),
+        ("p1", report_pr("foundation", &pr(1), PrState::Open)),
+        ("c1", complete("foundation", "Done.")),
+        ("s2", start("delivery")),
+        ("p2", report_pr("delivery", &pr(2), PrState::Open)),
+        ("c2", complete("delivery", "Done.")),
+        ("v", verify(true, &["foundation", "delivery"], &[])),
+    ] {
+        host.on_run(key, command).unwrap();
+    }
+    let states = host.states();
+    let runs = || host.runs.iter().map(|(run, _)| run).zip(&states);
+    assert!(verified(1, runs()));
+    assert!(!verified(2, runs()), "another version");
+}
+
+#[test]
 fn a_claim_locks_the_version_and_a_run_end_unlocks_it() {
     let mut host = Host::fixture();
     host.claim(A).unwrap();
     assert_eq!(host.latest().unwrap().state, VersionState::Locked);
-    host.on_run("r", common::implementation::revise("Rethink."))
-        .unwrap();
+    host.on_run("r", revise("Rethink.")).unwrap();
     assert_eq!(host.latest().unwrap().state, VersionState::Approved);
     // A revision-requested version is claimable again.
     let (started, _) = host.claim(A).unwrap();

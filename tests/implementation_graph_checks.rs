@@ -31,7 +31,8 @@ fn the_fixture_and_a_diamond_pass() {
 
 #[test]
 fn texts_blank_or_over_their_limits_are_task() {
-    let cases: Vec<(&str, fn(&mut Task))> = vec![
+    type Spoil = fn(&mut Task);
+    let cases: Vec<(&str, Spoil)> = vec![
         ("blank id", |t| t.id = " \t".into()),
         ("empty id", |t| t.id = String::new()),
         ("id of 129", |t| t.id = "a".repeat(129)),

@@ -1,7 +1,7 @@
 //! Properties of the fold and the transitions over random event sequences
 //! (a deterministic generator, so a failure reproduces): folding never
-//! panics; a log folds exactly when each event, applied in turn, is
-//! accepted; every accepted transition's log re-folds to the state it
+//! panics; a log folds exactly when its keys are unique and each event,
+//! applied in turn, is accepted; every accepted transition's log re-folds to the state it
 //! promised; a refused one changes nothing; an ended run never comes back;
 //! what is stored reads back, and every projection is JSON.
 
@@ -94,7 +94,12 @@ fn command(rng: &mut Rng, tasks: &[Task]) -> Command {
         35..=59 => Command::ReportPr {
             task_id,
             url: rng.pick(&urls).clone(),
-            state: *rng.pick(&[PrState::Open, PrState::Open, PrState::Merged, PrState::Closed]),
+            state: *rng.pick(&[
+                PrState::Open,
+                PrState::Open,
+                PrState::Merged,
+                PrState::Closed,
+            ]),
         },
         60..=84 => Command::CompleteTask {
             task_id,
@@ -136,9 +141,7 @@ fn command(rng: &mut Rng, tasks: &[Task]) -> Command {
                 tasks_needing_work: work,
             })
         }
-        _ => Command::RequestRevision {
-            reason: "r".into(),
-        },
+        _ => Command::RequestRevision { reason: "r".into() },
     }
 }
 
@@ -171,7 +174,12 @@ fn assert_projections_are_json(run: &Run, state: &RunState, log: &[Event]) {
 
 fn invariants(state: &RunState) {
     if state.phase().passed() {
-        assert!(state.tasks().iter().all(|t| t.state() == TaskState::Completed));
+        assert!(
+            state
+                .tasks()
+                .iter()
+                .all(|t| t.state() == TaskState::Completed)
+        );
     }
     if state.phase() == Phase::Delivered {
         for at in 0..state.tasks().len() {
@@ -180,7 +188,10 @@ fn invariants(state: &RunState) {
     }
     for task in state.tasks() {
         assert_eq!(task.blocker().is_some(), task.state() == TaskState::Blocked);
-        assert_eq!(task.summary().is_some(), task.state() == TaskState::Completed);
+        assert_eq!(
+            task.summary().is_some(),
+            task.state() == TaskState::Completed
+        );
     }
 }
 
@@ -199,6 +210,17 @@ fn accepted_transitions_refold_to_the_state_they_promised() {
                 idempotency_key: key(&mut rng, step),
                 command: command(&mut rng, &tasks),
             };
+            if log
+                .iter()
+                .any(|e| e.idempotency_key == event.idempotency_key)
+            {
+                // The host answers a used key itself; a log holding one
+                // twice never folds.
+                let mut twice = log.clone();
+                twice.push(event);
+                assert!(fold(&run, &tasks, &twice).is_err());
+                continue;
+            }
             let before = state.clone();
             let was_ended = state.phase().ended();
             match state.apply(&event) {
@@ -218,7 +240,10 @@ fn accepted_transitions_refold_to_the_state_they_promised() {
             assert_projections_are_json(&run, &state, &log);
         }
     }
-    assert!(accepted > 2_000, "only {accepted} accepted: the generator is too wild");
+    assert!(
+        accepted > 2_000,
+        "only {accepted} accepted: the generator is too wild"
+    );
     assert_eq!(reached.len(), 4, "phases reached: {reached:?}");
 }
 
@@ -232,10 +257,13 @@ fn report_appends_what_the_fold_of_the_longer_log_gives() {
         for step in 0..32 {
             let command = command(&mut rng, &tasks);
             let key = format!("k{step}");
-            let print = fingerprint(&run.id, &Event {
-                idempotency_key: key.clone(),
-                command: command.clone(),
-            });
+            let print = fingerprint(
+                &run.id,
+                &Event {
+                    idempotency_key: key.clone(),
+                    command: command.clone(),
+                },
+            );
             let decision = report(Report {
                 stored: None,
                 caller: "u",
@@ -258,7 +286,7 @@ fn report_appends_what_the_fold_of_the_longer_log_gives() {
 }
 
 #[test]
-fn any_log_folds_exactly_when_each_event_is_accepted_in_turn() {
+fn any_log_folds_exactly_when_its_keys_are_unique_and_each_event_is_accepted_in_turn() {
     let mut rng = Rng(0xdead_beef_cafe_f00d);
     let run = run();
     let mut folded = 0;
@@ -272,7 +300,10 @@ fn any_log_folds_exactly_when_each_event_is_accepted_in_turn() {
             })
             .collect();
         let mut state = RunState::new(&tasks, &run.repository);
-        let each = log.iter().all(|event| state.apply(event).is_ok());
+        let mut keys: Vec<&str> = log.iter().map(|e| e.idempotency_key.as_str()).collect();
+        keys.sort_unstable();
+        let unique = keys.windows(2).all(|pair| pair[0] != pair[1]);
+        let each = unique && log.iter().all(|event| state.apply(event).is_ok());
         match fold(&run, &tasks, &log) {
             Ok(result) => {
                 folded += 1;

@@ -221,6 +221,28 @@ fn an_unfoldable_stored_log_is_invalid_lifecycle_before_the_table() {
 }
 
 #[test]
+fn a_key_already_in_the_runs_log_is_never_appended_twice() {
+    // A host whose key lookup missed (it should not): the log holds it.
+    let mut host = claimed();
+    host.on_run("k1", start("foundation")).unwrap();
+    let run = host.run();
+    let command = block("delivery", "r");
+    let refused = report(Report {
+        stored: None,
+        caller: CALLER,
+        fingerprint: "f",
+        run: Some(RunLog {
+            run: &run,
+            tasks: &fixture_tasks(),
+            events: &host.runs[0].1,
+        }),
+        idempotency_key: "k1",
+        command: &command,
+    });
+    assert_eq!(refused.unwrap_err(), Refusal::IdempotencyConflict);
+}
+
+#[test]
 fn a_refused_command_changes_nothing() {
     let host = passed();
     let run = host.run();

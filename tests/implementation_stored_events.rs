@@ -54,6 +54,8 @@ fn a_stored_event_not_exactly_its_kinds_shape_is_invalid_lifecycle() {
     for text in [
         r#"{"kind":"start_task","idempotencyKey":"k"}"#,
         r#"{"kind":"start_task","idempotencyKey":"k","taskId":"a","reason":"r"}"#,
+        r#"{"kind":"start_task","idempotencyKey":"k","taskId":"a","reason":null}"#,
+        r#"{"kind":"start_task","idempotencyKey":"k","taskId":null}"#,
         r#"{"kind":"start_task","idempotencyKey":"k","taskId":"a","runId":"R"}"#,
         r#"{"kind":"start_task","taskId":"a"}"#,
         r#"{"kind":"begin_task","idempotencyKey":"k","taskId":"a"}"#,

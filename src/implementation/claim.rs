@@ -4,6 +4,7 @@
 use super::Refusal;
 use super::graph::{GraphVersion, VersionState};
 use super::run::Run;
+use super::state::RunState;
 
 /// What a claim names: `{planRevision, graphVersion, graphRevision}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,8 +26,8 @@ pub struct Claimable<'a> {
     pub active: Option<&'a Run>,
     /// The document's latest graph version (the highest number), if any.
     pub latest: Option<&'a GraphVersion>,
-    /// Whether a run on the latest version passed verification (see
-    /// [`Phase::passed`](super::Phase::passed)).
+    /// Whether a run on the latest version passed verification
+    /// ([`verified`]).
     pub latest_verified: bool,
 }
 
@@ -72,4 +73,14 @@ pub fn claim<'a>(document: Claimable<'a>, request: ClaimRequest) -> Result<Claim
         return Err(Refusal::Run);
     }
     Ok(Claim::Start)
+}
+
+/// Whether a run on graph version `number` passed verification, among a
+/// document's runs and their folded states: what
+/// [`Claimable::latest_verified`] asks of the latest version. A version
+/// that passed is never claimable again; one whose run requested a
+/// revision is.
+pub fn verified<'a>(number: u64, runs: impl IntoIterator<Item = (&'a Run, &'a RunState)>) -> bool {
+    runs.into_iter()
+        .any(|(run, state)| run.graph_version == number && state.phase().passed())
 }

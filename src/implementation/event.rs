@@ -213,21 +213,41 @@ impl Serialize for Event {
     }
 }
 
-/// `EVENT` as stored: every field optional, none unknown.
+/// `EVENT` as stored: every field optional (but never `null`), none
+/// unknown.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Stored {
     kind: String,
     idempotency_key: String,
+    #[serde(default, deserialize_with = "present")]
     task_id: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     reason: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     url: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     state: Option<PrState>,
+    #[serde(default, deserialize_with = "present")]
     summary: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     passed: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
     reviewer_method: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     evidence: Option<Vec<Evidence>>,
+    #[serde(default, deserialize_with = "present")]
     tasks_needing_work: Option<Vec<String>>,
+}
+
+/// A member that is there: its value, never `null` (an absent member is
+/// `None` by `default`).
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
 }
 
 impl Stored {

@@ -9,14 +9,32 @@ use super::state::{Applied, RunState};
 
 /// Folds a run's stored log (oldest first) into its state: each event
 /// replayed through [`RunState::apply`] from every task queued. A log that
-/// does not fold (an event the table refuses, a key used twice) is
-/// [`Refusal::InvalidLifecycle`]. Linear in the log.
+/// does not fold (a key used twice, an event the table refuses) is
+/// [`Refusal::InvalidLifecycle`]. Linear in the log, but for sorting its
+/// keys once.
 pub fn fold(run: &Run, tasks: &[Task], events: &[Event]) -> Result<RunState, Refusal> {
     let mut state = RunState::new(tasks, &run.repository);
+    let mut keys: Vec<&str> = events
+        .iter()
+        .map(|event| event.idempotency_key.as_str())
+        .collect();
+    keys.sort_unstable();
+    if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Err(Refusal::InvalidLifecycle);
+    }
+    state.count(keys.len() as u64);
+    let mut verification = None;
     for event in events {
-        if state.apply(event).is_err() {
+        if state.apply_keeping(event, false).is_err() {
             return Err(Refusal::InvalidLifecycle);
         }
+        if let Command::ReportVerification(reported) = &event.command {
+            verification = Some(reported);
+        }
+    }
+    // Copied once: a log of many failed verifications copies only the last.
+    if verification.is_some() {
+        state.set_verification(verification);
     }
     Ok(state)
 }
@@ -118,6 +136,15 @@ pub fn report(call: Report<'_>) -> Result<Decision, Refusal> {
     }
     let log = call.run.ok_or(Refusal::Run)?;
     let mut state = fold(log.run, log.tasks, log.events)?;
+    // The host's store had the key (its unique index); the run's log holds
+    // it all the same: never append it twice.
+    if log
+        .events
+        .iter()
+        .any(|event| event.idempotency_key == call.idempotency_key)
+    {
+        return Err(Refusal::IdempotencyConflict);
+    }
     let event = Event {
         idempotency_key: call.idempotency_key.to_owned(),
         command: call.command.clone(),

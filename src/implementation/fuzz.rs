@@ -16,7 +16,8 @@ use super::{
 /// of up to 8 tasks (dependencies from the bytes: unknown, repeated and
 /// circular ones too) and a log of commands built from the bytes. Either
 /// way the fold never panics, answers a state or `invalid-lifecycle`, and
-/// folds exactly when each event, applied in turn, is accepted; its state
+/// folds exactly when the keys are unique and each event, applied in turn,
+/// is accepted; its state
 /// is the one applied in turn; its work stays linear; its projections are
 /// JSON; each event reads back as it was written.
 pub fn fold_log(data: &[u8]) {
@@ -52,7 +53,10 @@ pub fn fold_log(data: &[u8]) {
 fn check(tasks: &[Task], events: &[Event]) {
     let run = run();
     let mut state = RunState::new(tasks, &run.repository);
-    let each = events.iter().all(|event| state.apply(event).is_ok());
+    let mut keys: Vec<&str> = events.iter().map(|e| e.idempotency_key.as_str()).collect();
+    keys.sort_unstable();
+    let unique = keys.windows(2).all(|pair| pair[0] != pair[1]);
+    let each = unique && events.iter().all(|event| state.apply(event).is_ok());
     let most = (events.len() as u64 + 1) * (3 * tasks.len() as u64 + 64);
     match fold(&run, tasks, events) {
         Ok(folded) => {

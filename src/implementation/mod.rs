@@ -13,7 +13,7 @@
 #![doc = include_str!("../../docs/implementation.md")]
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, DefaultHasher};
+use std::hash::{BuildHasherDefault, Hasher};
 
 mod claim;
 mod event;
@@ -29,7 +29,7 @@ mod state;
 mod text;
 mod version;
 
-pub use claim::{Claim, ClaimRequest, Claimable, claim};
+pub use claim::{Claim, ClaimRequest, Claimable, claim, verified};
 pub use event::{Command, Event, Evidence, PrState, PullRequest, Verification};
 pub use fingerprint::fingerprint;
 pub use fold::{Decision, KeyUse, Report, RunLog, StoredKey, check_key, fold, report};
@@ -46,6 +46,45 @@ pub use run::{Client, Run};
 pub use state::{Applied, Phase, RunState, TaskProgress, TaskState};
 pub use version::{approve, draft, lock, unlock};
 
-/// A map with a fixed hasher: no OS randomness in the core, and the same
-/// iteration everywhere (no map is iterated into an answer).
-type Map<K, V> = HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
+/// A map keyed by a graph's task ids (at most 200, chosen by the operator
+/// who drafts the graph), with a fixed, fast hasher: no OS randomness in
+/// the core. Texts callers choose (keys, URLs) are never hashed: they go
+/// in ordered sets, so no caller can make them collide.
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fx>>;
+
+/// The Fx hash (rustc's): a rotate, an xor and a multiply a word.
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let mut word = [0; 8];
+        let rest = chunks.remainder();
+        word[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(word) ^ ((rest.len() as u64) << 56));
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.add(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}

@@ -2,6 +2,8 @@
 //! that decides what an event does to a run, used alike by the fold (over
 //! stored events) and by a host checking a new command.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::event::{Command, Event, PrState, PullRequest, Verification};
@@ -135,8 +137,9 @@ pub struct RunState {
     repository: String,
     verification: Option<Verification>,
     ending: Ending,
-    merged: Map<String, ()>,
-    keys: Map<String, ()>,
+    /// URLs reported merged: texts callers choose, so in an ordered set
+    /// (no hash a caller could make collide).
+    merged: BTreeSet<String>,
     steps: u64,
 }
 
@@ -150,7 +153,6 @@ impl PartialEq for RunState {
             && self.verification == other.verification
             && self.ending == other.ending
             && self.merged == other.merged
-            && self.keys == other.keys
     }
 }
 
@@ -188,8 +190,7 @@ impl RunState {
             repository: repository.to_owned(),
             verification: None,
             ending: Ending::Not,
-            merged: Map::default(),
-            keys: Map::default(),
+            merged: BTreeSet::new(),
             steps: 0,
         }
     }
@@ -215,11 +216,22 @@ impl RunState {
     }
 
     fn effective(&self, reported: &PullRequest) -> PrState {
-        if self.merged.contains_key(&reported.url) {
+        if self.merged.contains(&reported.url) {
             PrState::Merged
         } else {
             reported.state
         }
+    }
+
+    /// Adds `steps` units of work done for this state outside
+    /// [`apply`](RunState::apply) (the fold's key check).
+    pub(crate) fn count(&mut self, steps: u64) {
+        self.steps += steps;
+    }
+
+    /// Sets the latest verification (the fold's, once, at its end).
+    pub(crate) fn set_verification(&mut self, verification: Option<&Verification>) {
+        self.verification = verification.cloned();
     }
 
     /// The latest verification reported.
@@ -255,11 +267,6 @@ impl RunState {
         }
     }
 
-    /// Whether the key was used by an event of this run.
-    pub fn has_key(&self, key: &str) -> bool {
-        self.keys.contains_key(key)
-    }
-
     /// The units of work folding and applying took so far (loop turns: one
     /// an event, one a dependency, task or list item it looks at), for the
     /// linear-time tests.
@@ -270,33 +277,38 @@ impl RunState {
 
     /// Applies `event` when §1.2 allows it: the ended-run rules first, then
     /// the table's refusals in their order. On a refusal nothing changes.
-    /// A key this run used before is [`Refusal::IdempotencyConflict`] (a
-    /// host checks the key against the whole document first, with
-    /// [`check_key`](super::check_key)).
+    /// The key is not looked at: a host checks it against the whole
+    /// document first ([`check_key`](super::check_key); its store keeps
+    /// keys unique per document), and [`fold`](super::fold) refuses a log
+    /// that holds one twice.
     pub fn apply(&mut self, event: &Event) -> Result<Applied, Refusal> {
+        self.apply_keeping(event, true)
+    }
+
+    /// [`apply`](RunState::apply); without `keep_verification` an accepted
+    /// verification is not copied into the state (the fold copies the
+    /// last one once, at its end).
+    pub(crate) fn apply_keeping(
+        &mut self,
+        event: &Event,
+        keep_verification: bool,
+    ) -> Result<Applied, Refusal> {
         self.steps += 1;
-        if self.keys.contains_key(&event.idempotency_key) {
-            return Err(Refusal::IdempotencyConflict);
+        match &self.ending {
+            Ending::Not => self.apply_active(&event.command, keep_verification),
+            Ending::Revision(_) => Err(match event.command {
+                Command::ReportPr { .. } => Refusal::Terminal,
+                _ => Refusal::Inactive,
+            }),
+            Ending::Passed => self.apply_passed(&event.command),
         }
-        let applied = match &self.ending {
-            Ending::Not => self.apply_active(&event.command)?,
-            Ending::Revision(_) => {
-                return Err(match event.command {
-                    Command::ReportPr { .. } => Refusal::Terminal,
-                    _ => Refusal::Inactive,
-                });
-            }
-            Ending::Passed => self.apply_passed(&event.command)?,
-        };
-        self.keys.insert(event.idempotency_key.clone(), ());
-        Ok(applied)
     }
 
     fn find(&self, task_id: &str) -> Result<usize, Refusal> {
         self.index.get(task_id).copied().ok_or(Refusal::Task)
     }
 
-    fn apply_active(&mut self, command: &Command) -> Result<Applied, Refusal> {
+    fn apply_active(&mut self, command: &Command, keep: bool) -> Result<Applied, Refusal> {
         match command {
             Command::StartTask { task_id } => {
                 let at = self.find(task_id)?;
@@ -369,7 +381,9 @@ impl RunState {
                     task.state = TaskState::InProgress;
                     task.summary = None;
                 }
-                self.verification = Some(verification.clone());
+                if keep {
+                    self.verification = Some(verification.clone());
+                }
                 if verification.passed {
                     self.ending = Ending::Passed;
                     return Ok(Applied::Ended);
@@ -416,12 +430,12 @@ impl RunState {
         if !is_pull_request_of(url, &self.repository) {
             return Err(Refusal::Repository);
         }
-        let merged = self.merged.contains_key(url);
+        let merged = self.merged.contains(url);
         if merged && state != PrState::Merged {
             return Err(Refusal::PullRequestState);
         }
         if state == PrState::Merged && !merged {
-            self.merged.insert(url.to_owned(), ());
+            self.merged.insert(url.to_owned());
         }
         self.tasks[at].pull_request = Some(PullRequest {
             url: url.to_owned(),

@@ -10,6 +10,7 @@ use chopin_mcp::implementation::{
     Active, Applied, Claim, ClaimRequest, Claimable, Client, Command, Decision, Definition, Ended,
     Event, Evidence, GraphVersion, Life, PrState, Refusal, Report, Run, RunLog, RunState,
     StoredKey, Task, Verification, VersionState, claim, fingerprint, fold, lock, to_json, unlock,
+    verified,
 };
 use serde_json::Value;
 
@@ -163,9 +164,10 @@ impl Host {
         let active = self.active().map(|at| &self.runs[at].0);
         let latest = self.versions.last();
         let latest_verified = latest.is_some_and(|latest| {
-            self.runs.iter().zip(&states).any(|((run, _), state)| {
-                run.graph_version == latest.number && state.phase().passed()
-            })
+            verified(
+                latest.number,
+                self.runs.iter().map(|(run, _)| run).zip(&states),
+            )
         });
         let document = Claimable {
             plan_revision: self.plan_revision,
