@@ -72,6 +72,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .allow_origin("https://allowed.example")
         .enable_creation()
         .enable_lifecycle()
+        .enable_implementations()
         .id_source(SequentialIds::new(1));
     config = if oauth {
         config.oauth(RESOURCE, "https://auth.example")
@@ -195,7 +196,8 @@ fn drive(
                 effects.push("restore");
                 lifecycle::answer_restore(restore, answers.byte())
             }
-            // Not offered by the fuzzed endpoints.
+            // Answered unavailable: the fuzzed inputs reach the argument
+            // checks and the session gate; the answers are the rules'.
             Outcome::ReadImplementation(read) => {
                 effects.push("read_implementation");
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
@@ -285,7 +287,13 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
         match *effect {
             "list" | "read" => assert!(granted.read(), "{effect} without the read scope"),
             "create" => assert!(granted.create(), "create without the create scope"),
-            "update" | "rename" | "archive" | "restore" => {
+            "read_implementation" => assert!(granted.read(), "{effect} without the read scope"),
+            "update"
+            | "rename"
+            | "archive"
+            | "restore"
+            | "start_implementation"
+            | "report_lifecycle" => {
                 assert!(granted.read(), "{effect} without the read scope");
                 assert!(granted.write(), "{effect} without the write scope");
             }
@@ -295,8 +303,17 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
 }
 
 /// The effects that reach the host for a tool call.
-const TOOL_EFFECTS: [&str; 7] = [
-    "list", "read", "create", "update", "rename", "archive", "restore",
+const TOOL_EFFECTS: [&str; 10] = [
+    "list",
+    "read",
+    "create",
+    "update",
+    "rename",
+    "archive",
+    "restore",
+    "read_implementation",
+    "start_implementation",
+    "report_lifecycle",
 ];
 
 /// Invariants every response keeps. Each tool effect was answered once,
