@@ -1,4 +1,4 @@
-//! IMPLEMENTATION.md §5 cases 8, 9, 12 and 13 through the endpoint: the
+//! IMPLEMENTATION.md §5 cases 3, 8, 9, 12 and 13 through the endpoint: the
 //! tool layer's effects carried out by a host that applies the rules module
 //! (`tests/common/implementation.rs`'s store) — a claim starts the run and
 //! a second answers it active; the lifecycle tools' refusals and LIFE come
@@ -6,9 +6,12 @@
 
 mod common;
 
-use chopin_mcp::implementation::{Active, ClaimRequest, Ended, Life};
+use chopin_mcp::implementation::{
+    Active, ClaimRequest, DocumentHead, Ended, Implementation, Life, RepositoryHead,
+};
 use chopin_mcp::{
-    BodyChunks, Config, Endpoint, Header, LifecycleAnswer, Outcome, RequestParts, StartAnswer,
+    BodyChunks, Brief, Config, Endpoint, Header, LifecycleAnswer, Outcome,
+    ReadImplementationAnswer, RequestParts, StartAnswer,
 };
 use common::implementation::{CALLER, Host};
 use common::{call, endpoint_with};
@@ -76,6 +79,34 @@ fn send(
                 return (serde_json::from_slice(response.body()).unwrap(), session);
             }
             Outcome::Authenticate(auth) => auth.answer(Some(CALLER.to_owned())),
+            Outcome::ReadImplementation(read) => {
+                assert_eq!(read.locator(), D);
+                let states = runs.states();
+                let active_at = runs.active();
+                let implementation = Implementation::<Brief> {
+                    document: DocumentHead {
+                        id: D,
+                        title: "Plan",
+                        brief: None,
+                        source: "# Plan\n",
+                        revision: 3,
+                        archived_at: None,
+                    },
+                    repository: RepositoryHead {
+                        name: "githubnext/chopin",
+                        base_branch: "main",
+                        base_commit: "0123456",
+                    },
+                    graph: runs.latest().expect("a version"),
+                    active: active_at.map(|at| Active {
+                        run: &runs.runs[at].0,
+                        state: &states[at],
+                        events: &runs.runs[at].1,
+                    }),
+                    ended: &[],
+                };
+                read.answer(ReadImplementationAnswer::Found(&implementation))
+            }
             Outcome::StartImplementation(start) => {
                 let asked = start.request();
                 let request = ClaimRequest {
@@ -116,6 +147,25 @@ fn a(graph_revision: u64) -> Value {
 
 fn structured(reply: &Value) -> &Value {
     &reply["result"]["structuredContent"]
+}
+
+/// Case 3: no session needed; the approved graph, idle, no history, no
+/// activity.
+#[test]
+fn read_implementation_answers_the_host_s_implementation() {
+    let mut runs = Host::fixture();
+    let body = call(json!(1), "read_implementation", json!({"id": D}));
+    let (reply, _) = send(&endpoint(), &mut runs, &body, None);
+    let implementation = structured(&reply);
+    assert_eq!(implementation["graph"]["state"], "approved", "{reply}");
+    assert_eq!(implementation["graph"]["number"], 1);
+    assert_eq!(implementation["execution"], json!({"state": "idle"}));
+    assert_eq!(implementation["history"], json!([]));
+    assert!(implementation.get("activity").is_none());
+    assert_eq!(implementation["document"]["id"], D);
+    let text: Value =
+        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(&text, implementation);
 }
 
 #[test]
