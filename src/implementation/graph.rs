@@ -62,10 +62,27 @@ impl Definition {
     /// Linear in the definition's size: ids are looked up in one map, the
     /// cycle found by Kahn's algorithm.
     pub fn check(&self) -> Result<(), GraphRefusal> {
+        self.check_steps().0
+    }
+
+    /// [`check`](Definition::check) and the units of work it took (a task
+    /// or a dependency looked at, a pass each), for the linear-time tests.
+    #[doc(hidden)]
+    pub fn check_steps(&self) -> (Result<(), GraphRefusal>, u64) {
+        let mut steps = 0;
+        let verdict = self.check_counting(&mut steps);
+        (verdict, steps)
+    }
+
+    fn check_counting(&self, steps: &mut u64) -> Result<(), GraphRefusal> {
         let tasks = &self.tasks;
         if tasks.len() > MAX_TASKS {
             return Err(GraphRefusal::at(Refusal::Task, MAX_TASKS));
         }
+        // Each pass below looks at every task once and at most every
+        // dependency once.
+        let edges: usize = tasks.iter().map(|task| task.depends_on.len()).sum();
+        *steps += (tasks.len() + edges) as u64;
         first(tasks, Refusal::Task, |task| !well_formed(task))?;
         let mut index: Map<&str, usize> = Map::default();
         for (at, task) in tasks.iter().enumerate() {
@@ -75,6 +92,7 @@ impl Definition {
         }
         // A dependency named twice by one task: one map for all, each name
         // holding the last task that named it (no clearing between tasks).
+        *steps += (tasks.len() + edges) as u64;
         let mut named: Map<&str, usize> = Map::default();
         for (at, task) in tasks.iter().enumerate() {
             for dependency in &task.depends_on {
@@ -83,20 +101,24 @@ impl Definition {
                 }
             }
         }
+        *steps += tasks.len() as u64;
         first(tasks, Refusal::Acceptance, |task| {
             !acceptable(&task.acceptance)
         })?;
+        *steps += (tasks.len() + edges) as u64;
         first(tasks, Refusal::Missing, |task| {
             task.depends_on
                 .iter()
                 .any(|dependency| !index.contains_key(dependency.as_str()))
         })?;
+        *steps += (tasks.len() + edges) as u64;
         first(tasks, Refusal::SelfDependency, |task| {
             task.depends_on.contains(&task.id)
         })?;
-        if let Some(at) = cycle(tasks, &index) {
+        if let Some(at) = cycle(tasks, &index, steps) {
             return Err(GraphRefusal::at(Refusal::Cycle, at));
         }
+        *steps += tasks.len() as u64;
         if !tasks.iter().any(|task| task.depends_on.is_empty()) {
             return Err(GraphRefusal {
                 refusal: Refusal::Root,
@@ -160,10 +182,11 @@ fn acceptable(acceptance: &[String]) -> bool {
 /// The first task (in definition order) left on a cycle, or through one,
 /// by Kahn's algorithm: every dependency known and unique, each edge
 /// visited once.
-fn cycle(tasks: &[Task], index: &Map<&str, usize>) -> Option<usize> {
+fn cycle(tasks: &[Task], index: &Map<&str, usize>, steps: &mut u64) -> Option<usize> {
     let mut waiting: Vec<usize> = tasks.iter().map(|task| task.depends_on.len()).collect();
     let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
     for (at, task) in tasks.iter().enumerate() {
+        *steps += 1 + task.depends_on.len() as u64;
         for dependency in &task.depends_on {
             if let Some(&from) = index.get(dependency.as_str()) {
                 dependents[from].push(at);
@@ -174,6 +197,7 @@ fn cycle(tasks: &[Task], index: &Map<&str, usize>) -> Option<usize> {
     let mut done = 0;
     while let Some(at) = ready.pop() {
         done += 1;
+        *steps += 1 + dependents[at].len() as u64;
         for &next in &dependents[at] {
             waiting[next] -= 1;
             if waiting[next] == 0 {
