@@ -5,8 +5,8 @@ use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
     ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, InvokeAnswer,
-    Outcome, PlannerRefusal, RenameAnswer, RequestParts, Response, RestoreAnswer, SequentialIds,
-    UpdateAnswer, UpdatedDocument,
+    LifecycleAnswer, Outcome, PlannerRefusal, ReadImplementationAnswer, RenameAnswer, RequestParts,
+    Response, RestoreAnswer, SequentialIds, StartAnswer, UpdateAnswer, UpdatedDocument,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -116,6 +116,11 @@ fn drive(
             Outcome::InvokePlanner(invoke) => {
                 invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
             }
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     }
 }

@@ -38,7 +38,8 @@ pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ON
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
     DocumentOutcome, DocumentRead, Endpoint, InvokePlanner, ListDocuments, Outcome, ReadDocument,
-    RenameDocument, RestoreDocument, UpdateDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    UpdateDocument,
 };
 pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};
@@ -46,6 +47,9 @@ pub use response::Response;
 pub use session::ClientInfo;
 pub use tools::archive::{ArchiveAnswer, ArchivedDocument};
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
+pub use tools::implementation::{
+    LifecycleAnswer, ReadImplementationAnswer, StartAnswer, StartRequest,
+};
 pub use tools::invoke::{InvokeAnswer, PlannerDocument, PlannerRefusal};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;

@@ -12,8 +12,9 @@
 use bytes::Bytes;
 
 use super::effect::{
-    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument, RenameDocument,
-    RestoreDocument, UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -69,7 +70,20 @@ pub(crate) struct HostCall {
 pub(crate) fn wants_client(effect: &Effect) -> bool {
     matches!(
         effect,
-        Effect::Create(_) | Effect::Update(_) | Effect::InvokePlanner(_)
+        Effect::Create(_)
+            | Effect::Update(_)
+            | Effect::InvokePlanner(_)
+            | Effect::StartImplementation(_)
+            | Effect::Lifecycle(_)
+    )
+}
+
+/// Whether `effect` needs the handshake era's session id (IMPLEMENTATION.md
+/// §3): the seven implementation tools that write.
+pub(crate) fn needs_session(effect: &Effect) -> bool {
+    matches!(
+        effect,
+        Effect::StartImplementation(_) | Effect::Lifecycle(_)
     )
 }
 
@@ -258,6 +272,23 @@ impl<C> Dispatch<C> {
             Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
             Effect::InvokePlanner(invocation) => {
                 Outcome::InvokePlanner(InvokePlanner::new(self, id, invocation, client()))
+            }
+            Effect::ReadImplementation(locator) => {
+                Outcome::ReadImplementation(ReadImplementation::new(self, id, locator))
+            }
+            Effect::StartImplementation(request) => {
+                let run_id = self.exchange.endpoint.inner.config.ids.mint().to_string();
+                let mut client = client();
+                // IMPLEMENTATION.md §3: without a session (2026-07-28, or
+                // none issued), the run stands in for it.
+                if client.session.is_none() {
+                    client.session = Some(run_id.clone());
+                }
+                let effect = StartImplementation::new(self, id, *request, *client, run_id);
+                Outcome::StartImplementation(effect)
+            }
+            Effect::Lifecycle(report) => {
+                Outcome::ReportLifecycle(ReportLifecycle::new(self, id, report, client()))
             }
         }
     }

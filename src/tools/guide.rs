@@ -5,7 +5,7 @@
 
 use crate::config::{CREATION_BUDGET, Config, Offered, READ_ONLY_BUDGET};
 
-use super::Tool;
+use super::{Tool, implementation};
 
 impl Config {
     /// The instructions SURFACE.md §10 describes for the tools this
@@ -43,7 +43,9 @@ const AUTHORITATIVE: &str =
 /// The instructions for `offered` (SURFACE.md §10): [`AUTHORITATIVE`], then
 /// `<name>: <description>` for each offered tool after the two read tools,
 /// in tool order, joined by `\n`; `invoke_planner`'s description is
-/// `planner_description` when the host replaced it.
+/// `planner_description` when the host replaced it; before the
+/// implementation tools' lines, IMPLEMENTATION.md §2.1's
+/// [`implementation::INSTRUCTION`].
 pub(crate) fn instructions(offered: Offered, planner_description: Option<&str>) -> String {
     let mut out = String::from(AUTHORITATIVE);
     let described = Tool::ALL
@@ -51,6 +53,12 @@ pub(crate) fn instructions(offered: Offered, planner_description: Option<&str>) 
         .filter(|tool| tool.offered(offered))
         .filter(|tool| !matches!(tool, Tool::ListDocuments | Tool::ReadDocument));
     for tool in described {
+        if tool == Tool::ReadImplementation
+            || (tool == Tool::StartImplementation && !offered.implementation_reads)
+        {
+            out.push('\n');
+            out.push_str(implementation::INSTRUCTION);
+        }
         out.push('\n');
         out.push_str(tool.name());
         out.push_str(": ");
@@ -67,6 +75,7 @@ pub(crate) fn instructions(offered: Offered, planner_description: Option<&str>) 
 fn need(tool: Tool) -> usize {
     match tool {
         Tool::CreateDocument | Tool::UpdateDocument | Tool::InvokePlanner => CREATION_BUDGET,
+        tool if tool.is_implementation_write() => CREATION_BUDGET,
         _ => READ_ONLY_BUDGET,
     }
 }

@@ -7,6 +7,7 @@ mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod guide;
+pub(crate) mod implementation;
 pub(crate) mod invoke;
 pub(crate) mod list;
 pub(crate) mod read;
@@ -81,11 +82,20 @@ pub(crate) enum Tool {
     ArchiveDocument,
     RestoreDocument,
     InvokePlanner,
+    ReadImplementation,
+    StartImplementation,
+    StartTask,
+    BlockTask,
+    ReportPr,
+    CompleteTask,
+    ReportVerification,
+    RequestRevision,
 }
 
 impl Tool {
-    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1).
-    const ALL: [Tool; 8] = [
+    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1,
+    /// IMPLEMENTATION.md §2.1).
+    const ALL: [Tool; 16] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -94,6 +104,14 @@ impl Tool {
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
         Tool::InvokePlanner,
+        Tool::ReadImplementation,
+        Tool::StartImplementation,
+        Tool::StartTask,
+        Tool::BlockTask,
+        Tool::ReportPr,
+        Tool::CompleteTask,
+        Tool::ReportVerification,
+        Tool::RequestRevision,
     ];
 
     fn name(self) -> &'static str {
@@ -106,6 +124,14 @@ impl Tool {
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
             Tool::InvokePlanner => "invoke_planner",
+            Tool::ReadImplementation => "read_implementation",
+            Tool::StartImplementation => "start_implementation",
+            Tool::StartTask => "start_task",
+            Tool::BlockTask => "block_task",
+            Tool::ReportPr => "report_pr",
+            Tool::CompleteTask => "complete_task",
+            Tool::ReportVerification => "report_verification",
+            Tool::RequestRevision => "request_revision",
         }
     }
 
@@ -119,6 +145,14 @@ impl Tool {
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
             Tool::InvokePlanner => invoke::DEFINITION,
+            Tool::ReadImplementation => implementation::READ_IMPLEMENTATION,
+            Tool::StartImplementation => implementation::START_IMPLEMENTATION,
+            Tool::StartTask => implementation::START_TASK,
+            Tool::BlockTask => implementation::BLOCK_TASK,
+            Tool::ReportPr => implementation::REPORT_PR,
+            Tool::CompleteTask => implementation::COMPLETE_TASK,
+            Tool::ReportVerification => implementation::REPORT_VERIFICATION,
+            Tool::RequestRevision => implementation::REQUEST_REVISION,
         }
     }
 
@@ -144,6 +178,14 @@ impl Tool {
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
             Tool::InvokePlanner => offered.planner,
+            Tool::ReadImplementation => offered.implementation_reads,
+            Tool::StartImplementation
+            | Tool::StartTask
+            | Tool::BlockTask
+            | Tool::ReportPr
+            | Tool::CompleteTask
+            | Tool::ReportVerification
+            | Tool::RequestRevision => offered.implementation_writes,
         }
     }
 
@@ -161,9 +203,26 @@ impl Tool {
                 | Tool::RestoreDocument
                 | Tool::InvokePlanner,
             ) => (false, true),
-            Some(Tool::ListDocuments | Tool::ReadDocument) | None => (false, false),
+            Some(tool) if tool.is_implementation_write() => (false, true),
+            Some(_) | None => (false, false),
         };
         Granted::new(true, create, write)
+    }
+
+    /// One of the seven implementation tools that write (IMPLEMENTATION.md
+    /// §2.1: they need the write scope, the handshake era's session, and the
+    /// larger budget).
+    pub(crate) fn is_implementation_write(self) -> bool {
+        matches!(
+            self,
+            Tool::StartImplementation
+                | Tool::StartTask
+                | Tool::BlockTask
+                | Tool::ReportPr
+                | Tool::CompleteTask
+                | Tool::ReportVerification
+                | Tool::RequestRevision
+        )
     }
 
     /// The offered tool called `name`.
@@ -433,8 +492,9 @@ mod tests {
         let all = Config::new()
             .enable_creation()
             .enable_lifecycle()
-            .enable_planner();
-        for (config, count) in [(Config::new(), 2), (all, 8)] {
+            .enable_planner()
+            .enable_implementations();
+        for (config, count) in [(Config::new(), 2), (all, 16)] {
             let list: serde_json::Value = serde_json::from_slice(&list_result(&config)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }

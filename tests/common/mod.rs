@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
 pub mod implementation;
+mod implementation_effects;
 mod planner;
 mod writes;
 
@@ -14,6 +15,8 @@ use chopin_mcp::{
     DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome,
     PlannerDocument, PlannerRefusal, RequestParts, Response, SequentialIds, UpdatedDocument,
 };
+#[allow(unused_imports)] // used by the implementation tools' tests
+pub use implementation_effects::{Reported, STARTED_AT, Started};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use planner::{Invoked, planner_document, refusing};
 use serde_json::{Value, json};
@@ -49,6 +52,10 @@ pub enum Step {
     Restore(String),
     /// A planner effect, with the locator as the host received it.
     Invoke(String),
+    /// The implementation effects: the locator, or the lifecycle tool.
+    ReadImplementation(String),
+    StartImplementation(String),
+    Lifecycle(&'static str),
     Respond(u16),
 }
 
@@ -111,6 +118,9 @@ pub struct Host {
     pub invoke_inputs: Vec<Invoked>,
     /// The client of every effect that names one (create, update), in order.
     pub clients: Vec<ClientInfo>,
+    /// Every claim, and every lifecycle report, as received.
+    pub started: Vec<Started>,
+    pub reported: Vec<Reported>,
 }
 
 impl Host {
@@ -162,6 +172,8 @@ impl Host {
             planner: Ok(planner_document()),
             invoke_inputs: Vec::new(),
             clients: Vec::new(),
+            started: Vec::new(),
+            reported: Vec::new(),
         }
     }
 
@@ -317,6 +329,9 @@ impl Host {
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
                 Outcome::InvokePlanner(invoke) => self.invoke(invoke),
+                Outcome::ReadImplementation(read) => self.read_implementation(read),
+                Outcome::StartImplementation(start) => self.start_implementation(start),
+                Outcome::ReportLifecycle(report) => self.report_lifecycle(report),
             };
         }
     }

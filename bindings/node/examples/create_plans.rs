@@ -20,8 +20,9 @@ use std::time::Instant;
 use std::{env, fs, hint};
 
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, InvokeAnswer, Outcome,
-    PlannerRefusal, RenameAnswer, RequestParts, RestoreAnswer, UpdateAnswer,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, InvokeAnswer,
+    LifecycleAnswer, Outcome, PlannerRefusal, ReadImplementationAnswer, RenameAnswer, RequestParts,
+    RestoreAnswer, StartAnswer, UpdateAnswer,
 };
 use chopin_test_support::plans;
 
@@ -82,6 +83,11 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
             Outcome::InvokePlanner(invoke) => {
                 invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
             }
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     };
     response.body().len()

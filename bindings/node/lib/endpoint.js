@@ -126,9 +126,10 @@ class Exchange {
       return;
     }
     this.kind = KINDS[tag];
-    if (tag === CREATE) this.#input = createInput(out, native.plan(this.#core.native, this.#slot));
-    else if (tag === UPDATE) this.#input = updateInput(out, native.plan(this.#core.native, this.#slot));
-    else if (tag === RENAME) this.#input = renameInput(out);
+    if (tag === CREATE || tag === UPDATE) {
+      const read = tag === CREATE ? createInput : updateInput;
+      ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
+    } else if (tag === RENAME) this.#input = renameInput(out);
     else if (tag === INVOKE) ({ input: this.#input, client: this.#client } = invokeInput(out));
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
@@ -204,16 +205,16 @@ class Exchange {
     return this.#payload;
   }
 
-  /** The client an "invoke" step names (SURFACE.md §10): { name, version }. */
-  get client() {
-    this.#expect("invoke", "client");
-    return this.#client;
-  }
-
   /** What a "create", "update", "rename" or "invoke" step asks of the host. */
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;
+  }
+
+  /** Who a "create", "update" or "invoke" step's client says it is: `{ name, version }` (SURFACE.md §10; `unknown` when not said). */
+  get client() {
+    this.#expect(["create", "update", "invoke"], "client");
+    return this.#client;
   }
 
   /**

@@ -5,9 +5,10 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, InvokeAnswer, InvokePlanner, ListDocuments, Outcome, PlannerRefusal,
-    ReadDocument, RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer,
-    RestoreDocument, UpdateAnswer, UpdateDocument,
+    Document, Endpoint, InvokeAnswer, InvokePlanner, LifecycleAnswer, ListDocuments, Outcome,
+    PlannerRefusal, ReadDocument, ReadImplementationAnswer, RenameAnswer, RenameDocument,
+    RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer, UpdateAnswer,
+    UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -263,6 +264,11 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::InvokePlanner(invoke) => {
                 invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
             }
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     };
     // The tools as the endpoint wrote them, keys in its order.

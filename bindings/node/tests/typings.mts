@@ -2,7 +2,7 @@
 // project makes compile, and the mistakes below are refused. Not run.
 import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, scoped, tools } from "chopin-mcp";
 import type {
-  ClientIdentity,
+  ClientInfo,
   CreateAnswer,
   CreateDocumentInput,
   Document,
@@ -62,7 +62,9 @@ handler({
   caller: () => scoped("octocat", ["chopin:read", "chopin:write"]),
   documents: { list: () => "forbidden", read: () => undefined },
   update: {
-    async update(_caller, input: UpdateDocumentInput): Promise<UpdateAnswer> {
+    async update(_caller, input: UpdateDocumentInput, client: ClientInfo): Promise<UpdateAnswer> {
+      // SURFACE.md §11: the client, for attribution.
+      const _attribution: string = `${client.name} ${client.version}`;
       return input.revision === 4
         ? { kind: "updated", document: { id: input.id, title: "T", source: input.plan, revision: 5, url: "/d" } }
         : { kind: "revision-conflict", revision: 4 };
@@ -72,7 +74,7 @@ handler({
   archive: { archive: (_caller, id) => ({ kind: "archived", document: { id, title: "T", archivedAt: "2026-08-23T12:34:56.000Z" } }) },
   restore: { restore: (_caller, id) => ({ kind: "restored", document: { id, title: "T" } }) },
   invoke: {
-    invoke(_caller, input: InvokePlannerInput, client: ClientIdentity): InvokeAnswer {
+    invoke(_caller, input: InvokePlannerInput, client: ClientInfo): InvokeAnswer {
       return input.checkout === undefined
         ? { kind: "invoked", document: { id: input.id, title: client.name, url: "/d" } }
         : { kind: "refused", code: "checkout-unverified" };
@@ -107,9 +109,11 @@ async function serve(endpoint: Endpoint, method: string, rawHeaders: string[], b
       case "create":
         step = step.answer({ kind: "conflict" });
         break;
-      case "update":
-        step = step.answer({ kind: "revision-conflict", revision: step.input.revision + 1 });
+      case "update": {
+        const client: ClientInfo = step.client;
+        step = step.answer({ kind: "revision-conflict", revision: step.input.revision + client.name.length });
         break;
+      }
       case "rename":
         step = step.answer({ kind: "renamed", document: { id: step.input.id, title: step.input.title } });
         break;

@@ -198,6 +198,9 @@ impl StoreOperation {
             Outcome::Restore(_) => StoreOperation::Restore,
             Outcome::InvokePlanner(_) => StoreOperation::Invoke,
             Outcome::Read(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_) => StoreOperation::Read,
