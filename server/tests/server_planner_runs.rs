@@ -296,3 +296,25 @@ fn with_a_public_url_the_documents_url_is_absolute() {
         );
     }
 }
+
+#[test]
+fn the_instructions_name_the_planner_only_when_it_is_offered() {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }})
+    .to_string();
+    let line = "\ninvoke_planner: Post an instruction to a document's planner, attributed to the caller, and return the document without waiting for the turn.";
+    for name in SERVERS {
+        let db = temp_path("planner-instructions", "db");
+        let server = start(name, &db, &["--planner-command", "/bin/true"]);
+        let text = result(&server.post(&initialize, Some(support::TOKEN)))["instructions"].clone();
+        assert!(text.as_str().unwrap().contains(line), "{name}: {text}");
+        let without = Server::seeded(name);
+        let text = result(&without.post(&initialize, Some(support::TOKEN)))["instructions"].clone();
+        assert!(
+            !text.as_str().unwrap().contains("invoke_planner"),
+            "{name}: {text}"
+        );
+    }
+}
