@@ -17,11 +17,13 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// A run and its stored log (`EVENT`s, oldest first), as a host keeps them.
+/// The events are values, each read as `Event::from_json` reads a stored
+/// one (a raw value cannot come through the answers' tagged enums).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StoredRun {
     run: Run,
-    events: Vec<Box<RawValue>>,
+    events: Vec<Value>,
 }
 
 /// A document's implementation state: `{planRevision?, versions, runs}`,
@@ -62,7 +64,7 @@ impl Folded {
             let events = stored
                 .events
                 .iter()
-                .map(|raw| Event::from_json(raw.get().as_bytes()))
+                .map(|value| Event::from_json(value.to_string().as_bytes()))
                 .collect::<Result<Vec<_>, _>>()?;
             runs.push((stored.run, events));
         }
@@ -184,9 +186,10 @@ struct Stored {
     fingerprint: String,
 }
 
-/// A claim's revisions.
+/// A claim's revisions (other fields, as in `implementations.start`'s
+/// input, are left).
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 struct Revisions {
     plan_revision: u64,
     graph_version: u64,
