@@ -5,10 +5,10 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, LifecycleAnswer, ListDocuments, Outcome, ReadDocument,
-    ReadImplementation, ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle,
-    RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation,
-    UpdateAnswer, UpdateDocument,
+    Document, Endpoint, LifecycleAnswer, ListDocuments, Outcome, ReadDocument, ReadImplementation,
+    ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle, RequestParts,
+    Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation, UpdateAnswer,
+    UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;

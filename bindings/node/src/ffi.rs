@@ -317,19 +317,18 @@ unsafe extern "C" fn answer_restore(env: sys::napi_env, info: sys::napi_callback
 /// `answerImplementation(core, slot, answer)`: the host's answer to the
 /// implementation effect in the slot, as JSON; a malformed one throws a
 /// `TypeError` and leaves the effect waiting.
-unsafe extern "C" fn answer_implementation(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> Value {
+unsafe extern "C" fn answer_impl(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [core, slot, answer] = args::<3>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut answer_text = Text::new();
         let answer = answer_text.read(env, answer)?;
-        with(core, |core| match core.answer_implementation(slot, answer) {
-            Ok(out) => string(env, out),
-            Err(AnswerError::Bad(BadAnswer(message))) => Err(Fault::Invalid(message)),
-            Err(AnswerError::Misuse(misuse)) => Err(Fault::from(misuse)),
+        with(core, |core| {
+            match core.answer_implementation(slot, answer) {
+                Ok(out) => string(env, out),
+                Err(AnswerError::Bad(BadAnswer(message))) => Err(Fault::Invalid(message)),
+                Err(AnswerError::Misuse(misuse)) => Err(Fault::from(misuse)),
+            }
         })?
     })
 }
@@ -387,7 +386,7 @@ const EXPORTS: [(&CStr, Callback); 19] = [
     (c"answerRename", answer_rename),
     (c"answerArchive", answer_archive),
     (c"answerRestore", answer_restore),
-    (c"answerImplementation", answer_implementation),
+    (c"answerImplementation", answer_impl),
     (c"plan", plan),
     (c"body", body),
     (c"release", release),

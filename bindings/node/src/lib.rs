@@ -37,7 +37,9 @@ mod rules;
 mod step;
 mod wire;
 
-pub use answer::{AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, UpdateKind, Verdict};
+pub use answer::{
+    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, UpdateKind, Verdict,
+};
 pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;
 pub use options::BadOptions;

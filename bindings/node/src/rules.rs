@@ -38,7 +38,11 @@ pub(crate) struct State {
 
 impl State {
     /// The state of its parts.
-    pub(crate) fn new(plan_revision: Option<u64>, versions: Vec<GraphVersion>, runs: Vec<StoredRun>) -> State {
+    pub(crate) fn new(
+        plan_revision: Option<u64>,
+        versions: Vec<GraphVersion>,
+        runs: Vec<StoredRun>,
+    ) -> State {
         State {
             plan_revision,
             versions,
@@ -202,26 +206,24 @@ struct Revisions {
 /// `report(state, call)`, `lock(version)`, `unlock(version)`,
 /// `life(state)`.
 pub fn rule(name: &str, input: &str) -> Result<String, BadArguments> {
-    let args: Vec<Box<RawValue>> = serde_json::from_str(input)
-        .map_err(|error| BadArguments(format!("{name}: {error}")))?;
+    let args: Vec<Box<RawValue>> =
+        serde_json::from_str(input).map_err(|error| BadArguments(format!("{name}: {error}")))?;
     let arg = |at: usize| -> Result<&RawValue, BadArguments> {
         args.get(at)
             .map(AsRef::as_ref)
             .ok_or_else(|| BadArguments(format!("{name}: argument {} is missing", at + 1)))
     };
     let result = match name {
-        "checkGraph" => {
-            match Definition::from_json(arg(0)?.get().as_bytes()) {
-                Err(refusal) => json!({ "code": refusal.code() }),
-                Ok(definition) => match definition.check() {
-                    Ok(()) => Value::Null,
-                    Err(refusal) => match refusal.task {
-                        Some(task) => json!({ "code": refusal.refusal.code(), "task": task }),
-                        None => json!({ "code": refusal.refusal.code() }),
-                    },
+        "checkGraph" => match Definition::from_json(arg(0)?.get().as_bytes()) {
+            Err(refusal) => json!({ "code": refusal.code() }),
+            Ok(definition) => match definition.check() {
+                Ok(()) => Value::Null,
+                Err(refusal) => match refusal.task {
+                    Some(task) => json!({ "code": refusal.refusal.code(), "task": task }),
+                    None => json!({ "code": refusal.refusal.code() }),
                 },
-            }
-        }
+            },
+        },
         "fingerprint" => {
             let run_id: String = parse("fingerprint: runId", arg(0)?)?;
             let event = Event::from_json(arg(1)?.get().as_bytes())
@@ -324,7 +326,10 @@ fn claim_of(folded: &Folded, revisions: &Revisions) -> Result<Value, BadArgument
 /// fingerprint, ended}` or `{kind:"refused", code}`.
 fn report_of(folded: &Folded, call: &Call, event: &Event) -> Value {
     let print = fingerprint(&call.run_id, event);
-    let at = folded.runs.iter().position(|(run, _)| run.id == call.run_id);
+    let at = folded
+        .runs
+        .iter()
+        .position(|(run, _)| run.id == call.run_id);
     let decision = chopin_mcp::implementation::report(Report {
         stored: call.stored.as_ref().map(|stored| StoredKey {
             caller: &stored.caller,

@@ -20,7 +20,7 @@ use crate::rules::{Folded, State, StoredRun, refusal_of};
 enum ReadAnswer {
     #[serde(rename_all = "camelCase")]
     Found {
-        document: Head,
+        document: Box<Head>,
         repository: Provenance,
         plan_revision: Option<u64>,
         versions: Vec<GraphVersion>,
@@ -118,8 +118,12 @@ fn bad(what: &str, message: impl std::fmt::Display) -> AnswerError {
 }
 
 fn folded(what: &str, state: State) -> Result<Folded, AnswerError> {
-    Folded::of(state)
-        .map_err(|refusal| bad(what, format_args!("the runs do not fold ({})", refusal.code())))
+    Folded::of(state).map_err(|refusal| {
+        bad(
+            what,
+            format_args!("the runs do not fold ({})", refusal.code()),
+        )
+    })
 }
 
 fn code_of(what: &str, code: &str) -> Result<Refusal, AnswerError> {
@@ -169,12 +173,18 @@ impl Core {
                         plan_revision,
                         versions,
                         runs,
-                    } => Then::Life(false, folded(what, State::new(plan_revision, versions, runs))?),
+                    } => Then::Life(
+                        false,
+                        folded(what, State::new(plan_revision, versions, runs))?,
+                    ),
                     ReportAnswer::Replayed {
                         plan_revision,
                         versions,
                         runs,
-                    } => Then::Life(true, folded(what, State::new(plan_revision, versions, runs))?),
+                    } => Then::Life(
+                        true,
+                        folded(what, State::new(plan_revision, versions, runs))?,
+                    ),
                     ReportAnswer::Refused { code } => Then::Refused(code_of(what, &code)?),
                     ReportAnswer::Forbidden => Then::Forbidden,
                     ReportAnswer::Unavailable => Then::Unavailable,
