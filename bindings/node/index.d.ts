@@ -538,6 +538,8 @@ export interface EndpointOptions extends EndpointSettings {
   archive?: boolean;
   /** Offer `restore_document`: "restore" steps come. */
   restore?: boolean;
+  /** `true`: the eight implementation tools ("read_implementation", "start_implementation" and "report" steps come); `"read"`: `read_implementation` alone. */
+  implementations?: boolean | "read";
 }
 
 /** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
@@ -665,6 +667,30 @@ export interface Restore<Caller> extends StepBase {
   answer(answer: RestoreAnswer): Step<Caller>;
 }
 
+/** Read document `id`'s implementation (only with `implementations`). */
+export interface ReadImplementationStep<Caller> extends StepBase {
+  readonly kind: "read_implementation";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(answer: ReadImplementationAnswer): Step<Caller>;
+}
+
+/** Claim a document's graph (only with `implementations: true`). */
+export interface StartImplementationStep<Caller> extends StepBase {
+  readonly kind: "start_implementation";
+  readonly caller: Caller;
+  readonly input: StartImplementationInput;
+  answer(answer: StartImplementationAnswer): Step<Caller>;
+}
+
+/** Record a lifecycle event (only with `implementations: true`). */
+export interface ReportStep<Caller> extends StepBase {
+  readonly kind: "report";
+  readonly caller: Caller;
+  readonly input: ReportInput;
+  answer(answer: ReportAnswer): Step<Caller>;
+}
+
 /** Where an exchange stands; `kind` says which. */
 export type Step<Caller = any> =
   | Respond
@@ -676,4 +702,7 @@ export type Step<Caller = any> =
   | Update<Caller>
   | Rename<Caller>
   | Archive<Caller>
-  | Restore<Caller>;
+  | Restore<Caller>
+  | ReadImplementationStep<Caller>
+  | StartImplementationStep<Caller>
+  | ReportStep<Caller>;

@@ -20,7 +20,9 @@ function tools(options) {
   for (const name of WRITES) {
     settings[name] = options !== undefined && options[name] !== undefined && options[name] !== false;
   }
-  const offered = options === undefined ? undefined : offeredBy(options.implementations, "tools(options)");
+  const host = options === undefined ? undefined : options.implementations;
+  // A handler's host object, or an Endpoint's true / "read".
+  const offered = host === true ? "all" : host === "read" ? "read" : host === false ? undefined : offeredBy(host, "tools(options)");
   if (offered !== undefined) settings.implementations = offered;
   return new Core(settings).tools();
 }

@@ -4,7 +4,7 @@
 // variant; malformed host answers refused with a TypeError.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { handler, tools } from "chopin-mcp";
+import { Endpoint, handler, tools } from "chopin-mcp";
 import { call, memoryHost, post, resultOf } from "./support/host.mjs";
 import { D, REPOSITORY, implementationsHost, pr } from "./support/implementations.mjs";
 
@@ -183,4 +183,31 @@ test("a malformed host answer is a TypeError, and the exchange is released", asy
     await assert.rejects(mcp(post(call(name, args), { "mcp-session-id": session })), TypeError, JSON.stringify(answer));
     assert.equal(mcp[IN_FLIGHT](), 0);
   }
+});
+
+test("an Endpoint with implementations: true has the three steps, each with its input, answered as the handler's", () => {
+  const endpoint = new Endpoint({ implementations: true });
+  const send = (message, session) => {
+    const headers = { "content-type": "application/json", ...(session ? { "mcp-session-id": session } : {}) };
+    return endpoint.begin("POST", headers).answer("octocat").finish(new TextEncoder().encode(JSON.stringify(message)));
+  };
+  const session = send(initialize).headers["mcp-session-id"];
+  let step = send(call("read_implementation", { id: D }), session);
+  assert.equal(step.kind, "read_implementation");
+  assert.equal(step.id, D);
+  step = step.answer({ kind: "forbidden" });
+  assert.deepEqual(JSON.parse(step.body).result.structuredContent, { code: "repository-forbidden" });
+  step = send(call("start_implementation", CLAIM), session);
+  assert.equal(step.kind, "start_implementation");
+  assert.equal(step.input.planRevision, 3);
+  assert.match(step.input.runId, /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/);
+  step = step.answer({ kind: "archived" });
+  assert.deepEqual(JSON.parse(step.body).result.structuredContent, { code: "document-archived" });
+  step = send(call("request_revision", { id: D, runId: "r", reason: "Redo.", idempotencyKey: "k" }), session);
+  assert.equal(step.kind, "report");
+  assert.deepEqual(step.input.command, { kind: "request_revision", reason: "Redo." });
+  assert.throws(() => step.answer({ kind: "refused", code: "nope" }), TypeError);
+  step.abandon();
+  assert.deepEqual(new Endpoint({ implementations: "read" }).tools().map((tool) => tool.name).at(-1), "read_implementation");
+  assert.throws(() => new Endpoint({ implementations: {} }), TypeError);
 });
