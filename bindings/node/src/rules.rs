@@ -11,6 +11,8 @@ use chopin_mcp::implementation::{
     GraphVersion, Life, Refusal, Report, Run, RunLog, RunState, StoredKey, Task, claim,
     fingerprint, fold, lock, to_json, unlock, verified,
 };
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -57,6 +59,9 @@ pub(crate) struct Folded {
     pub(crate) versions: Vec<GraphVersion>,
     pub(crate) runs: Vec<(Run, Vec<Event>)>,
     pub(crate) states: Vec<RunState>,
+    /// Each version number's first index in `versions` (a lookup a run, so
+    /// that folding stays linear in the state however many versions).
+    by_number: BTreeMap<u64, usize>,
 }
 
 impl Folded {
@@ -72,11 +77,16 @@ impl Folded {
                 .collect::<Result<Vec<_>, _>>()?;
             runs.push((stored.run, events));
         }
+        let mut by_number = BTreeMap::new();
+        for (at, version) in state.versions.iter().enumerate() {
+            by_number.entry(version.number).or_insert(at);
+        }
         let mut folded = Folded {
             plan_revision: state.plan_revision,
             versions: state.versions,
             runs,
             states: Vec::new(),
+            by_number,
         };
         let mut states = Vec::with_capacity(folded.runs.len());
         for (run, events) in &folded.runs {
@@ -88,10 +98,9 @@ impl Folded {
 
     /// The tasks of `run`'s graph version (none when the state lacks it).
     pub(crate) fn tasks_of(&self, run: &Run) -> &[Task] {
-        self.versions
-            .iter()
-            .find(|version| version.number == run.graph_version)
-            .map_or(&[], |version| &version.definition.tasks)
+        self.by_number
+            .get(&run.graph_version)
+            .map_or(&[], |&at| &self.versions[at].definition.tasks)
     }
 
     /// The index of the active run (the first not ended).
