@@ -245,6 +245,18 @@ export interface PlannerInvoker<Caller = any> {
   invoke(caller: Caller, input: InvokePlannerInput, client: ClientInfo): Awaitable<InvokeAnswer>;
 }
 
+// The implementation runs' types and `rules` (IMPLEMENTATION.md) are in
+// lib/implementations.d.ts, re-exported here.
+export * from "./lib/implementations.js";
+import type {
+  ImplementationHost,
+  ReadImplementationAnswer,
+  ReportAnswer,
+  ReportInput,
+  StartImplementationAnswer,
+  StartImplementationInput,
+} from "./lib/implementations.js";
+
 declare const scopedBrand: unique symbol;
 
 /** A caller with the scopes its token grants (made by `scoped`). */
@@ -324,6 +336,8 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   restore?: DocumentRestorer<Caller>;
   /** Offers `invoke_planner` (needs the write scope; raises the body budget to 786432 bytes). */
   invoke?: PlannerInvoker<Caller>;
+  /** Offers `read_implementation`, and with `start` and `report` the eight implementation tools. */
+  implementations?: ImplementationHost<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
   keepAliveMs?: number;
 }
@@ -368,6 +382,8 @@ export interface EndpointOptions extends EndpointSettings {
   restore?: boolean;
   /** Offer `invoke_planner`: "invoke" steps come. */
   invoke?: boolean;
+  /** `true`: the eight implementation tools ("read_implementation", "start_implementation" and "report" steps come); `"read"`: `read_implementation` alone. */
+  implementations?: boolean | "read";
 }
 
 /** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
@@ -505,6 +521,30 @@ export interface Invoke<Caller> extends StepBase {
   answer(answer: InvokeAnswer): Step<Caller>;
 }
 
+/** Read document `id`'s implementation (only with `implementations`). */
+export interface ReadImplementationStep<Caller> extends StepBase {
+  readonly kind: "read_implementation";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(answer: ReadImplementationAnswer): Step<Caller>;
+}
+
+/** Claim a document's graph (only with `implementations: true`). */
+export interface StartImplementationStep<Caller> extends StepBase {
+  readonly kind: "start_implementation";
+  readonly caller: Caller;
+  readonly input: StartImplementationInput;
+  answer(answer: StartImplementationAnswer): Step<Caller>;
+}
+
+/** Record a lifecycle event (only with `implementations: true`). */
+export interface ReportStep<Caller> extends StepBase {
+  readonly kind: "report";
+  readonly caller: Caller;
+  readonly input: ReportInput;
+  answer(answer: ReportAnswer): Step<Caller>;
+}
+
 /** Where an exchange stands; `kind` says which. */
 export type Step<Caller = any> =
   | Respond
@@ -517,4 +557,7 @@ export type Step<Caller = any> =
   | Rename<Caller>
   | Archive<Caller>
   | Restore<Caller>
-  | Invoke<Caller>;
+  | Invoke<Caller>
+  | ReadImplementationStep<Caller>
+  | StartImplementationStep<Caller>
+  | ReportStep<Caller>;

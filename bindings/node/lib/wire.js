@@ -18,6 +18,9 @@ const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
 const INVOKE = 105; // i
+const READ_IMPLEMENTATION = 73; // I
+const START_IMPLEMENTATION = 83; // S
+const REPORT = 76; // L
 const FIRST_HEAD = 0x30;
 
 function isResponse(tag) {
@@ -118,6 +121,9 @@ module.exports = {
   ARCHIVE,
   RESTORE,
   INVOKE,
+  READ_IMPLEMENTATION,
+  START_IMPLEMENTATION,
+  REPORT,
   FIRST_HEAD,
   isResponse,
   Head,

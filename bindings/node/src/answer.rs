@@ -6,6 +6,7 @@
 
 mod authenticate;
 mod create;
+mod implementation;
 mod invoke;
 mod lifecycle;
 mod list;
@@ -14,6 +15,7 @@ mod update;
 
 pub use authenticate::Verdict;
 pub use create::CreateKind;
+pub use implementation::{AnswerError, BadAnswer};
 pub use invoke::PlannerFields;
 pub use lifecycle::ChangeKind;
 pub use read::DocumentRef;

@@ -6,9 +6,9 @@
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
     Document, Endpoint, InvokeAnswer, InvokePlanner, LifecycleAnswer, ListDocuments, Outcome,
-    PlannerRefusal, ReadDocument, ReadImplementationAnswer, RenameAnswer, RenameDocument,
-    RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer, UpdateAnswer,
-    UpdateDocument,
+    PlannerRefusal, ReadDocument, ReadImplementation, ReadImplementationAnswer, RenameAnswer,
+    RenameDocument, ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument,
+    StartAnswer, StartImplementation, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -45,6 +45,9 @@ pub(crate) enum Pending {
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
     Invoke(InvokePlanner<()>),
+    ReadImplementation(ReadImplementation<()>),
+    StartImplementation(StartImplementation<()>),
+    ReportLifecycle(ReportLifecycle<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
 }
@@ -132,6 +135,9 @@ impl Pending {
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
             Pending::Invoke(_) => "invoke",
+            Pending::ReadImplementation(_) => "read_implementation",
+            Pending::StartImplementation(_) => "start_implementation",
+            Pending::ReportLifecycle(_) => "report",
             Pending::Reply(_) => "reply",
         }
     }
