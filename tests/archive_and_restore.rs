@@ -1,5 +1,6 @@
-//! archive_document and restore_document (LIFECYCLE.md §4): exactly `id`,
-//! a locator handed to the host as sent; the host's `archivedAt` passed
+//! archive_document and restore_document (LIFECYCLE.md §4, SURFACE.md §7):
+//! exactly `id`, a locator handed to the host as sent, refused with
+//! SURFACE.md §1.6's messages; the host's `archivedAt` passed
 //! through untouched; every answer's exact bytes in both eras; archive only
 //! together with restore.
 
@@ -17,14 +18,8 @@ const ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
 #[test]
 fn invalid_arguments_are_refused_before_the_host() {
     for (tool, message) in [
-        (
-            "archive_document",
-            "archive_document requires a document id or URL",
-        ),
-        (
-            "restore_document",
-            "restore_document requires a document id or URL",
-        ),
+        ("archive_document", "archive_document requires an id or URL"),
+        ("restore_document", "restore_document requires an id or URL"),
     ] {
         for arguments in [
             json!({}),

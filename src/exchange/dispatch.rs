@@ -196,7 +196,10 @@ impl<C> Dispatch<C> {
 
     pub(crate) fn suspend(self, HostCall { id, effect }: HostCall) -> Outcome<C> {
         match effect {
-            Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
+            Effect::List {
+                repository,
+                include_archived,
+            } => Outcome::List(ListDocuments::new(self, id, repository, include_archived)),
             Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
             Effect::Create(document) => Outcome::Create(CreateDocument::new(self, id, document)),
             Effect::Update(update) => Outcome::Update(UpdateDocument::new(self, id, update)),

@@ -4,14 +4,17 @@ use std::borrow::Cow;
 
 #[cfg(doc)]
 use super::DocumentSummary;
-use super::{Code, DocumentSummaryRef, Frame, Summary, code_schema};
+use super::{Code, DocumentSummaryRef, Frame, Summary, code_schema, document_extras_schema};
 use crate::json::{self, Level, Raw, WriteJson};
 
-/// The definition: SPEC.md §7's, with the output schema a `oneOf` of the
-/// listing and the code result of a denied repository (LIFECYCLE.md §5).
+/// The definition: SPEC.md §7's, with upstream's `includeArchived` and
+/// summaries (SURFACE.md §2), the output schema a `oneOf` of the listing
+/// and the code result of a denied repository (LIFECYCLE.md §5).
 pub(crate) const DEFINITION: &str = concat!(
-    r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"#,
-    code_schema!(),
+    r#"{"name":"list_documents","title":"List plan documents","description":"List Chopin documents available in a repository.","inputSchema":{"type":"object","properties":{"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"},"includeArchived":{"type":"boolean","default":false}},"required":["repository"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"documents":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"#,
+    document_extras_schema!(),
+    r#"},"required":["id","title"],"additionalProperties":false}}},"required":["documents"],"additionalProperties":false},"#,
+    code_schema!("repository-forbidden"),
     r#"]},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#
 );
 
@@ -20,11 +23,20 @@ pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
     message: "list_documents requires a repository",
 };
 
-/// The repository named by exactly `{repository}`, if it is a valid one.
-pub(crate) fn arguments(raw: Raw<'_>) -> Option<Cow<'_, str>> {
-    let members = json::members(raw, ["repository"])?;
-    let repository = json::string(members.values[0]?)?;
-    (!members.other && is_repository(&repository)).then_some(repository)
+/// The repository named by `{repository, includeArchived?}`, if it is a
+/// valid one, and whether archived documents are asked for (`false` when
+/// the flag is absent; anything but a boolean is refused).
+pub(crate) fn arguments(raw: Raw<'_>) -> Option<(Cow<'_, str>, bool)> {
+    let members = json::members(raw, ["repository", "includeArchived"])?;
+    let [repository, include_archived] = members.values;
+    let repository = json::string(repository?)?;
+    let include_archived = match include_archived.map(Raw::get) {
+        None => false,
+        Some("true") => true,
+        Some("false") => false,
+        Some(_) => return None,
+    };
+    (!members.other && is_repository(&repository)).then_some((repository, include_archived))
 }
 
 /// `owner/name` as GitHub allows them: the owner 1–39 letters, digits and
@@ -50,21 +62,29 @@ pub fn is_repository(text: &str) -> bool {
     owner_ok && name_ok
 }
 
-/// `{"documents":[…]}`. Whether any id or title has a byte to escape is
+/// `{"documents":[…]}`. Whether any member has a byte to escape is
 /// found once, for both levels the listing is written at (a list writes
 /// it twice: the text content, then `structuredContent`).
 struct Listing<'a, T> {
     documents: &'a [T],
-    /// No id or title has a byte to escape (most lists): each summary is
-    /// five copies between fixed pieces.
+    /// No member has a byte to escape (most lists): each summary is
+    /// copies between fixed pieces.
     plain: bool,
 }
 
 impl<'a, T: Summary> Listing<'a, T> {
     fn new(documents: &'a [T]) -> Self {
         let plain = documents.iter().all(|document| {
-            let DocumentSummaryRef { id, title } = document.parts();
-            json::is_plain(id.as_bytes()) && json::is_plain(title.as_bytes())
+            let DocumentSummaryRef {
+                id,
+                title,
+                description,
+                archived_at,
+            } = document.parts();
+            json::is_plain(id.as_bytes())
+                && json::is_plain(title.as_bytes())
+                && description.is_none_or(|text| json::is_plain(text.as_bytes()))
+                && archived_at.is_none_or(|text| json::is_plain(text.as_bytes()))
         });
         Listing { documents, plain }
     }
@@ -86,20 +106,36 @@ impl<T: Summary> WriteJson for Listing<'_, T> {
             if index > 0 {
                 out.push(b',');
             }
-            let DocumentSummaryRef { id, title } = document.parts();
+            let summary = document.parts();
             if !self.plain {
-                json::object(out, level, &[("id", &id), ("title", &title)]);
+                write_escaped(out, level, summary);
             } else if plain_level {
                 out.extend_from_slice(b"{\"id\":\"");
-                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(summary.id.as_bytes());
                 out.extend_from_slice(b"\",\"title\":\"");
-                out.extend_from_slice(title.as_bytes());
+                out.extend_from_slice(summary.title.as_bytes());
+                if let Some(description) = summary.description {
+                    out.extend_from_slice(b"\",\"description\":\"");
+                    out.extend_from_slice(description.as_bytes());
+                }
+                if let Some(archived_at) = summary.archived_at {
+                    out.extend_from_slice(b"\",\"archivedAt\":\"");
+                    out.extend_from_slice(archived_at.as_bytes());
+                }
                 out.extend_from_slice(b"\"}");
             } else {
                 out.extend_from_slice(b"{\\\"id\\\":\\\"");
-                out.extend_from_slice(id.as_bytes());
+                out.extend_from_slice(summary.id.as_bytes());
                 out.extend_from_slice(b"\\\",\\\"title\\\":\\\"");
-                out.extend_from_slice(title.as_bytes());
+                out.extend_from_slice(summary.title.as_bytes());
+                if let Some(description) = summary.description {
+                    out.extend_from_slice(b"\\\",\\\"description\\\":\\\"");
+                    out.extend_from_slice(description.as_bytes());
+                }
+                if let Some(archived_at) = summary.archived_at {
+                    out.extend_from_slice(b"\\\",\\\"archivedAt\\\":\\\"");
+                    out.extend_from_slice(archived_at.as_bytes());
+                }
                 out.extend_from_slice(b"\\\"}");
             }
         }
@@ -111,11 +147,62 @@ impl<T: Summary> WriteJson for Listing<'_, T> {
     /// does.
     fn len_hint(&self) -> usize {
         let summary = |document: &T| {
-            let DocumentSummaryRef { id, title } = document.parts();
+            let DocumentSummaryRef {
+                id,
+                title,
+                description,
+                archived_at,
+            } = document.parts();
+            // `,\"description\":\"` and `,\"archivedAt\":\"` in a string.
+            let extra = description.map_or(0, |text| 21 + text.len())
+                + archived_at.map_or(0, |text| 20 + text.len());
             let text = id.len() + title.len();
-            29 + text + if self.plain { 0 } else { text / 4 + 8 }
+            29 + text
+                + extra
+                + if self.plain {
+                    0
+                } else {
+                    (text + extra) / 4 + 8
+                }
         };
         18 + self.documents.iter().map(summary).sum::<usize>()
+    }
+}
+
+/// Writes a summary with a byte to escape, through `json::object`.
+fn write_escaped(out: &mut Vec<u8>, level: Level, summary: DocumentSummaryRef<'_>) {
+    let DocumentSummaryRef {
+        id,
+        title,
+        description,
+        archived_at,
+    } = summary;
+    match (description, archived_at) {
+        (None, None) => json::object(out, level, &[("id", &id), ("title", &title)]),
+        (Some(description), None) => json::object(
+            out,
+            level,
+            &[
+                ("id", &id),
+                ("title", &title),
+                ("description", &description),
+            ],
+        ),
+        (None, Some(archived_at)) => json::object(
+            out,
+            level,
+            &[("id", &id), ("title", &title), ("archivedAt", &archived_at)],
+        ),
+        (Some(description), Some(archived_at)) => json::object(
+            out,
+            level,
+            &[
+                ("id", &id),
+                ("title", &title),
+                ("description", &description),
+                ("archivedAt", &archived_at),
+            ],
+        ),
     }
 }
 
@@ -141,7 +228,17 @@ mod tests {
     fn a_plain_listing_s_hint_is_its_size_in_a_string_one_comma_over() {
         let summaries: Vec<DocumentSummaryRef<'_>> = ["a", "bb", ""]
             .iter()
-            .map(|title| DocumentSummaryRef { id: "01J", title })
+            .map(|title| DocumentSummaryRef {
+                id: "01J",
+                title,
+                ..DocumentSummaryRef::default()
+            })
+            .chain([DocumentSummaryRef {
+                id: "01K",
+                title: "d",
+                description: Some("A line"),
+                archived_at: Some("2026-08-23T12:34:56.000Z"),
+            }])
             .collect();
         for count in 1..=summaries.len() {
             let listing = Listing::new(&summaries[..count]);

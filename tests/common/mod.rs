@@ -22,6 +22,9 @@ pub use writes::{
 /// The seed's document.
 pub fn seed_document() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,
@@ -227,6 +230,8 @@ impl Host {
                                 && !self.archived.contains_key(&doc.id)
                         })
                         .map(|(_, doc)| DocumentSummary {
+                            archived_at: None,
+                            description: None,
                             id: doc.id.clone(),
                             title: doc.title.clone(),
                         })

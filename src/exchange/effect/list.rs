@@ -15,13 +15,20 @@ use crate::tools::{DocumentSummary, DocumentSummaryRef, Summary, list};
 pub struct ListDocuments<C> {
     pending: Pending<C>,
     repository: Text,
+    include_archived: bool,
 }
 
 impl<C> ListDocuments<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, repository: Text) -> Self {
+    pub(crate) fn new(
+        dispatch: Dispatch<C>,
+        id: Bytes,
+        repository: Text,
+        include_archived: bool,
+    ) -> Self {
         ListDocuments {
             pending: Pending::new(dispatch, id),
             repository,
+            include_archived,
         }
     }
 
@@ -33,6 +40,14 @@ impl<C> ListDocuments<C> {
     /// The repository, `owner/name`, already validated.
     pub fn repository(&self) -> &str {
         self.repository.as_str()
+    }
+
+    /// Whether the caller asked for archived documents too
+    /// (`includeArchived`, `false` when absent; SURFACE.md §2): then an
+    /// archived one is answered with its
+    /// [`archived_at`](DocumentSummary::archived_at).
+    pub fn include_archived(&self) -> bool {
+        self.include_archived
     }
 
     /// Answers with the documents, in the order to present them.
@@ -63,6 +78,7 @@ impl<C> fmt::Debug for ListDocuments<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDocuments")
             .field("repository", &self.repository.as_str())
+            .field("include_archived", &self.include_archived)
             .finish_non_exhaustive()
     }
 }
