@@ -131,3 +131,39 @@ fn archive_is_offered_only_with_restore() {
     assert!(Endpoint::new(Config::new().enable_archive().enable_restore()).is_ok());
     assert!(Endpoint::new(Config::new().enable_restore()).is_ok());
 }
+
+#[test]
+fn a_description_is_answered_and_a_restore_never_writes_archived_at() {
+    use chopin_mcp::{ArchiveAnswer, ArchivedDocument, DocumentSummary, Outcome, RestoreAnswer};
+    let call = |name: &str| common::Request::post(&common::call(json!(1), name, json!({"id": ID})));
+    let archived = ArchivedDocument {
+        id: ID.to_owned(),
+        title: "Release readiness".to_owned(),
+        description: Some("A generated line.".to_owned()),
+        archived_at: ARCHIVED_AT.to_owned(),
+    };
+    let (reply, _) = call("archive_document").answered(&read_write(), |outcome| match outcome {
+        Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Archived(&archived)),
+        other => panic!("unexpected {other:?}"),
+    });
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        format!(
+            r#"{{"id":"{ID}","title":"Release readiness","description":"A generated line.","archivedAt":"{ARCHIVED_AT}"}}"#
+        )
+    );
+    let restored = DocumentSummary {
+        id: ID.to_owned(),
+        title: "Release readiness".to_owned(),
+        description: Some("A generated line.".to_owned()),
+        archived_at: Some(ARCHIVED_AT.to_owned()),
+    };
+    let (reply, _) = call("restore_document").answered(&read_write(), |outcome| match outcome {
+        Outcome::Restore(restore) => restore.answer(RestoreAnswer::Restored(&restored)),
+        other => panic!("unexpected {other:?}"),
+    });
+    assert_eq!(
+        reply.json()["result"]["structuredContent"],
+        json!({"id": ID, "title": "Release readiness", "description": "A generated line."})
+    );
+}

@@ -444,6 +444,30 @@ impl Request {
         Reply::from(host.drive(outcome, &mut std::iter::empty()))
     }
 
+    /// Sends it through `Endpoint::handle`, authorized as `octocat`, with
+    /// `answer` as the host of every effect it asks for (a tool call asks
+    /// one); returns the reply and how many effects were asked.
+    pub fn answered(
+        &self,
+        endpoint: &Endpoint,
+        mut answer: impl FnMut(Outcome<String>) -> Outcome<String>,
+    ) -> (Reply, usize) {
+        let mut outcome = self.with_parts(|parts| {
+            endpoint.handle(parts, self.chunks.iter().cloned().collect::<BodyChunks>())
+        });
+        let mut effects = 0;
+        loop {
+            outcome = match outcome {
+                Outcome::Respond(response) => return (Reply::from(response), effects),
+                Outcome::Authenticate(auth) => auth.answer(Some("octocat".to_owned())),
+                effect => {
+                    effects += 1;
+                    answer(effect)
+                }
+            };
+        }
+    }
+
     /// Sends it through `Endpoint::begin` (the incremental form), pushing
     /// its chunks one by one.
     pub fn send_streaming(&self, endpoint: &Endpoint, host: &mut Host) -> Reply {
