@@ -5,7 +5,7 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, createInput, updateInput, renameInput } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
@@ -82,7 +82,10 @@ function drive(core, settings, hosts, keepAliveMs) {
             out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
             break;
           case LIST:
-            out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
+            out = answerList(endpoint, slot, await documents.list(who, out.slice(1), false), "documents.list");
+            break;
+          case LIST_ARCHIVED:
+            out = answerList(endpoint, slot, await documents.list(who, out.slice(1), true), "documents.list");
             break;
           case CREATE: {
             const input = createInput(out, native.plan(endpoint, slot));

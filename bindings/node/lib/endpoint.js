@@ -4,7 +4,7 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
@@ -15,6 +15,7 @@ const KINDS = {
   [AUTHENTICATE]: "authenticate",
   [BODY]: "body",
   [LIST]: "list",
+  [LIST_ARCHIVED]: "list",
   [READ]: "read",
   [CREATE]: "create",
   [UPDATE]: "update",
@@ -103,6 +104,7 @@ class Exchange {
   #input = undefined;
   #head = null;
   #body = "";
+  #archived = false;
 
   constructor(core, slot, out) {
     this.#core = core;
@@ -124,6 +126,7 @@ class Exchange {
       return;
     }
     this.kind = KINDS[tag];
+    this.#archived = tag === LIST_ARCHIVED;
     if (tag === CREATE) this.#input = createInput(out, native.plan(this.#core.native, this.#slot));
     else if (tag === UPDATE) this.#input = updateInput(out, native.plan(this.#core.native, this.#slot));
     else if (tag === RENAME) this.#input = renameInput(out);
@@ -190,6 +193,12 @@ class Exchange {
   get repository() {
     this.#expect("list", "repository");
     return this.#payload;
+  }
+
+  /** Whether a "list" step asks for archived documents too (`includeArchived`). */
+  get includeArchived() {
+    this.#expect("list", "includeArchived");
+    return this.#archived;
   }
 
   /** The document a "read" step asks for (an id), or an "archive" or "restore" step (an id or URL, as sent). */

@@ -11,6 +11,7 @@ const APART = 80; // P: the body crosses apart
 const AUTHENTICATE = 97; // a
 const BODY = 98; // b
 const LIST = 108; // l
+const LIST_ARCHIVED = 76; // L: list, archived documents too (includeArchived)
 const READ = 114; // r
 const CREATE = 99; // c
 const UPDATE = 117; // u
@@ -96,6 +97,7 @@ module.exports = {
   AUTHENTICATE,
   BODY,
   LIST,
+  LIST_ARCHIVED,
   READ,
   CREATE,
   UPDATE,

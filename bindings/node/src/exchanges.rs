@@ -151,6 +151,9 @@ impl Core {
             heads: wire::Heads::default(),
             out: Vec::new(),
             document: Document {
+                archived_at: None,
+                description: None,
+                url: None,
                 id: String::new(),
                 title: String::new(),
                 brief: None,

@@ -74,7 +74,9 @@ impl Core {
                 Pending::Body(intake)
             }
             Outcome::List(list) => {
-                self.out.push(b'l');
+                // `L`: archived documents asked for too (`includeArchived`).
+                self.out
+                    .push(if list.include_archived() { b'L' } else { b'l' });
                 self.out.extend_from_slice(list.repository().as_bytes());
                 Pending::List(list)
             }
