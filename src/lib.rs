@@ -23,6 +23,7 @@ mod origin;
 mod request;
 mod response;
 mod scan;
+mod session;
 pub mod sse;
 mod tools;
 mod version;
@@ -41,6 +42,7 @@ pub use exchange::{
 pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};
 pub use response::Response;
+pub use session::ClientInfo;
 pub use tools::archive::{ArchiveAnswer, ArchivedDocument};
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::rename::RenameAnswer;

@@ -90,8 +90,9 @@ pub struct Response {
     cache: Cache,
     /// `retry-after: 5` (503 of an authorization that cannot be judged now).
     retry_after: bool,
-    /// `www-authenticate` (a 401, 403) or `etag` (a document): no response
-    /// has both, so they share one value.
+    /// `www-authenticate` (a 401, 403), `etag` (a document) or
+    /// `mcp-session-id` (an `initialize` reply, SURFACE.md §10): no response
+    /// has two, so they share one value.
     tag: Tag,
     tagged: Option<Bytes>,
     /// Headers a layer above added (the CORS grant), with the value of the
@@ -115,6 +116,7 @@ pub(crate) enum Allow {
 enum Tag {
     Challenge,
     Etag,
+    SessionId,
 }
 
 /// `cache-control`.
@@ -187,6 +189,15 @@ impl Response {
         Response {
             tag: Tag::Etag,
             tagged: Some(etag),
+            ..self
+        }
+    }
+
+    /// Sets `mcp-session-id`.
+    pub(crate) fn with_session_id(self, session_id: Bytes) -> Self {
+        Response {
+            tag: Tag::SessionId,
+            tagged: Some(session_id),
             ..self
         }
     }
@@ -315,6 +326,7 @@ impl Response {
         let tagged = self.tagged.as_deref().map(|value| match self.tag {
             Tag::Challenge => ("www-authenticate", value),
             Tag::Etag => ("etag", value),
+            Tag::SessionId => ("mcp-session-id", value),
         });
         let (first, fixed) = match &self.decoration {
             Some((decoration, value)) => (Some((decoration.name, &value[..])), decoration.fixed),
