@@ -167,3 +167,36 @@ fn a_description_is_answered_and_a_restore_never_writes_archived_at() {
         json!({"id": ID, "title": "Release readiness", "description": "A generated line."})
     );
 }
+
+#[test]
+fn the_generated_instructions_hold_archive_and_restore_and_no_delete() {
+    let instructions = Config::new().enable_lifecycle().generated_instructions();
+    let lines: Vec<&str> = instructions.lines().collect();
+    assert!(lines.contains(&"archive_document: Archive a Chopin document by ID or canonical URL."));
+    assert!(lines.contains(
+        &"restore_document: Restore an archived Chopin document by ID or canonical URL."
+    ));
+    assert!(lines.contains(
+        &"rename_document: Rename a Chopin document without changing its canonical plan or revision."
+    ));
+    assert!(lines.contains(
+        &"update_document: Replace a Chopin document's canonical plan against the revision last read."
+    ));
+    assert!(!instructions.contains("delete_document"));
+}
+
+#[test]
+fn archive_by_url_reaches_the_host_as_sent() {
+    let url = format!("https://chopin.test/documents/{ID}");
+    assert_result(
+        &read_write(),
+        Host::seed,
+        "archive_document",
+        &json!({"id": url}),
+        &text_members(
+            &format!(r#"{{"id":"{ID}","title":"Release readiness","archivedAt":"{ARCHIVED_AT}"}}"#),
+            false,
+        ),
+        &[Step::Archive(url.clone())],
+    );
+}
