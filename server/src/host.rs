@@ -94,6 +94,8 @@ pub struct Host {
     /// The token generated and stored by this run: printed once, now.
     generated: Option<String>,
     read_only: bool,
+    /// `--public-url`: prefixed to every document's `url`.
+    public_url: Option<String>,
 }
 
 impl Host {
@@ -275,6 +277,7 @@ impl Host {
             notes,
             generated,
             read_only: options.read_only,
+            public_url: options.public_url.clone(),
         })
     }
 
@@ -356,7 +359,10 @@ impl Host {
                 }
             }
             Outcome::Read(read) => {
-                let document = self.store.read(read.caller(), read.id()).await?;
+                let mut document = self.store.read(read.caller(), read.id()).await?;
+                if let Some(document) = &mut document {
+                    public(self.public_url(), &mut document.url);
+                }
                 read.answer(document.as_ref())
             }
             Outcome::Create(create) => noted(written, self.create(create).await?),
@@ -396,6 +402,9 @@ impl Host {
             ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
+                if found {
+                    public(self.public_url(), &mut document.url);
+                }
                 let next = read.answer(found.then_some(&*document));
                 // A large document's buffers are not kept for the next read.
                 if document.source.capacity() > SCRATCH_KEPT {
@@ -446,8 +455,12 @@ impl Host {
         };
         let done = match self.read_now(outcome) {
             Now::Done(next) => return next,
-            Now::Await(Outcome::Create(create)) => create::create_blocking(store, create)?,
-            Now::Await(Outcome::Update(update)) => update::update_blocking(store, update)?,
+            Now::Await(Outcome::Create(create)) => {
+                create::create_blocking(store, create, self.public_url())?
+            }
+            Now::Await(Outcome::Update(update)) => {
+                update::update_blocking(store, update, self.public_url())?
+            }
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
@@ -455,6 +468,28 @@ impl Host {
         };
         Ok(done.1)
     }
+}
+
+impl Host {
+    /// `--public-url`, when given.
+    pub fn public_url(&self) -> Option<&str> {
+        self.public_url.as_deref()
+    }
+}
+
+/// `url` (the store's `/documents/<id>`) under `base`, `--public-url`, when
+/// there is one: `<base>/documents/<id>`, in the same buffer.
+pub(crate) fn public(base: Option<&str>, url: &mut Option<String>) {
+    if let (Some(base), Some(url)) = (base, url) {
+        url.insert_str(0, base);
+    }
+}
+
+/// [`public`] for a URL the host owns.
+pub(crate) fn public_url_of(base: Option<&str>, url: String) -> String {
+    let mut url = Some(url);
+    public(base, &mut url);
+    url.unwrap_or_default()
 }
 
 /// The largest source a thread's read buffers keep for its next read.
