@@ -283,6 +283,12 @@ pub(crate) fn write_error_text(out: &mut Vec<u8>, frame: Frame<'_>, message: &st
 /// through one borrowed shape.
 pub(crate) trait Summary {
     fn parts(&self) -> DocumentSummaryRef<'_>;
+
+    /// The id and the title alone (what most lists hold).
+    fn id_title(&self) -> (&str, &str);
+
+    /// Whether it has a description or an archive time.
+    fn has_extras(&self) -> bool;
 }
 
 impl Summary for DocumentSummary {
@@ -293,6 +299,16 @@ impl Summary for DocumentSummary {
             description: self.description.as_deref(),
             archived_at: self.archived_at.as_deref(),
         }
+    }
+
+    #[inline]
+    fn id_title(&self) -> (&str, &str) {
+        (&self.id, &self.title)
+    }
+
+    #[inline]
+    fn has_extras(&self) -> bool {
+        self.description.is_some() | self.archived_at.is_some()
     }
 }
 
@@ -327,44 +343,80 @@ impl Summary for DocumentSummaryRef<'_> {
     fn parts(&self) -> DocumentSummaryRef<'_> {
         *self
     }
-}
 
-impl Document {
-    /// Calls `f` with the document's members in answer order, each
-    /// optional one only when there is one.
-    fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
-        let mut members: [(&str, &dyn WriteJson); 8] = [("id", &self.id); 8];
-        let mut count = 1;
-        let mut add = |name: &'static str, value| {
-            members[count] = (name, value);
-            count += 1;
-        };
-        add("title", &self.title);
-        if let Some(description) = &self.description {
-            add("description", description);
-        }
-        if let Some(archived_at) = &self.archived_at {
-            add("archivedAt", archived_at);
-        }
-        if let Some(brief) = &self.brief {
-            add("brief", brief);
-        }
-        add("source", &self.source);
-        add("revision", &self.revision);
-        if let Some(url) = &self.url {
-            add("url", url);
-        }
-        f(&members[..count])
+    #[inline]
+    fn id_title(&self) -> (&str, &str) {
+        (self.id, self.title)
+    }
+
+    #[inline]
+    fn has_extras(&self) -> bool {
+        self.description.is_some() | self.archived_at.is_some()
     }
 }
 
+/// Writes `"name":value` at `level`, after a comma unless it is the first
+/// member: what [`json::object`] writes for one member.
+#[inline]
+fn member(out: &mut Vec<u8>, level: Level, name: &str, value: &impl WriteJson, first: bool) {
+    if !first {
+        out.push(b',');
+    }
+    json::key(out, name, level);
+    value.write_json(out, level);
+}
+
+/// [`member`]'s share of a [`WriteJson::len_hint`], as
+/// [`json::object_len_hint`] counts it.
+#[inline]
+fn member_hint(name: &str, value: &impl WriteJson) -> usize {
+    name.len() + 6 + value.len_hint()
+}
+
+/// The document's members in answer order, each optional one only when
+/// there is one: the bytes [`json::object`] writes for them, member by
+/// member, without a slice of them made first (a read writes it three times:
+/// the hint, the text, `structuredContent`).
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        self.with_members(|members| json::object(out, level, members));
+        out.push(b'{');
+        member(out, level, "id", &self.id, true);
+        member(out, level, "title", &self.title, false);
+        if let Some(description) = &self.description {
+            member(out, level, "description", description, false);
+        }
+        if let Some(archived_at) = &self.archived_at {
+            member(out, level, "archivedAt", archived_at, false);
+        }
+        if let Some(brief) = &self.brief {
+            member(out, level, "brief", brief, false);
+        }
+        member(out, level, "source", &self.source, false);
+        member(out, level, "revision", &self.revision, false);
+        if let Some(url) = &self.url {
+            member(out, level, "url", url, false);
+        }
+        out.push(b'}');
     }
 
     fn len_hint(&self) -> usize {
-        self.with_members(json::object_len_hint)
+        2 + member_hint("id", &self.id)
+            + member_hint("title", &self.title)
+            + self
+                .description
+                .as_ref()
+                .map_or(0, |text| member_hint("description", text))
+            + self
+                .archived_at
+                .as_ref()
+                .map_or(0, |text| member_hint("archivedAt", text))
+            + self
+                .brief
+                .as_ref()
+                .map_or(0, |brief| member_hint("brief", brief))
+            + member_hint("source", &self.source)
+            + member_hint("revision", &self.revision)
+            + self.url.as_ref().map_or(0, |url| member_hint("url", url))
     }
 }
 
