@@ -241,4 +241,14 @@ function answerRestore(core, slot, answer, where) {
   return native.answerRestore(core, slot, kind, id, title, description);
 }
 
-module.exports = { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };
+/**
+ * Answers a document URL's read with `document` (a Document, or undefined /
+ * null for absent: 404): only its source and revision are served.
+ */
+function answerDocument(core, slot, document, where) {
+  if (document === undefined || document === null) return native.documentAnswer(core, slot);
+  if (typeof document !== "object" || !isDocument(document)) badDocument(where, document);
+  return native.documentAnswer(core, slot, document.source, document.revision);
+}
+
+module.exports = { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };

@@ -18,6 +18,7 @@ const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const DOCUMENT_READ = 100; // d: a document URL's read (the id follows)
 const FIRST_HEAD = 0x30;
 
 function isResponse(tag) {
@@ -104,6 +105,7 @@ module.exports = {
   RENAME,
   ARCHIVE,
   RESTORE,
+  DOCUMENT_READ,
   FIRST_HEAD,
   isResponse,
   Head,

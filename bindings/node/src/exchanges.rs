@@ -5,8 +5,9 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, ListDocuments, Outcome, ReadDocument, RenameAnswer, RenameDocument,
-    RequestParts, Response, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument,
+    Document, DocumentAuthenticate, DocumentRead, Endpoint, ListDocuments, Outcome, ReadDocument,
+    RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer, RestoreDocument,
+    UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -44,6 +45,10 @@ pub(crate) enum Pending {
     Restore(RestoreDocument<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
+    /// A request to a document's URL, waiting for its caller.
+    DocumentAuthenticate(DocumentAuthenticate<()>),
+    /// A request to a document's URL, waiting for the document.
+    DocumentRead(DocumentRead<()>),
 }
 
 impl Pending {
@@ -103,6 +108,20 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_document_auth(self) -> Option<DocumentAuthenticate<()>> {
+        match self {
+            Pending::DocumentAuthenticate(auth) => Some(auth),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_document_read(self) -> Option<DocumentRead<()>> {
+        match self {
+            Pending::DocumentRead(read) => Some(read),
+            _ => None,
+        }
+    }
+
     pub(crate) fn into_restore(self) -> Option<RestoreDocument<()>> {
         match self {
             Pending::Restore(restore) => Some(restore),
@@ -122,6 +141,8 @@ impl Pending {
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
             Pending::Reply(_) => "reply",
+            Pending::DocumentAuthenticate(_) => "document authenticate",
+            Pending::DocumentRead(_) => "document read",
         }
     }
 }
