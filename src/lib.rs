@@ -14,6 +14,7 @@ mod headers;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod http1;
+pub mod implementation;
 mod json;
 mod jsonrpc;
 mod lex;

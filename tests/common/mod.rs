@@ -2,6 +2,7 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+pub mod implementation;
 mod writes;
 
 use std::collections::HashMap;
