@@ -12,8 +12,8 @@
 use bytes::Bytes;
 
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -41,6 +41,11 @@ pub(crate) struct Dispatch<C> {
     /// At most [`MAX_BATCH`] (a `u32`, beside `version`, keeps every effect
     /// within its size).
     replies: u32,
+    /// Whether the list effect this walk is suspended on asks for archived
+    /// documents too (`includeArchived`). Kept here, beside `version` and
+    /// `replies`, where it takes no room: a field of its own made every
+    /// effect, and so [`Outcome`], a word larger.
+    pub(crate) include_archived: bool,
     /// The session id an `initialize` reply issues (SURFACE.md §10): the
     /// response's `mcp-session-id`. Boxed, as `batch`.
     pub(crate) issued: Option<Box<Bytes>>,
@@ -67,7 +72,22 @@ pub(crate) struct HostCall {
 /// IMPLEMENTATION.md §2.4): only these tools read it, so no other call
 /// parses a session.
 pub(crate) fn wants_client(effect: &Effect) -> bool {
-    matches!(effect, Effect::Create(_) | Effect::Update(_))
+    matches!(
+        effect,
+        Effect::Create(_)
+            | Effect::Update(_)
+            | Effect::StartImplementation(_)
+            | Effect::Lifecycle(_)
+    )
+}
+
+/// Whether `effect` needs the handshake era's session id (IMPLEMENTATION.md
+/// §3): the seven implementation tools that write.
+pub(crate) fn needs_session(effect: &Effect) -> bool {
+    matches!(
+        effect,
+        Effect::StartImplementation(_) | Effect::Lifecycle(_)
+    )
 }
 
 /// Parses the complete body, decides its era and dispatches it.
@@ -99,6 +119,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         // `reserve_typical`): exactly sized for a result known in full.
         out: Vec::new(),
         replies: 0,
+        include_archived: false,
         issued: None,
     };
     match parsed {
@@ -242,7 +263,11 @@ impl<C> Dispatch<C> {
             Effect::List {
                 repository,
                 include_archived,
-            } => Outcome::List(ListDocuments::new(self, id, repository, include_archived)),
+            } => {
+                let mut dispatch = self;
+                dispatch.include_archived = include_archived;
+                Outcome::List(ListDocuments::new(dispatch, id, repository))
+            }
             Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
             Effect::Create(document) => {
                 Outcome::Create(CreateDocument::new(self, id, document, client()))
@@ -256,6 +281,23 @@ impl<C> Dispatch<C> {
             } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
             Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
             Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
+            Effect::ReadImplementation(locator) => {
+                Outcome::ReadImplementation(ReadImplementation::new(self, id, locator))
+            }
+            Effect::StartImplementation(request) => {
+                let run_id = self.exchange.endpoint.inner.config.ids.mint().to_string();
+                let mut client = client();
+                // IMPLEMENTATION.md §3: without a session (2026-07-28, or
+                // none issued), the run stands in for it.
+                if client.session.is_none() {
+                    client.session = Some(run_id.clone());
+                }
+                let effect = StartImplementation::new(self, id, *request, *client, run_id);
+                Outcome::StartImplementation(effect)
+            }
+            Effect::Lifecycle(report) => {
+                Outcome::ReportLifecycle(ReportLifecycle::new(self, id, report, client()))
+            }
         }
     }
 

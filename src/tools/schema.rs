@@ -11,8 +11,11 @@ macro_rules! brief_schema {
 }
 
 /// The `{code}` variant of an output schema's `oneOf`, its `"enum"` the
-/// codes the tool answers (SURFACE.md §1.4).
+/// codes the tool answers (SURFACE.md §1.4); without codes, any string.
 macro_rules! code_schema {
+    () => {
+        r#"{"type":"object","properties":{"code":{"type":"string"}},"required":["code"],"additionalProperties":false}"#
+    };
     ($first:literal $(, $code:literal)*) => {
         concat!(
             r#"{"type":"object","properties":{"code":{"type":"string","enum":[""#,

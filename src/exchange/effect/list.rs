@@ -15,20 +15,13 @@ use crate::tools::{DocumentSummary, DocumentSummaryRef, Summary, list};
 pub struct ListDocuments<C> {
     pending: Pending<C>,
     repository: Text,
-    include_archived: bool,
 }
 
 impl<C> ListDocuments<C> {
-    pub(crate) fn new(
-        dispatch: Dispatch<C>,
-        id: Bytes,
-        repository: Text,
-        include_archived: bool,
-    ) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, repository: Text) -> Self {
         ListDocuments {
             pending: Pending::new(dispatch, id),
             repository,
-            include_archived,
         }
     }
 
@@ -47,7 +40,7 @@ impl<C> ListDocuments<C> {
     /// archived one is answered with its
     /// [`archived_at`](DocumentSummary::archived_at).
     pub fn include_archived(&self) -> bool {
-        self.include_archived
+        self.pending.dispatch.include_archived
     }
 
     /// Answers with the documents, in the order to present them.
@@ -78,7 +71,7 @@ impl<C> fmt::Debug for ListDocuments<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDocuments")
             .field("repository", &self.repository.as_str())
-            .field("include_archived", &self.include_archived)
+            .field("include_archived", &self.include_archived())
             .finish_non_exhaustive()
     }
 }
