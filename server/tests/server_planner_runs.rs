@@ -215,11 +215,11 @@ fn the_planner_flags_are_refused_where_they_do_not_go_together() {
             ),
             (
                 &["--public-url", "ftp://plans.example"][..],
-                "--public-url: \"ftp://plans.example\" is not an http(s) URL with a host and no query or fragment",
+                "--public-url \"ftp://plans.example\": expected http(s)://HOST[:PORT][/PATH], without a query or fragment",
             ),
             (
                 &["--public-url", "https://plans.example/?q"][..],
-                "--public-url: \"https://plans.example/?q\" is not an http(s) URL with a host and no query or fragment",
+                "--public-url \"https://plans.example/?q\": expected http(s)://HOST[:PORT][/PATH], without a query or fragment",
             ),
             (
                 &["--planner-command", "/bin/true", "--planner-timeout", "0"][..],

@@ -5,10 +5,11 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, InvokeAnswer, InvokePlanner, LifecycleAnswer, ListDocuments, Outcome,
-    PlannerRefusal, ReadDocument, ReadImplementation, ReadImplementationAnswer, RenameAnswer,
-    RenameDocument, ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument,
-    StartAnswer, StartImplementation, UpdateAnswer, UpdateDocument,
+    Document, DocumentAuthenticate, DocumentRead, Endpoint, InvokeAnswer, InvokePlanner,
+    LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument, ReadImplementation,
+    ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle, RequestParts,
+    Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation, UpdateAnswer,
+    UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -50,6 +51,10 @@ pub(crate) enum Pending {
     ReportLifecycle(ReportLifecycle<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
+    /// A request to a document's URL, waiting for its caller.
+    DocumentAuthenticate(DocumentAuthenticate<()>),
+    /// A request to a document's URL, waiting for the document.
+    DocumentRead(DocumentRead<()>),
 }
 
 impl Pending {
@@ -109,6 +114,20 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_document_auth(self) -> Option<DocumentAuthenticate<()>> {
+        match self {
+            Pending::DocumentAuthenticate(auth) => Some(auth),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_document_read(self) -> Option<DocumentRead<()>> {
+        match self {
+            Pending::DocumentRead(read) => Some(read),
+            _ => None,
+        }
+    }
+
     pub(crate) fn into_restore(self) -> Option<RestoreDocument<()>> {
         match self {
             Pending::Restore(restore) => Some(restore),
@@ -139,6 +158,8 @@ impl Pending {
             Pending::StartImplementation(_) => "start_implementation",
             Pending::ReportLifecycle(_) => "report",
             Pending::Reply(_) => "reply",
+            Pending::DocumentAuthenticate(_) => "document authenticate",
+            Pending::DocumentRead(_) => "document read",
         }
     }
 }
@@ -168,6 +189,9 @@ impl Core {
             heads: wire::Heads::default(),
             out: Vec::new(),
             document: Document {
+                archived_at: None,
+                description: None,
+                url: None,
                 id: String::new(),
                 title: String::new(),
                 brief: None,

@@ -4,9 +4,10 @@
 //! the outcome every step and answer writes for JavaScript (`outcome.rs`,
 //! with the parts that cross apart from it: a plan, a large body; the
 //! implementation effects' host inputs in `implementation.rs`, the planner
-//! effect's in `invoke.rs`).
+//! effect's in `invoke.rs`); and a document URL's exchange (`document.rs`).
 
 mod body;
+mod document;
 mod implementation;
 mod invoke;
 mod outcome;

@@ -99,9 +99,8 @@ struct Serving {
         verbatim_doc_comment
     )]
     instructions_file: Option<PathBuf>,
-    /// the server's address as clients reach it (http or https, a host, an
-    /// optional path; no query or fragment): documents' URLs are then
-    /// URL/documents/ID (the planner's CHOPIN_DOCUMENT_URL too)
+    /// where clients reach this server, http(s)://HOST[:PORT][/PATH]: the
+    /// documents' url is then URL/documents/ID (default /documents/ID)
     #[arg(long, value_name = "URL", value_parser = values::public_url, allow_hyphen_values = true, verbatim_doc_comment)]
     public_url: Option<String>,
 }

@@ -113,20 +113,29 @@ pub fn statement_timeout(text: &str) -> Result<Duration, String> {
     })
 }
 
-/// `--public-url URL`: `http://` or `https://` (any case), a host, an
-/// optional path; no query, fragment or whitespace. Kept without its
-/// trailing `/`s.
+/// `--public-url`: an absolute `http://` or `https://` URL with a host and
+/// no query, fragment or whitespace, kept without its trailing `/`s.
 pub fn public_url(text: &str) -> Result<String, String> {
-    let lower = text.to_ascii_lowercase();
-    let rest = ["http://", "https://"]
-        .into_iter()
-        .find_map(|scheme| lower.strip_prefix(scheme));
-    let host = rest.map(|rest| rest.split('/').next().unwrap_or_default());
-    let clean = !text.contains(['?', '#']) && !text.chars().any(char::is_whitespace);
-    match host {
-        Some(host) if !host.is_empty() && clean => Ok(text.trim_end_matches('/').to_owned()),
-        _ => Err(format!(
-            "--public-url: {text:?} is not an http(s) URL with a host and no query or fragment"
-        )),
+    let refused = || {
+        format!(
+            "--public-url {text:?}: expected http(s)://HOST[:PORT][/PATH], \
+             without a query or fragment"
+        )
+    };
+    let lower = text.get(..8).unwrap_or(text).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &text[8..]
+    } else if lower.starts_with("http://") {
+        &text[7..]
+    } else {
+        return Err(refused());
+    };
+    let host = rest.split('/').next().unwrap_or_default();
+    let bad = host.is_empty()
+        || text.contains(['?', '#'])
+        || text.chars().any(|c| c.is_whitespace() || c.is_control());
+    if bad {
+        return Err(refused());
     }
+    Ok(text.trim_end_matches('/').to_owned())
 }
