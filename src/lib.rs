@@ -53,7 +53,9 @@ pub use tools::implementation::{
 pub use tools::invoke::{InvokeAnswer, PlannerDocument, PlannerRefusal};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
-pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};
+pub use tools::update::{
+    DocumentUpdate, PreparedUpdate, UpdateAnswer, UpdatedDocument, prepare_update,
+};
 pub use tools::{Document, DocumentSummary, DocumentSummaryRef};
 pub use version::{Era, ProtocolVersion};
 
