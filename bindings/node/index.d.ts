@@ -375,6 +375,34 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
  */
 export function handler<Caller>(options: HandlerOptions<Caller>): (request: Request) => Promise<Response>;
 
+/** One problem found in a plan (Chopin's dialect issue), as `update_document` and `create_document` answer it. */
+export type PlanIssue = {
+  /** The issue code, e.g. `unknown-component`. */
+  code: string;
+  /** A structural English sentence that never echoes authored prose. */
+  message: string;
+  /** Where in the tree: `root > paragraph[0] > link[0]`. */
+  path: string;
+  /** UTF-8 byte offset into the submitted plan. */
+  offset?: number;
+  /** 1-based line. */
+  line?: number;
+  /** 1-based column in Unicode scalar values. */
+  column?: number;
+};
+
+/**
+ * `update_document`'s arguments prepared as a handler prepares its update:
+ * `{input}`, exactly what `update.update` would be given (the canonical
+ * plan with ids minted from the clock and randomness, the fingerprint of
+ * the submitted values); `{issues}` for a plan that is not clean; or
+ * `undefined` where the handler answers "update_document requires a valid
+ * revision and plan". For hosts that store an update outside the handler.
+ */
+export function prepareUpdate(
+  value: Record<string, unknown>,
+): { input: UpdateDocumentInput } | { issues: PlanIssue[] } | undefined;
+
 /** One tool as `tools/list` gives it. */
 export type Tool = {
   name: string;

@@ -33,6 +33,7 @@ mod answer;
 mod exchanges;
 mod ffi;
 mod options;
+mod prepare;
 mod rules;
 mod step;
 mod wire;
@@ -203,6 +204,14 @@ pub fn keep_alive() -> napi::bindgen_prelude::Uint8Array {
 pub fn implementation_rule(name: String, input: String) -> napi::Result<String> {
     rules::rule(&name, &input)
         .map_err(|BadArguments(message)| Error::new(Status::InvalidArg, message))
+}
+
+/// update_document's arguments (a JSON object's text) prepared as the
+/// endpoint prepares its update effect's host input (`src/prepare.rs`):
+/// `{"input": …}`, `{"issues": […]}` or `null`, as JSON.
+#[napi(catch_unwind)]
+pub fn prepare_update(arguments: String) -> String {
+    prepare::prepared(&arguments)
 }
 
 /// Adds the exports a request crosses, plain Node-API callbacks

@@ -17,7 +17,7 @@ test("the addon exports the functions index.cjs uses, and no other", () => {
     "answerAbsent", "answerArchive", "answerCreate", "answerImplementation", "answerInvoke", "answerList", "answerListForbidden", "answerRead", "answerRename",
     "answerRestore", "answerUpdate", "authenticate", "body", "budget", "documentAnswer", "documentAuthenticate", "documentStart",
     "endpoint", "endpointId", "finish", "implementationRule", "inFlight", "keepAlive",
-    "metadata", "namedHeaders", "plan", "push", "release", "run", "start", "startListed", "tools",
+    "metadata", "namedHeaders", "plan", "prepareUpdate", "push", "release", "run", "start", "startListed", "tools",
   ]);
 });
 
