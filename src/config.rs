@@ -13,6 +13,9 @@ pub const READ_ONLY_BUDGET: usize = 65_536;
 /// The body budget of an endpoint that creates or updates documents: room
 /// for a 256 KiB plan with JSON escaping and the brief.
 pub const CREATION_BUDGET: usize = 786_432;
+/// The body budget of an endpoint that offers `upload_image` (SURFACE.md
+/// §1.8): ⌈1 MiB / 3⌉ · 4 bytes of base64 and 64 KiB beside them.
+pub const UPLOAD_BUDGET: usize = 1_463_640;
 
 /// Everything an [`Endpoint`](crate::Endpoint) is built from.
 ///
@@ -68,6 +71,7 @@ pub(crate) struct Offered {
     pub rename: bool,
     pub archive: bool,
     pub restore: bool,
+    pub upload: bool,
 }
 
 impl Offered {
@@ -78,6 +82,7 @@ impl Offered {
         rename: false,
         archive: false,
         restore: false,
+        upload: false,
     };
 }
 
@@ -165,11 +170,21 @@ impl Config {
             .enable_restore()
     }
 
+    /// Offers `upload_image` (SURFACE.md §8): the host will be asked to keep
+    /// images, each checked (type, signature, at most 1 MiB) and named by its
+    /// SHA-256, for a document. Unless [`body_budget`](Self::body_budget)
+    /// says otherwise, the budget becomes [`UPLOAD_BUDGET`].
+    pub fn enable_upload(mut self) -> Self {
+        self.tools.upload = true;
+        self
+    }
+
     /// The budget in force: the configured one, else the default for the
     /// endpoint's kind.
     pub(crate) fn budget(&self) -> usize {
         match self.body_budget {
             Some(budget) => budget,
+            None if self.tools.upload => UPLOAD_BUDGET,
             None if self.tools.create || self.tools.update => CREATION_BUDGET,
             None => READ_ONLY_BUDGET,
         }

@@ -10,6 +10,7 @@ mod exchange;
 #[doc(hidden)]
 pub mod fuzz;
 mod headers;
+mod image;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
@@ -32,12 +33,16 @@ pub use auth::{Granted, Scopes};
 /// validates and canonicalizes the plans `create_document` accepts.
 pub use chopin_dialect as dialect;
 pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
-pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
+pub use config::{
+    CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET, UPLOAD_BUDGET,
+};
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
-    DocumentOutcome, DocumentRead, Endpoint, ListDocuments, Outcome, ReadDocument, RenameDocument,
-    RestoreDocument, UpdateDocument,
+    DocumentOutcome, DocumentRead, Endpoint, ImageAnswer, ImageAuthenticate, ImageOutcome,
+    ListDocuments, Outcome, ReadDocument, ReadImage, RenameDocument, RestoreDocument, StoreImage,
+    UpdateDocument,
 };
+pub use image::ImageType;
 pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};
 pub use response::Response;
@@ -46,6 +51,7 @@ pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
 pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};
+pub use tools::upload::StoreImageAnswer;
 pub use tools::{Document, DocumentSummary, DocumentSummaryRef};
 pub use version::{Era, ProtocolVersion};
 

@@ -1,6 +1,7 @@
 //! Finished HTTP responses.
 
 use bytes::Bytes;
+use crate::image::ImageType;
 
 /// What the body of a [`Response`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +16,8 @@ pub(crate) enum ContentType {
     EventStream,
     /// `text/markdown; charset=utf-8`: a document's plan.
     Markdown,
+    /// An image's own type (`image/png`, …).
+    Image(ImageType),
 }
 
 impl ContentType {
@@ -25,6 +28,7 @@ impl ContentType {
             ContentType::Json => Some("application/json"),
             ContentType::EventStream => Some("text/event-stream"),
             ContentType::Markdown => Some("text/markdown; charset=utf-8"),
+            ContentType::Image(kind) => Some(kind.mime()),
         }
     }
 }
@@ -94,6 +98,9 @@ pub struct Response {
     /// has both, so they share one value.
     tag: Tag,
     tagged: Option<Bytes>,
+    /// `content-security-policy: default-src 'none'; sandbox` and
+    /// `content-disposition: inline` (a served image).
+    sandboxed: bool,
     /// Headers a layer above added (the CORS grant), with the value of the
     /// first.
     decoration: Option<(&'static Decoration, Bytes)>,
@@ -128,6 +135,8 @@ pub(crate) enum Cache {
     PrivateRevalidate,
     /// Public metadata (an hour).
     PublicHour,
+    /// An image: its URL names its digest, so it never changes.
+    PrivateImmutable,
 }
 
 /// Headers that a layer above a response adds after the response's own:
@@ -150,6 +159,7 @@ impl Response {
             retry_after: false,
             tag: Tag::Challenge,
             tagged: None,
+            sandboxed: false,
             decoration: None,
             body: body.into(),
         }
@@ -195,6 +205,15 @@ impl Response {
     pub(crate) fn with_retry_after(self) -> Self {
         Response {
             retry_after: true,
+            ..self
+        }
+    }
+
+    /// Adds `content-security-policy: default-src 'none'; sandbox` and
+    /// `content-disposition: inline`: bytes a browser shows, never runs.
+    pub(crate) fn sandboxed(self) -> Self {
+        Response {
+            sandboxed: true,
             ..self
         }
     }
@@ -300,6 +319,7 @@ impl Response {
             Cache::Revalidate => b"no-cache",
             Cache::PrivateRevalidate => b"private, no-cache",
             Cache::PublicHour => b"public, max-age=3600",
+            Cache::PrivateImmutable => b"private, max-age=31536000, immutable",
         };
         let content_type = self
             .content_type()
@@ -316,6 +336,14 @@ impl Response {
             Tag::Challenge => ("www-authenticate", value),
             Tag::Etag => ("etag", value),
         });
+        let sandbox: &'static [(&'static str, &'static [u8])] = if self.sandboxed {
+            &[
+                ("content-security-policy", b"default-src 'none'; sandbox"),
+                ("content-disposition", b"inline"),
+            ]
+        } else {
+            &[]
+        };
         let (first, fixed) = match &self.decoration {
             Some((decoration, value)) => (Some((decoration.name, &value[..])), decoration.fixed),
             None => (None, &[][..]),
@@ -330,6 +358,7 @@ impl Response {
             .chain(unbuffered)
             .chain(retry_after)
             .chain(tagged)
+            .chain(sandbox.iter().copied())
             .chain(first)
             .chain(fixed.iter().copied())
     }

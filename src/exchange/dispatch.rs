@@ -13,7 +13,7 @@ use bytes::Bytes;
 
 use super::effect::{
     ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    StoreImage, UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -206,6 +206,7 @@ impl<C> Dispatch<C> {
             } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
             Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
             Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
+            Effect::StoreImage(upload) => Outcome::StoreImage(StoreImage::new(self, id, upload)),
         }
     }
 

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::body::BodyIntake;
 use super::effect::{
     ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    StoreImage, UpdateDocument,
 };
 use super::endpoint::Authenticate;
 use crate::cors;
@@ -61,6 +61,9 @@ pub enum Outcome<C> {
     /// Restore an archived document (only on endpoints with
     /// [`Config::enable_restore`](crate::Config::enable_restore)).
     Restore(RestoreDocument<C>),
+    /// Keep a checked image for a document (only on endpoints with
+    /// [`Config::enable_upload`](crate::Config::enable_upload)).
+    StoreImage(StoreImage<C>),
 }
 
 impl<C> Outcome<C> {
@@ -97,6 +100,7 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Rename(effect) => f.debug_tuple("Rename").field(effect).finish(),
             Outcome::Archive(effect) => f.debug_tuple("Archive").field(effect).finish(),
             Outcome::Restore(effect) => f.debug_tuple("Restore").field(effect).finish(),
+            Outcome::StoreImage(effect) => f.debug_tuple("StoreImage").field(effect).finish(),
         }
     }
 }

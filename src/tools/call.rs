@@ -13,6 +13,7 @@ use crate::jsonrpc::{self, RpcError};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
 use crate::tools::update::{self, DocumentUpdate};
+use crate::tools::upload::{self, Checked, Upload};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
 
@@ -30,6 +31,7 @@ pub(crate) enum Effect {
     },
     Archive(String),
     Restore(String),
+    StoreImage(Box<Upload>),
 }
 
 /// Where a well-formed tool call goes.
@@ -38,6 +40,8 @@ pub(crate) enum ToolStep {
     Host(Effect),
     /// Back to the caller at once: the plan's dialect issues.
     Issues(Vec<Issue>),
+    /// Back to the caller at once: `text({"code":…}, error)`.
+    Code(&'static str),
 }
 
 /// Reads `tools/call`'s `name` and `arguments`: `name` a string (`name` is
@@ -108,6 +112,10 @@ pub(crate) fn step(
         Tool::RestoreDocument => {
             Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
         }
+        Tool::UploadImage => match upload::arguments(arguments)? {
+            Checked::Upload(upload) => Effect::StoreImage(upload),
+            Checked::Refused(code) => return Ok(ToolStep::Code(code)),
+        },
     };
     Ok(ToolStep::Host(effect))
 }

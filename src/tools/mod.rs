@@ -13,6 +13,7 @@ pub(crate) mod restore;
 pub(crate) mod revision;
 mod schema;
 pub(crate) mod update;
+pub(crate) mod upload;
 
 use chopin_dialect::Issue;
 use serde::Serialize;
@@ -78,11 +79,13 @@ pub(crate) enum Tool {
     RenameDocument,
     ArchiveDocument,
     RestoreDocument,
+    UploadImage,
 }
 
 impl Tool {
     /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1).
-    const ALL: [Tool; 7] = [
+    /// `upload_image` comes last (SURFACE.md §1.1).
+    const ALL: [Tool; 8] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -90,6 +93,7 @@ impl Tool {
         Tool::RenameDocument,
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
+        Tool::UploadImage,
     ];
 
     fn name(self) -> &'static str {
@@ -101,6 +105,7 @@ impl Tool {
             Tool::RenameDocument => "rename_document",
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
+            Tool::UploadImage => "upload_image",
         }
     }
 
@@ -113,6 +118,7 @@ impl Tool {
             Tool::RenameDocument => rename::DEFINITION,
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
+            Tool::UploadImage => upload::DEFINITION,
         }
     }
 
@@ -126,6 +132,7 @@ impl Tool {
             Tool::RenameDocument => offered.rename,
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
+            Tool::UploadImage => offered.upload,
         }
     }
 
@@ -140,7 +147,8 @@ impl Tool {
                 Tool::UpdateDocument
                 | Tool::RenameDocument
                 | Tool::ArchiveDocument
-                | Tool::RestoreDocument,
+                | Tool::RestoreDocument
+                | Tool::UploadImage,
             ) => (false, true),
             Some(Tool::ListDocuments | Tool::ReadDocument) | None => (false, false),
         };
@@ -408,8 +416,9 @@ mod tests {
             rename: true,
             archive: true,
             restore: true,
+            upload: true,
         };
-        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 7)] {
+        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 8)] {
             let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }

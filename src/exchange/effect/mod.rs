@@ -13,6 +13,7 @@ mod list;
 mod read;
 mod rename;
 mod restore;
+mod store_image;
 mod update;
 
 pub use archive::ArchiveDocument;
@@ -21,6 +22,7 @@ pub use list::ListDocuments;
 pub use read::ReadDocument;
 pub use rename::RenameDocument;
 pub use restore::RestoreDocument;
+pub use store_image::StoreImage;
 pub use update::UpdateDocument;
 
 use bytes::Bytes;
