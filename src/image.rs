@@ -189,7 +189,11 @@ mod tests {
             ("QUJD", b"ABC"),
             ("+/+/", b"\xfb\xff\xbf"),
         ] {
-            assert_eq!(decode_base64(text.as_bytes()).as_deref(), Some(bytes), "{text}");
+            assert_eq!(
+                decode_base64(text.as_bytes()).as_deref(),
+                Some(bytes),
+                "{text}"
+            );
         }
         for text in [
             "iVBORw0KGgo",

@@ -10,11 +10,11 @@ mod exchange;
 #[doc(hidden)]
 pub mod fuzz;
 mod headers;
-mod image;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod http1;
+mod image;
 mod json;
 mod jsonrpc;
 mod lex;

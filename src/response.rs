@@ -1,7 +1,7 @@
 //! Finished HTTP responses.
 
-use bytes::Bytes;
 use crate::image::ImageType;
+use bytes::Bytes;
 
 /// What the body of a [`Response`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

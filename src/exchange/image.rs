@@ -77,7 +77,10 @@ impl Fetch {
 /// `^[0-9a-f]{64}\.(png|jpg|jpeg|webp|gif)$`.
 fn parse_file(file: &str) -> Option<([u8; 32], ImageType)> {
     let (hex, extension) = file.split_once('.')?;
-    Some((image::parse_hex(hex)?, ImageType::from_extension(extension)?))
+    Some((
+        image::parse_hex(hex)?,
+        ImageType::from_extension(extension)?,
+    ))
 }
 
 impl Endpoint {

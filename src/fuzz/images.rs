@@ -18,9 +18,19 @@ use crate::{
 pub(super) fn answer_store_image(store: StoreImage<u8>, choice: u8) -> Outcome<u8> {
     let bytes = store.bytes();
     let kind = store.image_type();
-    assert!(bytes.len() <= MAX_IMAGE_BYTES, "an image over 1 MiB reached the host");
-    assert!(kind.signed(&bytes), "bytes without their signature reached the host");
-    assert_eq!(store.sha256(), image::sha256(&bytes), "the digest is not the bytes'");
+    assert!(
+        bytes.len() <= MAX_IMAGE_BYTES,
+        "an image over 1 MiB reached the host"
+    );
+    assert!(
+        kind.signed(&bytes),
+        "bytes without their signature reached the host"
+    );
+    assert_eq!(
+        store.sha256(),
+        image::sha256(&bytes),
+        "the digest is not the bytes'"
+    );
     let hex = store.sha256_hex();
     assert_eq!(store.path(), format!("/images/{hex}.{}", kind.extension()));
     store.answer(match choice % 5 {
@@ -38,15 +48,12 @@ pub(super) fn answer_store_image(store: StoreImage<u8>, choice: u8) -> Outcome<u
 fn is_padded_base64(data: &[u8]) -> bool {
     let alphabet = |b: &u8| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/';
     let pads = data.iter().rev().take_while(|b| **b == b'=').count();
-    data.len() % 4 == 0
-        && pads <= 2
-        && data[..data.len() - pads].iter().all(alphabet)
+    data.len() % 4 == 0 && pads <= 2 && data[..data.len() - pads].iter().all(alphabet)
 }
 
 /// Standard padded base64 of `bytes`.
 fn encode(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
         let word = chunk
@@ -96,7 +103,11 @@ pub fn image(data: &[u8]) {
     };
 
     let decoded = image::decode_base64(&text);
-    assert_eq!(decoded.is_some(), is_padded_base64(&text), "decoder and pattern disagree");
+    assert_eq!(
+        decoded.is_some(),
+        is_padded_base64(&text),
+        "decoder and pattern disagree"
+    );
     if let Some(bytes) = &decoded {
         let pads = text.iter().rev().take_while(|b| **b == b'=').count();
         assert_eq!(bytes.len(), text.len() / 4 * 3 - pads);
@@ -117,7 +128,9 @@ pub fn image(data: &[u8]) {
         "params": {"name": "upload_image", "arguments": arguments},
     }))
     .unwrap_or_default();
-    let config = Config::new().enable_upload().id_source(SequentialIds::new(1));
+    let config = Config::new()
+        .enable_upload()
+        .id_source(SequentialIds::new(1));
     let Ok(endpoint) = Endpoint::new(config) else {
         unreachable!("the fuzz configuration is valid")
     };

@@ -2,6 +2,7 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+mod images;
 mod writes;
 
 use std::collections::HashMap;
@@ -12,6 +13,8 @@ use chopin_mcp::{
     DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response,
     SequentialIds, UpdatedDocument,
 };
+#[allow(unused_imports)] // used by the upload and image tests
+pub use images::{Images, Upload, base64, uploading};
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use writes::{
@@ -43,6 +46,9 @@ pub enum Step {
     Rename(String),
     Archive(String),
     Restore(String),
+    /// An upload, with the locator as sent; an image read, by hex digest.
+    StoreImage(String),
+    ReadImage(String),
     Respond(u16),
 }
 
@@ -62,7 +68,7 @@ pub enum Creating {
 }
 
 /// The fake host's answer to an authenticate effect.
-enum Judged {
+pub(crate) enum Judged {
     Unavailable,
     Scoped(String, Granted),
     Caller(Option<String>),
@@ -99,6 +105,8 @@ pub struct Host {
     pub rename_inputs: Vec<(String, String)>,
     /// Archived documents' ids and when they were archived.
     pub archived: HashMap<String, String>,
+    /// The image store (SURFACE.md §8).
+    pub images: Images,
 }
 
 impl Host {
@@ -147,6 +155,7 @@ impl Host {
             update_inputs: Vec::new(),
             rename_inputs: Vec::new(),
             archived: HashMap::new(),
+            images: Images::default(),
         }
     }
 
@@ -160,7 +169,7 @@ impl Host {
 
     /// How the host answers a bearer token: it cannot judge `down`; the
     /// scoped tokens get their scopes; the others their caller, if any.
-    fn judge(&self, token: Option<&str>) -> Judged {
+    pub(crate) fn judge(&self, token: Option<&str>) -> Judged {
         if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
             Judged::Unavailable
         } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
@@ -300,6 +309,7 @@ impl Host {
                 Outcome::Rename(rename) => self.rename(rename),
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
+                Outcome::StoreImage(store) => self.store_image(store),
             };
         }
     }
