@@ -2,13 +2,14 @@
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the effects: list and read here, each write
 //! tool in a file of its own (`host/create.rs`, `update.rs`, `rename.rs`,
-//! `archive.rs`, `restore.rs`).
+//! `archive.rs`, `restore.rs`, `upload.rs`).
 
 mod archive;
 mod create;
 mod rename;
 mod restore;
 mod update;
+mod upload;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -25,7 +26,7 @@ use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
 use crate::store::{
     ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
-    Started, Store, StoreError, token_digest,
+    Started, Store, StoreError, quota_bytes, token_digest,
 };
 use crate::token::random_token;
 
@@ -51,6 +52,12 @@ rename_document changes a title. An archived plan leaves lists and reads until i
 is restored.
 archive_document: Archive a Chopin document by ID or canonical URL.
 restore_document: Restore an archived Chopin document by ID or canonical URL.";
+/// With `upload_image` offered: what it is for (its description).
+const INSTRUCTIONS_UPLOAD: &str = "
+upload_image: Upload a PNG, JPEG, WebP or GIF image of at most 1 MiB to a Chopin \
+document and return its path and Markdown. Place the Markdown in the document with \
+update_document. Only people who can read the document can load the image; uploading \
+the same bytes again returns the same path.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -94,6 +101,9 @@ pub struct Host {
     /// The token generated and stored by this run: printed once, now.
     generated: Option<String>,
     read_only: bool,
+    /// `--image-quota-mib` in bytes: what each repository's images may
+    /// take (0: `upload_image` is not offered).
+    image_quota: i64,
 }
 
 impl Host {
@@ -233,6 +243,9 @@ impl Host {
         let mut config = Config::new().server_title(TITLE);
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
+            if options.image_quota_mib > 0 {
+                config = config.enable_upload();
+            }
         }
         if let Some(instructions) = instructions(options)? {
             config = config.instructions(instructions);
@@ -275,6 +288,7 @@ impl Host {
             notes,
             generated,
             read_only: options.read_only,
+            image_quota: quota_bytes(options.image_quota_mib),
         })
     }
 
@@ -315,9 +329,12 @@ impl Host {
         }
         let mode = if self.read_only {
             "read-only (no write tool is offered)"
-        } else {
+        } else if self.image_quota == 0 {
             "read-write (offered: create_document, update_document, rename_document, \
              archive_document, restore_document)"
+        } else {
+            "read-write (offered: create_document, update_document, rename_document, \
+             archive_document, restore_document, upload_image)"
         };
         println!("mode: {mode}");
         if let Some(token) = &self.generated {
@@ -357,6 +374,7 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            Outcome::StoreImage(store) => noted(written, self.upload(store).await?),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -436,6 +454,9 @@ impl Host {
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(Outcome::StoreImage(image)) => {
+                upload::upload_blocking(store, self.image_quota, image)?
+            }
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)
@@ -562,6 +583,9 @@ fn instructions(options: &Options) -> Result<Option<String>, String> {
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
             text.push_str(INSTRUCTIONS_WRITE);
+            if options.image_quota_mib > 0 {
+                text.push_str(INSTRUCTIONS_UPLOAD);
+            }
             // The components a plan may use, written from the catalog the
             // validator checks (`chopin-plan catalog` prints the same).
             text.push_str("\n\n");

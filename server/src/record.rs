@@ -132,6 +132,7 @@ impl Record {
             Outcome::Rename(_) => Some(Tool::RenameDocument),
             Outcome::Archive(_) => Some(Tool::ArchiveDocument),
             Outcome::Restore(_) => Some(Tool::RestoreDocument),
+            Outcome::StoreImage(_) => Some(Tool::UploadImage),
             Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_) => return,
         };
     }

@@ -72,7 +72,7 @@ mod written;
 
 pub use scan::{Refusal, is_batch, is_issues_result, refusal, sniff};
 pub use written::{
-    ArchiveResult, CreateResult, RenameResult, RestoreResult, UpdateResult, Written,
+    ArchiveResult, CreateResult, RenameResult, RestoreResult, UpdateResult, UploadResult, Written,
 };
 
 label_set! {
@@ -120,6 +120,7 @@ label_set! {
         RenameDocument => "rename_document",
         ArchiveDocument => "archive_document",
         RestoreDocument => "restore_document",
+        UploadImage => "upload_image",
         Other => "other",
     }
 }
@@ -134,6 +135,7 @@ impl Tool {
             b"rename_document" => Tool::RenameDocument,
             b"archive_document" => Tool::ArchiveDocument,
             b"restore_document" => Tool::RestoreDocument,
+            b"upload_image" => Tool::UploadImage,
             _ => Tool::Other,
         }
     }
@@ -175,6 +177,10 @@ label_set! {
         Rename => "rename",
         Archive => "archive",
         Restore => "restore",
+        /// An upload's transaction.
+        StoreImage => "store_image",
+        /// An image's read, for `/images/<file>`.
+        ReadImage => "read_image",
         /// The readiness query of `/readyz`.
         Ready => "ready",
     }
@@ -192,6 +198,7 @@ impl StoreOperation {
             Outcome::Rename(_) => StoreOperation::Rename,
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
+            Outcome::StoreImage(_) => StoreOperation::StoreImage,
             Outcome::Read(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
@@ -224,6 +231,7 @@ pub fn path_label(path: &str) -> &'static str {
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
         p if p.starts_with(crate::wire::DOCUMENTS) => "/documents/{id}",
+        p if p.starts_with(crate::wire::IMAGES) => "/images/{file}",
         p if p.starts_with("/.well-known/oauth-protected-resource") => {
             "/.well-known/oauth-protected-resource"
         }
@@ -285,6 +293,7 @@ mod tests {
             ("rename_document", Tool::RenameDocument),
             ("archive_document", Tool::ArchiveDocument),
             ("restore_document", Tool::RestoreDocument),
+            ("upload_image", Tool::UploadImage),
         ] {
             let body = format!(r#"{{"method":"tools/call","params":{{"name":"{name}"}}}}"#);
             assert_eq!(sniff(body.as_bytes()), (RpcMethod::ToolsCall, tool));

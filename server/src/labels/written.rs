@@ -76,6 +76,20 @@ label_set! {
     }
 }
 
+label_set! {
+    /// What became of an upload.
+    pub enum UploadResult {
+        /// Kept and linked to the document (also when it already was).
+        Stored => "stored",
+        /// The document is archived.
+        Archived => "archived",
+        /// A new image past the repository's quota.
+        QuotaExceeded => "quota_exceeded",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
 /// What became of a write: its tool's own result. Each write tool has its
 /// log field (`create=…`, `update=…`, …) and its counter
 /// (`creates_total`, `updates_total`, …), labelled with the result.
@@ -86,11 +100,13 @@ pub enum Written {
     Rename(RenameResult),
     Archive(ArchiveResult),
     Restore(RestoreResult),
+    Upload(UploadResult),
 }
 
 impl Written {
     /// The write tools' log fields, in the order of [`Written::family`].
-    pub const FIELDS: [&'static str; 5] = ["create", "update", "rename", "archive", "restore"];
+    pub const FIELDS: [&'static str; 6] =
+        ["create", "update", "rename", "archive", "restore", "upload"];
 
     /// Every value, tool by tool: the order of [`Written::slot`].
     pub fn all() -> impl Iterator<Item = Written> {
@@ -99,11 +115,13 @@ impl Written {
         let rename = RenameResult::ALL.iter().map(|&r| Written::Rename(r));
         let archive = ArchiveResult::ALL.iter().map(|&r| Written::Archive(r));
         let restore = RestoreResult::ALL.iter().map(|&r| Written::Restore(r));
+        let upload = UploadResult::ALL.iter().map(|&r| Written::Upload(r));
         create
             .chain(update)
             .chain(rename)
             .chain(archive)
             .chain(restore)
+            .chain(upload)
     }
 
     /// Its tool's place in [`Written::FIELDS`].
@@ -114,11 +132,12 @@ impl Written {
             Written::Rename(_) => 2,
             Written::Archive(_) => 3,
             Written::Restore(_) => 4,
+            Written::Upload(_) => 5,
         }
     }
 
     /// Its tool's log field: `create`, `update`, `rename`, `archive`,
-    /// `restore`.
+    /// `restore`, `upload`.
     pub fn field(self) -> &'static str {
         Written::FIELDS[self.family()]
     }
@@ -131,6 +150,7 @@ impl Written {
             Written::Rename(result) => result.as_str(),
             Written::Archive(result) => result.as_str(),
             Written::Restore(result) => result.as_str(),
+            Written::Upload(result) => result.as_str(),
         }
     }
 
@@ -142,12 +162,14 @@ impl Written {
             Written::Rename(r) => (2, r.index()),
             Written::Archive(r) => (3, r.index()),
             Written::Restore(r) => (4, r.index()),
+            Written::Upload(r) => (5, r.index()),
         };
         let sizes = [
             CreateResult::ALL.len(),
             UpdateResult::ALL.len(),
             RenameResult::ALL.len(),
             ArchiveResult::ALL.len(),
+            RestoreResult::ALL.len(),
         ];
         sizes[..before].iter().sum::<usize>() + index
     }

@@ -20,6 +20,9 @@
 //!   a replay answers the document as that update left it); every replaced
 //!   plan and title stays in the store (`plan_history`, `title_history`);
 //!   archived documents are out of lists and reads;
+//! - an image is kept once per repository and digest, linked to each
+//!   document it was uploaded to, and read by a caller who may see one of
+//!   those documents;
 //! - every write is one transaction, answered only after it committed (and,
 //!   on SQLite files, was synced);
 //! - reads never wait for a connection held by a create: each engine keeps
@@ -72,6 +75,7 @@ impl Database {
 
 mod create;
 mod documents;
+mod images;
 mod lifecycle;
 mod limits;
 mod locator;
@@ -83,6 +87,7 @@ mod update;
 
 pub use create::{CreateOutcome, Created, Draft};
 pub use documents::Listing;
+pub use images::{ImageOutcome, NewImage, StoredImage, quota_bytes};
 pub use lifecycle::{ArchiveOutcome, RenameOutcome, RestoreOutcome, timestamp};
 pub use limits::{DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT, Limits, UNBOUNDED_REQUEST};
 pub use locator::document_id;
@@ -210,6 +215,19 @@ contract! {
 
     /// Restores the document `locator` names (a live one stays live).
     fn restore(caller: &str, locator: &str) -> RestoreOutcome;
+
+    // Images (`images.rs`).
+
+    /// Keeps `image` for the repository of the document `locator` names
+    /// (one copy per repository and digest) and links it to the document, in
+    /// one transaction: none the caller may see → `Unavailable`; archived →
+    /// `Archived`; a new image that would bring the repository's images past
+    /// `quota` bytes → `QuotaExceeded`; else `Stored`.
+    fn store_image(caller: &str, locator: &str, image: &NewImage, quota: i64) -> ImageOutcome;
+
+    /// The image with digest `sha256` (lowercase hex), when it is linked to a
+    /// document `caller` may see (archived too).
+    fn read_image(caller: &str, sha256: &str) -> Option<StoredImage>;
 
     // Tokens (`tokens.rs`).
 

@@ -85,6 +85,31 @@ DROP FUNCTION IF EXISTS chopin_list_v1(text, text);
 DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 "#;
 
+/// Version 3, from version 2 (tables made, nothing copied): `images`, one
+/// copy of each image per repository and digest, with its type, size,
+/// uploader and time; `document_images`, the documents each was uploaded
+/// to (the link a reader's access goes through).
+const V3: &str = r#"
+CREATE TABLE images (
+    repository  text COLLATE "C" NOT NULL,
+    sha256      text COLLATE "C" NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+    media_type  text NOT NULL,
+    size        bigint NOT NULL CHECK (size >= 0),
+    bytes       bytea NOT NULL,
+    uploaded_by text COLLATE "C" NOT NULL,
+    uploaded_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (repository, sha256)
+);
+CREATE TABLE document_images (
+    document_id bytea NOT NULL REFERENCES documents (id),
+    sha256      text COLLATE "C" NOT NULL,
+    linked_by   text COLLATE "C" NOT NULL,
+    linked_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (document_id, sha256)
+);
+CREATE INDEX document_images_by_digest ON document_images (sha256, document_id);
+"#;
+
 /// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
 /// recording the version reached in `chopin_schema`.
 pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), StoreError> {
@@ -93,6 +118,9 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
     }
     if found < 2 {
         tx.batch_execute(V2).await?;
+    }
+    if found < 3 {
+        tx.batch_execute(V3).await?;
     }
     tx.execute_typed(
         "INSERT INTO chopin_schema (version) VALUES ($1)",

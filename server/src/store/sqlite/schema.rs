@@ -82,6 +82,31 @@ CREATE TABLE updates (
 );
 ";
 
+/// Version 3, from version 2 (tables made, nothing copied): `images`, one
+/// copy of each image per repository and digest, with its type, size,
+/// uploader and time; `document_images`, the documents each was uploaded
+/// to (the link a reader's access goes through).
+const V3: &str = "
+CREATE TABLE images (
+    repository  TEXT NOT NULL,
+    sha256      TEXT NOT NULL CHECK (length(sha256) = 64),
+    media_type  TEXT NOT NULL,
+    size        INTEGER NOT NULL CHECK (size >= 0),
+    bytes       BLOB NOT NULL,
+    uploaded_by TEXT NOT NULL,
+    uploaded_at TEXT NOT NULL,
+    PRIMARY KEY (repository, sha256)
+);
+CREATE TABLE document_images (
+    document_id TEXT NOT NULL REFERENCES documents (id),
+    sha256      TEXT NOT NULL,
+    linked_by   TEXT NOT NULL,
+    linked_at   TEXT NOT NULL,
+    PRIMARY KEY (document_id, sha256)
+);
+CREATE INDEX document_images_by_digest ON document_images (sha256, document_id);
+";
+
 /// Brings a database of schema `found` (0: none, or the plain-token layout
 /// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
 /// transaction; how many plain tokens were replaced by digests.
@@ -93,6 +118,9 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
     }
     if found < 2 {
         tx.execute_batch(V2)?;
+    }
+    if found < 3 {
+        tx.execute_batch(V3)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)
