@@ -1,10 +1,10 @@
-//! Schema version 2 made in place from version 1 at start (LIFECYCLE.md
+//! Schema version 3 made in place from version 1 at start (LIFECYCLE.md
 //! §6), on a SQLite file and on PostgreSQL (direct and behind PgBouncer in
 //! transaction mode): the version 1 database is made and written as version
 //! 1 servers did (`support/schema_v1.rs`), then opened by this store. Every
 //! document, token, grant and create idempotency record is still there and
 //! works; the lifecycle writes work on them; replicas (processes) starting
-//! at once migrate it once, the others waiting and finding version 2; a
+//! at once migrate it once, the others waiting and finding version 3; a
 //! migrated database has exactly the layout of a new one; a newer schema is
 //! still refused and left alone.
 
@@ -161,7 +161,7 @@ async fn a_version_1_sqlite_file_is_migrated_in_place_with_everything_in_it() {
     assert_migrated_at_start(&started);
     assert_eq!(user_version(&path), SCHEMA_VERSION);
     assert_everything_is_there(&store).await;
-    // The next start finds version 2 and changes nothing.
+    // The next start finds version 3 and changes nothing.
     let again = store.setup(&Setup::default()).await.unwrap();
     assert_eq!(again.found_version, SCHEMA_VERSION);
 }
@@ -187,7 +187,7 @@ async fn postgres_is_migrated_in_place(through_pgbouncer: bool) {
     let versions = cluster
         .psql(&name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "1\n2");
+    assert_eq!(versions, "1\n3");
     // Version 1's functions are gone (a version 1 server still running
     // fails its reads instead of showing archived documents).
     let old = cluster
@@ -280,7 +280,11 @@ fn processes_starting_at_once_on_a_version_1_sqlite_file_migrate_it_once() {
     let started: Vec<Started> = starts.into_iter().map(|t| t.join().unwrap()).collect();
     let found: Vec<i64> = started.iter().map(|s| s.found_version).collect();
     assert_eq!(found.iter().filter(|v| **v == 1).count(), 1, "{found:?}");
-    assert_eq!(found.iter().filter(|v| **v == 2).count(), 2, "{found:?}");
+    assert_eq!(
+        found.iter().filter(|v| **v == SCHEMA_VERSION).count(),
+        2,
+        "{found:?}"
+    );
     assert_eq!(user_version(&path), SCHEMA_VERSION);
 }
 
@@ -370,17 +374,17 @@ async fn a_newer_schema_is_refused_and_left_alone() {
         .unwrap();
     let refused = Sqlite::open(&path).unwrap().setup(&Setup::default());
     assert!(
-        matches!(refused, Err(StoreError::NewerSchema { found: 3 })),
+        matches!(refused, Err(StoreError::NewerSchema { found: 4 })),
         "{refused:?}"
     );
-    assert_eq!(user_version(&path), 3);
+    assert_eq!(user_version(&path), 4);
 
     let Some((name, url)) = postgres_v1(false).await else {
         return;
     };
     let cluster = pg::shared().unwrap();
     cluster
-        .psql(&name, "INSERT INTO chopin_schema (version) VALUES (3)")
+        .psql(&name, "INSERT INTO chopin_schema (version) VALUES (4)")
         .unwrap();
     let refused = Store::open(&Database::Postgres(url))
         .await
@@ -388,7 +392,7 @@ async fn a_newer_schema_is_refused_and_left_alone() {
         .setup(&Setup::default())
         .await;
     assert!(
-        matches!(refused, Err(StoreError::NewerSchema { found: 3 })),
+        matches!(refused, Err(StoreError::NewerSchema { found: 4 })),
         "{refused:?}"
     );
     let tables = cluster
