@@ -53,6 +53,8 @@ pub struct Config {
     pub(crate) scope_names: Option<(String, String)>,
     /// The write scope's name, when renamed.
     pub(crate) write_scope: Option<String>,
+    /// `initialize` replies issue session ids (SURFACE.md §10).
+    pub(crate) client_sessions: bool,
 }
 
 /// [`Config::oauth`]'s settings.
@@ -112,6 +114,7 @@ impl Config {
             oauth: None,
             scope_names: None,
             write_scope: None,
+            client_sessions: true,
         }
     }
 
@@ -179,20 +182,23 @@ impl Config {
         self
     }
 
-    /// The budget in force: the configured one, else the default for the
-    /// endpoint's kind.
-    pub(crate) fn budget(&self) -> usize {
-        match self.body_budget {
-            Some(budget) => budget,
-            None if self.tools.upload => UPLOAD_BUDGET,
-            None if self.tools.create || self.tools.update => CREATION_BUDGET,
-            None => READ_ONLY_BUDGET,
-        }
-    }
-
     /// The most body bytes (after chunked decoding) a request may carry.
     pub fn body_budget(mut self, bytes: usize) -> Self {
         self.body_budget = Some(bytes);
+        self
+    }
+
+    /// Whether `initialize` replies issue a session id (default on;
+    /// SURFACE.md §10): handshake-era `initialize` 200 replies carry
+    /// `mcp-session-id: c1.<name>.<version>.<ULID>`, the client's
+    /// `clientInfo` name and version as unpadded base64url (each cut to 128
+    /// scalar values) and a ULID from the [`id_source`](Self::id_source).
+    /// Nothing is stored: a later request's one well-formed header line
+    /// gives the effects that take it their
+    /// [`ClientInfo`](crate::ClientInfo), whichever replica issued it. No
+    /// document tool ever requires one; `false` stops issuing.
+    pub fn client_sessions(mut self, issue: bool) -> Self {
+        self.client_sessions = issue;
         self
     }
 
@@ -391,6 +397,7 @@ impl fmt::Debug for Config {
             .field("oauth", &self.oauth)
             .field("scope_names", &self.scope_names)
             .field("write_scope", &self.write_scope)
+            .field("client_sessions", &self.client_sessions)
             .finish_non_exhaustive()
     }
 }

@@ -5,7 +5,9 @@
 //! few header values later steps need (`authorization`, and for a request
 //! whose version header is modern or refused `mcp-protocol-version`,
 //! `mcp-method`, `mcp-name`) are copied into one buffer. Without a version
-//! header M3 fails at its first check, so nothing else is needed.
+//! header M3 fails at its first check, so nothing else is needed but the
+//! handshake era's `mcp-session-id` (SURFACE.md §10), kept in the slot the
+//! version header would have had.
 //!
 //! That buffer is the exchange's one allocation: it is made with room for
 //! the reply as well, and once the kept values are checked the reply is
@@ -27,6 +29,11 @@ const AUTHORIZATION: usize = 0;
 const VERSION: usize = 1;
 const METHOD: usize = 2;
 const NAME: usize = 3;
+/// Where the legacy layout (no modern version header) keeps
+/// `mcp-session-id`: the version header's slot, empty there.
+const SESSION: usize = VERSION;
+/// A bit of `present`: the legacy layout.
+const LEGACY_LAYOUT: u8 = 1 << 7;
 
 /// Header values copied out of the head.
 #[derive(Debug, Clone)]
@@ -81,14 +88,18 @@ impl Kept {
                 }
             }
         } else {
-            let mut all = parts.all(KEPT[0]);
-            lines[0] = all.next().map(|first| (first, all.next().is_none()));
+            let mut all = parts.all(KEPT[AUTHORIZATION]);
+            lines[AUTHORIZATION] = all.next().map(|first| (first, all.next().is_none()));
+            let mut all = parts.all(SESSION_ID);
+            lines[SESSION] = all
+                .next()
+                .map(|first| (trim_ows(first), all.next().is_none()));
         }
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
         let mut kept = Kept {
             buf: Vec::new(),
             slots: [Slot::default(); 4],
-            present: 0,
+            present: if modern_possible { 0 } else { LEGACY_LAYOUT },
             single: 0,
         };
         if size > 0 {
@@ -145,9 +156,28 @@ impl Kept {
         (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
     }
 
+    /// The first `mcp-session-id` line, OWS-trimmed, and whether it is the
+    /// only one (SURFACE.md §10 reads a session from exactly one); kept only
+    /// without a modern version header (the handshake era's).
+    pub(crate) fn session_line(&self) -> Option<(&[u8], bool)> {
+        if self.present & LEGACY_LAYOUT == 0 {
+            return None;
+        }
+        self.get(SESSION)
+    }
+
     /// The first `mcp-protocol-version` line, OWS-trimmed.
     pub(crate) fn first_version_line(&self) -> Option<&[u8]> {
-        self.get(VERSION).map(|(value, _)| value)
+        self.standard(VERSION).map(|(value, _)| value)
+    }
+
+    /// A standard header's slot: none in the legacy layout, whose slot
+    /// [`VERSION`] holds the session id.
+    fn standard(&self, index: usize) -> Option<(&[u8], bool)> {
+        if self.present & LEGACY_LAYOUT != 0 {
+            return None;
+        }
+        self.get(index)
     }
 
     /// M3: the first standard header that fails, if any. `name` is the body
@@ -160,7 +190,7 @@ impl Kept {
         name: Option<&str>,
     ) -> Option<Standard> {
         let equal = |slot: usize, expected: &str| {
-            self.get(slot).is_some_and(|(value, single)| {
+            self.standard(slot).is_some_and(|(value, single)| {
                 single && value == expected.as_bytes() && is_visible(value)
             })
         };
@@ -171,7 +201,7 @@ impl Kept {
             return Some(Standard::Method);
         }
         if let Some(expected) = name {
-            let passes = self.get(NAME).is_some_and(|(value, single)| {
+            let passes = self.standard(NAME).is_some_and(|(value, single)| {
                 single && name_matches(value, expected.as_bytes()) && is_visible(value)
             });
             if !passes {
@@ -197,6 +227,9 @@ const KEPT: [&str; 4] = [
     "mcp-method",
     "mcp-name",
 ];
+
+/// The session header (SURFACE.md §10).
+const SESSION_ID: &str = "mcp-session-id";
 
 /// Which of [`KEPT`] a header `name` is (ASCII case-insensitive): the
 /// lengths differ, so one compare at most.
@@ -321,7 +354,7 @@ mod tests {
 
     #[test]
     fn one_pass_keeps_what_a_scan_per_name_finds() {
-        let cases: [&[Header<'_>]; 4] = [
+        let cases: [&[Header<'_>]; 5] = [
             &[],
             &[
                 Header::new("Authorization", b" Bearer x "),
@@ -340,6 +373,11 @@ mod tests {
                 Header::new("authorization", b"2"),
             ],
             &[Header::new("mcp-protocol-version", b"")],
+            &[
+                Header::new("Mcp-Session-Id", b" c1.a.b.c "),
+                Header::new("mcp-session-id", b"again"),
+                Header::new("mcp-session-ids", b"no"),
+            ],
         ];
         for headers in cases {
             let parts = RequestParts::new("POST", "/mcp", headers);
@@ -348,9 +386,17 @@ mod tests {
                 per_name(&parts),
                 "{headers:?}"
             );
+            let modern = Kept::read(&parts, true, 0);
+            assert_eq!(modern.session_line(), None);
             let legacy = Kept::read(&parts, false, 0);
             assert_eq!(kept(&legacy)[0], per_name(&parts)[0]);
-            assert_eq!(&kept(&legacy)[1..], [None, None, None]);
+            let mut all = parts.all(SESSION_ID);
+            let session = all
+                .next()
+                .map(|first| (trim_ows(first), all.next().is_none()));
+            assert_eq!(legacy.session_line(), session);
+            assert_eq!(legacy.first_version_line(), None);
+            assert_eq!(&kept(&legacy)[2..], [None, None]);
         }
     }
 

@@ -94,8 +94,9 @@ pub struct Response {
     cache: Cache,
     /// `retry-after: 5` (503 of an authorization that cannot be judged now).
     retry_after: bool,
-    /// `www-authenticate` (a 401, 403) or `etag` (a document): no response
-    /// has both, so they share one value.
+    /// `www-authenticate` (a 401, 403), `etag` (a document) or
+    /// `mcp-session-id` (an `initialize` reply, SURFACE.md §10): no response
+    /// has two, so they share one value.
     tag: Tag,
     tagged: Option<Bytes>,
     /// `content-security-policy: default-src 'none'; sandbox` and
@@ -122,6 +123,7 @@ pub(crate) enum Allow {
 enum Tag {
     Challenge,
     Etag,
+    SessionId,
 }
 
 /// `cache-control`.
@@ -197,6 +199,15 @@ impl Response {
         Response {
             tag: Tag::Etag,
             tagged: Some(etag),
+            ..self
+        }
+    }
+
+    /// Sets `mcp-session-id`.
+    pub(crate) fn with_session_id(self, session_id: Bytes) -> Self {
+        Response {
+            tag: Tag::SessionId,
+            tagged: Some(session_id),
             ..self
         }
     }
@@ -335,6 +346,7 @@ impl Response {
         let tagged = self.tagged.as_deref().map(|value| match self.tag {
             Tag::Challenge => ("www-authenticate", value),
             Tag::Etag => ("etag", value),
+            Tag::SessionId => ("mcp-session-id", value),
         });
         let sandbox: &'static [(&'static str, &'static [u8])] = if self.sandboxed {
             &[

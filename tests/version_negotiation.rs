@@ -225,13 +225,13 @@ fn a_restricted_set_of_versions_is_honoured_by_initialize() {
     );
 }
 
+/// SPEC.md §6 as SURFACE.md §10 changes it: issued by `initialize` (a
+/// stateless id, tests/client_sessions.rs), never required.
 #[test]
-fn no_session_id_is_issued() {
-    for request in [
-        Request::post(&initialize(Some(json!({})))),
-        Request::post(&ping(json!(1))),
-        Request::get(),
-    ] {
+fn only_initialize_issues_a_session_id_and_none_is_required() {
+    let (reply, _) = Request::post(&initialize(Some(json!({})))).exchange(&endpoint());
+    assert!(reply.header("mcp-session-id").unwrap().starts_with("c1..."));
+    for request in [Request::post(&ping(json!(1))), Request::get()] {
         let (reply, _) = request.exchange(&endpoint());
         assert_eq!(reply.header("mcp-session-id"), None);
     }

@@ -22,6 +22,7 @@ use crate::auth::Granted;
 use crate::config::Offered;
 use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError};
 use crate::response::{ContentType, Response};
+use crate::session::ClientInfo;
 use crate::sse;
 use crate::tools::Frame;
 use crate::tools::call::Effect;
@@ -34,16 +35,39 @@ pub(crate) struct Dispatch<C> {
     /// The batch's elements not yet dispatched; `None` for a single message.
     /// Boxed: batches are rare (2025-03-26 only), and every effect carries a
     /// `Dispatch` by value through the host's loop.
-    batch: Option<Box<std::vec::IntoIter<Bytes>>>,
+    batch: Option<Box<Batch>>,
     /// The replies written so far (a batch's opening `[` included).
     out: Vec<u8>,
-    replies: usize,
+    /// At most [`MAX_BATCH`] (a `u32`, beside `version`, keeps every effect
+    /// within its size).
+    replies: u32,
+    /// The session id an `initialize` reply issues (SURFACE.md §10): the
+    /// response's `mcp-session-id`. Boxed, as `batch`.
+    pub(crate) issued: Option<Box<Bytes>>,
 }
 
-/// A tool call that needs the host: the request id to answer, and the effect.
+/// A batch being walked.
+struct Batch {
+    /// The elements not yet dispatched.
+    elements: std::vec::IntoIter<Bytes>,
+    /// The request's `mcp-session-id` line and whether it was the only one,
+    /// copied before the kept headers' buffer becomes the reply.
+    session: Option<(Box<[u8]>, bool)>,
+}
+
+/// A tool call that needs the host: the request id to answer, the effect,
+/// and for the tools that hand it to the host the client (SURFACE.md §10).
 pub(crate) struct HostCall {
     pub(crate) id: Bytes,
     pub(crate) effect: Effect,
+    pub(crate) client: Option<Box<ClientInfo>>,
+}
+
+/// Whether the host is told who the client is for `effect` (SURFACE.md §10,
+/// IMPLEMENTATION.md §2.4): only these tools read it, so no other call
+/// parses a session.
+pub(crate) fn wants_client(effect: &Effect) -> bool {
+    matches!(effect, Effect::Create(_) | Effect::Update(_))
 }
 
 /// Parses the complete body, decides its era and dispatches it.
@@ -75,6 +99,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         // `reserve_typical`): exactly sized for a result known in full.
         out: Vec::new(),
         replies: 0,
+        issued: None,
     };
     match parsed {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
@@ -111,7 +136,11 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
                 .iter()
                 .map(|raw| body.slice_ref(raw.get().as_bytes()))
                 .collect();
-            dispatch.batch = Some(Box::new(elements.into_iter()));
+            let session = dispatch.exchange.head.session_line();
+            dispatch.batch = Some(Box::new(Batch {
+                elements: elements.into_iter(),
+                session: session.map(|(line, single)| (Box::from(line), single)),
+            }));
             dispatch.reserve_typical();
             dispatch.out.push(b'[');
             dispatch.run()
@@ -146,7 +175,7 @@ impl<C> Dispatch<C> {
 
     /// Dispatches the remaining batch elements until one needs the host.
     pub(crate) fn run(mut self) -> Outcome<C> {
-        while let Some(element) = self.batch.as_mut().and_then(Iterator::next) {
+        while let Some(element) = self.batch.as_mut().and_then(|batch| batch.elements.next()) {
             let envelope = std::str::from_utf8(&element)
                 .ok()
                 .and_then(jsonrpc::envelope);
@@ -194,12 +223,30 @@ impl<C> Dispatch<C> {
         self.result(id, |out| write_result(out, frame));
     }
 
-    pub(crate) fn suspend(self, HostCall { id, effect }: HostCall) -> Outcome<C> {
+    /// The request's first `mcp-session-id` line and whether it is the only
+    /// one.
+    pub(crate) fn session_line(&self) -> Option<(&[u8], bool)> {
+        match &self.batch {
+            Some(batch) => batch
+                .session
+                .as_ref()
+                .map(|(line, single)| (&line[..], *single)),
+            None => self.exchange.head.session_line(),
+        }
+    }
+
+    pub(crate) fn suspend(self, HostCall { id, effect, client }: HostCall) -> Outcome<C> {
+        // Set for the effects `wants_client` names.
+        let client = || client.unwrap_or_else(|| Box::new(ClientInfo::unknown()));
         match effect {
             Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
             Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
-            Effect::Create(document) => Outcome::Create(CreateDocument::new(self, id, document)),
-            Effect::Update(update) => Outcome::Update(UpdateDocument::new(self, id, update)),
+            Effect::Create(document) => {
+                Outcome::Create(CreateDocument::new(self, id, document, client()))
+            }
+            Effect::Update(update) => {
+                Outcome::Update(UpdateDocument::new(self, id, update, client()))
+            }
             Effect::Rename {
                 id: document,
                 title,
@@ -277,6 +324,9 @@ impl<C> Dispatch<C> {
                 }
             }
         };
-        Outcome::Respond(response)
+        match self.issued {
+            Some(session) => Outcome::Respond(response.with_session_id(*session)),
+            None => Outcome::Respond(response),
+        }
     }
 }

@@ -7,11 +7,12 @@
 
 use bytes::Bytes;
 
-use super::dispatch::{Dispatch, HostCall};
+use super::dispatch::{self, Dispatch, HostCall};
 use crate::auth::Granted;
 use crate::config::{Config, Offered};
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
+use crate::session;
 use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, Tool};
 use crate::version::{Era, ProtocolVersion};
@@ -42,6 +43,12 @@ pub(super) fn message<C>(
         "initialize" => {
             let version = negotiate(dispatch, request.members);
             let endpoint = dispatch.exchange.endpoint.clone();
+            // SURFACE.md §10: the reply carries the client's session id.
+            if endpoint.inner.config.client_sessions {
+                let ids = &*endpoint.inner.config.ids;
+                let issued = session::issue(envelope.params, ids);
+                dispatch.issued = Some(Box::new(Bytes::from(issued.into_bytes())));
+            }
             dispatch.result(id_text, |out| {
                 out.extend_from_slice(b"{\"protocolVersion\":\"");
                 out.extend_from_slice(version.as_str().as_bytes());
@@ -68,7 +75,9 @@ pub(super) fn message<C>(
             match step {
                 Ok(ToolStep::Host(effect)) => {
                     let id = source.slice_ref(id_text);
-                    return Some(HostCall { id, effect });
+                    let client = dispatch::wants_client(&effect)
+                        .then(|| Box::new(session::read_header(dispatch.session_line())));
+                    return Some(HostCall { id, effect, client });
                 }
                 Ok(ToolStep::Issues(issues)) => {
                     dispatch.tool_result(id_text, |out, frame| {

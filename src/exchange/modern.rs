@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::json;
 use crate::jsonrpc::{self, Envelope, Params, RpcError};
 use crate::response::{ContentType, Response};
+use crate::session;
 use crate::sse;
 use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, Tool};
@@ -262,7 +263,11 @@ pub(crate) fn dispatch<C>(
             match call::step(&inner.config, source, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
                     let id = source.slice_ref(id);
-                    return dispatch.suspend(HostCall { id, effect });
+                    // SURFACE.md §10: no sessions; the client names itself
+                    // in `_meta`.
+                    let client = super::dispatch::wants_client(&effect)
+                        .then(|| Box::new(session::read_meta(envelope.params)));
+                    return dispatch.suspend(HostCall { id, effect, client });
                 }
                 Ok(ToolStep::Issues(issues)) => dispatch.tool_result(id, |out, frame| {
                     tools::write_issues(out, frame, &issues);

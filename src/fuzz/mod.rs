@@ -209,9 +209,14 @@ fn drive(
         effects,
         document_given,
         status: response.status(),
+        // Each `initialize` is issued its own session id (SURFACE.md §10):
+        // kept without its ULID, the part that differs.
         headers: response
             .headers()
-            .map(|(name, value)| (name, value.to_vec()))
+            .map(|(name, value)| match name {
+                "mcp-session-id" => (name, value[..value.len().saturating_sub(26)].to_vec()),
+                _ => (name, value.to_vec()),
+            })
             .collect(),
         body: response.into_body(),
     }

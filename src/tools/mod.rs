@@ -6,6 +6,7 @@ pub(crate) mod archive;
 mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
+pub(crate) mod guide;
 pub(crate) mod list;
 pub(crate) mod read;
 pub(crate) mod rename;
@@ -120,6 +121,17 @@ impl Tool {
             Tool::RestoreDocument => restore::DEFINITION,
             Tool::UploadImage => upload::DEFINITION,
         }
+    }
+
+    /// The tool's `description`, as its definition holds it (the generated
+    /// instructions quote it, SURFACE.md §10).
+    fn description(self) -> String {
+        let definition: serde_json::Value =
+            serde_json::from_str(self.definition()).unwrap_or_default();
+        definition["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
     }
 
     /// Whether an endpoint offers the tool: the read tools always, the

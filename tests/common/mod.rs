@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use chopin_mcp::{
-    BodyChunks, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome, DocumentSummary,
-    DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts, Response,
-    SequentialIds, UpdatedDocument,
+    BodyChunks, ClientInfo, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome,
+    DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts,
+    Response, SequentialIds, UpdatedDocument,
 };
 #[allow(unused_imports)] // used by the upload and image tests
 pub use images::{Images, Upload, base64, uploading};
@@ -105,6 +105,8 @@ pub struct Host {
     pub rename_inputs: Vec<(String, String)>,
     /// Archived documents' ids and when they were archived.
     pub archived: HashMap<String, String>,
+    /// The client of every effect that names one (create, update), in order.
+    pub clients: Vec<ClientInfo>,
     /// The image store (SURFACE.md §8).
     pub images: Images,
 }
@@ -155,6 +157,7 @@ impl Host {
             update_inputs: Vec::new(),
             rename_inputs: Vec::new(),
             archived: HashMap::new(),
+            clients: Vec::new(),
             images: Images::default(),
         }
     }
@@ -259,6 +262,7 @@ impl Host {
                     let input = create.document().clone();
                     self.transcript.push(Step::Create(input.repository.clone()));
                     self.create_inputs.push(input.clone());
+                    self.clients.push(create.client().clone());
                     let caller = create.caller().clone();
                     let document = CreatedDocument {
                         id: format!("doc-{}", self.created.len() + 1),
@@ -472,7 +476,13 @@ impl Request {
         let reply = self.send(endpoint, &mut held);
         let mut streamed = host();
         let again = self.send_streaming(endpoint, &mut streamed);
-        assert_eq!(reply, again, "handle and begin disagree");
+        // Each `initialize` is issued its own session id (SURFACE.md §10):
+        // the two agree but for its ULID.
+        assert_eq!(
+            reply.without_session_ulid(),
+            again.without_session_ulid(),
+            "handle and begin disagree"
+        );
         let without_body: Vec<_> = streamed
             .transcript
             .into_iter()
@@ -510,6 +520,18 @@ impl From<Response> for Reply {
 }
 
 impl Reply {
+    /// The reply with its `mcp-session-id`'s ULID (its last 26
+    /// characters) cut off.
+    pub fn without_session_ulid(&self) -> Reply {
+        let mut reply = self.clone();
+        for (name, value) in &mut reply.headers {
+            if name == "mcp-session-id" {
+                value.truncate(value.len().saturating_sub(26));
+            }
+        }
+        reply
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()

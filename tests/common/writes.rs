@@ -182,6 +182,7 @@ impl Host {
         let input = update.update().clone();
         self.transcript.push(Step::Update(input.id.clone()));
         self.update_inputs.push(input.clone());
+        self.clients.push(update.client().clone());
         if let Writing::Always(fixed) = self.writing {
             return update.answer(fixed.update());
         }

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use super::Pending;
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
+use crate::session::ClientInfo;
 use crate::tools::create::{self, CreateAnswer, NewDocument};
 
 /// The create effect: store [`document`](Self::document) for
@@ -19,19 +20,34 @@ use crate::tools::create::{self, CreateAnswer, NewDocument};
 pub struct CreateDocument<C> {
     pending: Pending<C>,
     document: Box<NewDocument>,
+    client: Box<ClientInfo>,
 }
 
 impl<C> CreateDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: Box<NewDocument>) -> Self {
+    pub(crate) fn new(
+        dispatch: Dispatch<C>,
+        id: Bytes,
+        document: Box<NewDocument>,
+        client: Box<ClientInfo>,
+    ) -> Self {
         CreateDocument {
             pending: Pending::new(dispatch, id),
             document,
+            client,
         }
     }
 
     /// The authenticated caller.
     pub fn caller(&self) -> &C {
         self.pending.caller()
+    }
+
+    /// The client making the call (SURFACE.md §10): from the request's one
+    /// well-formed `mcp-session-id` (handshake era) or its `_meta`'s
+    /// `io.modelcontextprotocol/clientInfo` (2026-07-28), else `{unknown,
+    /// unknown}`. Attribution only: it authorizes nothing.
+    pub fn client(&self) -> &ClientInfo {
+        &self.client
     }
 
     /// The validated draft, its canonical plan and its fingerprint.
@@ -51,6 +67,7 @@ impl<C> fmt::Debug for CreateDocument<C> {
         f.debug_struct("CreateDocument")
             .field("repository", &self.document.repository)
             .field("fingerprint", &self.document.fingerprint)
+            .field("client", &self.client)
             .finish_non_exhaustive()
     }
 }

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use super::Pending;
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
+use crate::session::ClientInfo;
 use crate::tools::update::{self, DocumentUpdate, UpdateAnswer};
 
 /// The update effect: store [`update`](Self::update)'s canonical plan as the
@@ -25,19 +26,34 @@ use crate::tools::update::{self, DocumentUpdate, UpdateAnswer};
 pub struct UpdateDocument<C> {
     pending: Pending<C>,
     update: Box<DocumentUpdate>,
+    client: Box<ClientInfo>,
 }
 
 impl<C> UpdateDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, update: Box<DocumentUpdate>) -> Self {
+    pub(crate) fn new(
+        dispatch: Dispatch<C>,
+        id: Bytes,
+        update: Box<DocumentUpdate>,
+        client: Box<ClientInfo>,
+    ) -> Self {
         UpdateDocument {
             pending: Pending::new(dispatch, id),
             update,
+            client,
         }
     }
 
     /// The authenticated caller.
     pub fn caller(&self) -> &C {
         self.pending.caller()
+    }
+
+    /// The client making the call (SURFACE.md §10): from the request's one
+    /// well-formed `mcp-session-id` (handshake era) or its `_meta`'s
+    /// `io.modelcontextprotocol/clientInfo` (2026-07-28), else `{unknown,
+    /// unknown}`. Attribution only: it authorizes nothing.
+    pub fn client(&self) -> &ClientInfo {
+        &self.client
     }
 
     /// The locator as sent, the revision read, the canonical plan, the
@@ -58,6 +74,7 @@ impl<C> fmt::Debug for UpdateDocument<C> {
         f.debug_struct("UpdateDocument")
             .field("revision", &self.update.revision)
             .field("fingerprint", &self.update.fingerprint)
+            .field("client", &self.client)
             .finish_non_exhaustive()
     }
 }
