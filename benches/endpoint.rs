@@ -5,8 +5,8 @@ use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
     ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, Outcome,
-    RenameAnswer, RequestParts, Response, RestoreAnswer, SequentialIds, UpdateAnswer,
-    UpdatedDocument,
+    RenameAnswer, RequestParts, Response, RestoreAnswer, SequentialIds, StoreImageAnswer,
+    UpdateAnswer, UpdatedDocument,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -113,6 +113,7 @@ fn drive(
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
         }
     }
 }

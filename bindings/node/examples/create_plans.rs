@@ -21,7 +21,7 @@ use std::{env, fs, hint};
 
 use chopin_mcp::{
     ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, Outcome, RenameAnswer,
-    RequestParts, RestoreAnswer, UpdateAnswer,
+    RequestParts, RestoreAnswer, StoreImageAnswer, UpdateAnswer,
 };
 use chopin_test_support::plans;
 
@@ -79,6 +79,7 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
         }
     };
     response.body().len()

@@ -207,4 +207,37 @@ function answerRestore(core, slot, answer, where) {
   return native.answerRestore(core, slot, kind, id, title);
 }
 
-module.exports = { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };
+const UPLOAD_KINDS = { uploaded: 0, archived: 1, forbidden: 2, unavailable: 3, "too-large": 4 };
+
+/**
+ * Answers an upload effect: { kind: "uploaded", path? } or a code. A path
+ * given must be the core's `path` (the digest of the bytes it checked):
+ * the result always names the core's.
+ */
+function answerUpload(core, slot, answer, path, where) {
+  const kind = kindOf(answer, UPLOAD_KINDS, where);
+  if (kind === 0 && answer.path !== undefined && answer.path !== path) {
+    fail(`${where}: an "uploaded" answer's \`path\` must be ${path} (the digest of the bytes given), not ${describe(answer.path)}`);
+  }
+  return native.answerUpload(core, slot, kind);
+}
+
+/**
+ * Answers an image read: undefined or null (not found for this caller),
+ * "unavailable", or { mimeType, bytes } (a Uint8Array, Buffer or
+ * ArrayBuffer).
+ */
+function answerImage(core, slot, image, where) {
+  if (image === undefined || image === null) return native.answerImage(core, slot, 1);
+  if (image === "unavailable") return native.answerImage(core, slot, 2);
+  if (!isObject(image) || typeof image.mimeType !== "string") {
+    fail(`${where} must give { mimeType, bytes }, "unavailable" or undefined, not ${describe(image)}`);
+  }
+  let bytes = image.bytes;
+  if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+  if (!(bytes instanceof Uint8Array)) fail(`${where}: an image's \`bytes\` is a Uint8Array, not ${describe(bytes)}`);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return native.answerImage(core, slot, 0, image.mimeType, buffer);
+}
+
+module.exports = { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerUpload, answerImage };

@@ -10,7 +10,7 @@ const { drive } = require("./drive.js");
 function handler(options) {
   if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
   const settings = settingsOf(options, HANDLER_OWN, "handler(options)");
-  const { caller, documents, create, update, rename, archive, restore } = options;
+  const { caller, documents, create, update, rename, archive, restore, upload, images } = options;
   if (typeof caller !== "function") fail("handler(options): `caller` must be a function (request) => caller | undefined");
   if (!isObject(documents) || typeof documents.list !== "function" || typeof documents.read !== "function") {
     fail("handler(options): `documents` must be { list(caller, repository), read(caller, id) }");
@@ -22,6 +22,9 @@ function handler(options) {
     }
     settings[name] = host !== undefined;
   }
+  if (images !== undefined && (!isObject(images) || typeof images.read !== "function")) {
+    fail("handler(options): `images` must be { read(caller, sha256, mimeType) }");
+  }
   let keepAliveMs = KEEP_ALIVE_MS;
   if (options.keepAliveMs !== undefined) {
     keepAliveMs = options.keepAliveMs;
@@ -30,7 +33,7 @@ function handler(options) {
     }
   }
   const core = new Core(settings);
-  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore }, keepAliveMs);
+  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, upload, images }, keepAliveMs);
   hook(mcp, core);
   return mcp;
 }

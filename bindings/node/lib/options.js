@@ -92,8 +92,8 @@ function settingsOf(options, own, where) {
 }
 
 /** The write capabilities, each offered when its option is given. */
-const WRITES = ["create", "update", "rename", "archive", "restore"];
-const HANDLER_OWN = ["caller", "documents", ...WRITES, "keepAliveMs"];
+const WRITES = ["create", "update", "rename", "archive", "restore", "upload"];
+const HANDLER_OWN = ["caller", "documents", ...WRITES, "images", "keepAliveMs"];
 
 /** What each write capability's host object is, for a TypeError. */
 const WRITE_SHAPES = {
@@ -102,6 +102,7 @@ const WRITE_SHAPES = {
   rename: "{ rename(caller, input) }",
   archive: "{ archive(caller, id) }",
   restore: "{ restore(caller, id) }",
+  upload: "{ upload(caller, input, paths) }",
 };
 
 /** new Endpoint()'s own options: the write capabilities, each true or false. */

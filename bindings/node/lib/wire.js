@@ -17,6 +17,8 @@ const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const UPLOAD = 103; // g
+const IMAGE = 105; // i: an image URL's read
 const FIRST_HEAD = 0x30;
 
 function isResponse(tag) {
@@ -88,6 +90,24 @@ function renameInput(out) {
   return { id, title };
 }
 
+/**
+ * The host input of an upload effect (H's `{ id, mimeType, bytes }`) and
+ * the core's `{ sha256, path }`: its outcome's fields as JSON; the bytes
+ * cross apart (a Buffer, given as a plain Uint8Array over its memory).
+ */
+function uploadInput(out, bytes) {
+  const fields = JSON.parse(out.slice(1));
+  return [
+    { id: fields.id, mimeType: fields.mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+    { sha256: fields.sha256, path: fields.path },
+  ];
+}
+
+/** An image read's outcome: the digest (64 hex digits), then the media type. */
+function imageRead(out) {
+  return [out.slice(1, 65), out.slice(65)];
+}
+
 module.exports = {
   RESPOND,
   NEW_HEAD,
@@ -102,10 +122,14 @@ module.exports = {
   RENAME,
   ARCHIVE,
   RESTORE,
+  UPLOAD,
+  IMAGE,
   FIRST_HEAD,
   isResponse,
   Head,
   createInput,
   updateInput,
   renameInput,
+  uploadInput,
+  imageRead,
 };

@@ -5,8 +5,9 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, ListDocuments, Outcome, ReadDocument, RenameAnswer, RenameDocument,
-    RequestParts, Response, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument,
+    Document, Endpoint, ImageAuthenticate, ListDocuments, Outcome, ReadDocument, ReadImage,
+    RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer, RestoreDocument,
+    StoreImage, StoreImageAnswer, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -42,6 +43,10 @@ pub(crate) enum Pending {
     Rename(RenameDocument<()>),
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
+    Upload(StoreImage<()>),
+    /// An image URL's authentication, then its read (`src/answer/image.rs`).
+    ImageAuthenticate(ImageAuthenticate<()>),
+    ImageRead(ReadImage<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
 }
@@ -110,6 +115,27 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_upload(self) -> Option<StoreImage<()>> {
+        match self {
+            Pending::Upload(upload) => Some(upload),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_image_authenticate(self) -> Option<ImageAuthenticate<()>> {
+        match self {
+            Pending::ImageAuthenticate(auth) => Some(auth),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_image_read(self) -> Option<ReadImage<()>> {
+        match self {
+            Pending::ImageRead(read) => Some(read),
+            _ => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Pending::Authenticate(_) => "authenticate",
@@ -121,6 +147,9 @@ impl Pending {
             Pending::Rename(_) => "rename",
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
+            Pending::Upload(_) => "upload",
+            Pending::ImageAuthenticate(_) => "image authenticate",
+            Pending::ImageRead(_) => "image",
             Pending::Reply(_) => "reply",
         }
     }
@@ -250,6 +279,7 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
         }
     };
     // The tools as the endpoint wrote them, keys in its order.

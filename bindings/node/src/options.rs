@@ -22,6 +22,8 @@ pub(crate) struct Options {
     archive: bool,
     #[serde(default)]
     restore: bool,
+    #[serde(default)]
+    upload: bool,
     body_budget: Option<usize>,
     server_name: Option<String>,
     server_version: Option<String>,
@@ -88,6 +90,9 @@ impl Options {
         }
         if self.restore {
             config = config.enable_restore();
+        }
+        if self.upload {
+            config = config.enable_upload();
         }
         if let Some(bytes) = self.body_budget {
             config = config.body_budget(bytes);
