@@ -122,7 +122,10 @@ impl Metrics {
                 IntCounterVec::new(
                     Opts::new(
                         format!("{field}s_total"),
-                        format!("{field}_document calls, by result."),
+                        match *field {
+                            "upload" => "upload_image calls, by result.".to_owned(),
+                            _ => format!("{field}_document calls, by result."),
+                        },
                     ),
                     &["result"],
                 )
