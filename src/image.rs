@@ -139,7 +139,7 @@ const DECODE: [u8; 256] = {
 /// group does not use are ignored, as JavaScript's `atob` ignores them.
 /// `None` for anything else. One pass; the output is allocated once.
 pub(crate) fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(4) {
+    if text.len() % 4 != 0 {
         return None;
     }
     let (body, last) = match text.len() {
