@@ -84,6 +84,20 @@ fn upload_image_is_offered_only_when_enabled_and_listed_last() {
         tool["annotations"],
         json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
     );
+    // The generated instructions end with its line (SURFACE.md §10).
+    let instructions = Config::new().enable_upload().generated_instructions();
+    assert!(
+        instructions.ends_with(&format!(
+            "\nupload_image: {}",
+            tool["description"].as_str().unwrap()
+        )),
+        "{instructions}"
+    );
+    assert!(
+        !Config::new()
+            .generated_instructions()
+            .contains("upload_image")
+    );
     // §12 case 34: every output schema is an object.
     assert!(
         with.iter()
