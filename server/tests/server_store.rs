@@ -149,7 +149,7 @@ fn a_newer_schema_is_refused_at_start_and_left_alone() {
         let (code, stderr) = run(name, &["--db", db.to_str().unwrap()]);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         assert!(
-            stderr.contains("schema version 7, newer than this server's 2"),
+            stderr.contains("schema version 7, newer than this server's 3"),
             "{name}: {stderr}"
         );
         let conn = rusqlite::Connection::open(&db).unwrap();
