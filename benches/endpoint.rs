@@ -4,9 +4,9 @@
 use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, Outcome,
-    RenameAnswer, RequestParts, Response, RestoreAnswer, SequentialIds, StoreImageAnswer,
-    UpdateAnswer, UpdatedDocument,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header,
+    LifecycleAnswer, Outcome, ReadImplementationAnswer, RenameAnswer, RequestParts, Response,
+    RestoreAnswer, SequentialIds, StartAnswer, StoreImageAnswer, UpdateAnswer, UpdatedDocument,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -114,6 +114,11 @@ fn drive(
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
             Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     }
 }

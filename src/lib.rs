@@ -15,6 +15,7 @@ mod headers;
 pub mod http;
 pub mod http1;
 mod image;
+pub mod implementation;
 mod json;
 mod jsonrpc;
 mod lex;
@@ -40,8 +41,8 @@ pub use config::{
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
     DocumentOutcome, DocumentRead, Endpoint, ImageAnswer, ImageAuthenticate, ImageOutcome,
-    ListDocuments, Outcome, ReadDocument, ReadImage, RenameDocument, RestoreDocument, StoreImage,
-    UpdateDocument,
+    ListDocuments, Outcome, ReadDocument, ReadImage, ReadImplementation, RenameDocument,
+    ReportLifecycle, RestoreDocument, StartImplementation, StoreImage, UpdateDocument,
 };
 pub use image::ImageType;
 pub use jsonrpc::MAX_BATCH;
@@ -50,6 +51,9 @@ pub use response::Response;
 pub use session::ClientInfo;
 pub use tools::archive::{ArchiveAnswer, ArchivedDocument};
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
+pub use tools::implementation::{
+    LifecycleAnswer, ReadImplementationAnswer, StartAnswer, StartRequest,
+};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
 pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};

@@ -187,14 +187,25 @@ export interface DocumentReader<Caller = any> {
   read(caller: Caller, id: string): Awaitable<Document | undefined | null>;
 }
 
-/** The host's creation, in one transaction (see `CreateAnswer`). */
-export interface DocumentCreator<Caller = any> {
-  create(caller: Caller, input: CreateDocumentInput): Awaitable<CreateAnswer>;
+/**
+ * What the client said of itself (SURFACE.md §10): from the request's one
+ * well-formed `mcp-session-id` (issued by `initialize`, stateless) or, in
+ * 2026-07-28, its `_meta` client info. A field not given is `"unknown"`.
+ * Attribution only: it authorizes nothing.
+ */
+export interface ClientInfo {
+  readonly name: string;
+  readonly version: string;
 }
 
-/** The host's update, in one transaction, idempotent (see `UpdateAnswer`). */
+/** The host's creation, in one transaction (see `CreateAnswer`); `client` is for attribution (a host may ignore it). */
+export interface DocumentCreator<Caller = any> {
+  create(caller: Caller, input: CreateDocumentInput, client: ClientInfo): Awaitable<CreateAnswer>;
+}
+
+/** The host's update, in one transaction, idempotent (see `UpdateAnswer`); `client` is for attribution (a host may ignore it). */
 export interface DocumentUpdater<Caller = any> {
-  update(caller: Caller, input: UpdateDocumentInput): Awaitable<UpdateAnswer>;
+  update(caller: Caller, input: UpdateDocumentInput, client: ClientInfo): Awaitable<UpdateAnswer>;
 }
 
 /** The host's rename (see `RenameAnswer`). */
@@ -227,6 +238,17 @@ export interface ImageUploader<Caller = any> {
 export interface ImageReader<Caller = any> {
   read(caller: Caller, sha256: string, mimeType: string): Awaitable<StoredImage | "unavailable" | undefined | null>;
 }
+// The implementation runs' types and `rules` (IMPLEMENTATION.md) are in
+// lib/implementations.d.ts, re-exported here.
+export * from "./lib/implementations.js";
+import type {
+  ImplementationHost,
+  ReadImplementationAnswer,
+  ReportAnswer,
+  ReportInput,
+  StartImplementationAnswer,
+  StartImplementationInput,
+} from "./lib/implementations.js";
 
 declare const scopedBrand: unique symbol;
 
@@ -264,7 +286,11 @@ export interface EndpointSettings {
   serverVersion?: string;
   /** `serverInfo.title` (none by default). */
   serverTitle?: string;
-  /** Guidance for the model: `initialize`'s and `server/discover`'s `instructions`. */
+  /**
+   * Guidance for the model: `initialize`'s and `server/discover`'s
+   * `instructions`. By default the text SURFACE.md §10 generates from the
+   * offered tools' descriptions.
+   */
   instructions?: string;
   /** Browser origins allowed, matched byte for byte (`https://app.example`); every other `Origin` gets 403. */
   allowedOrigins?: string[];
@@ -305,6 +331,8 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   upload?: ImageUploader<Caller>;
   /** Serves `/images/<file>`: the handler answers those requests with the images `read` finds. */
   images?: ImageReader<Caller>;
+  /** Offers `read_implementation`, and with `start` and `report` the eight implementation tools. */
+  implementations?: ImplementationHost<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
   keepAliveMs?: number;
 }
@@ -349,6 +377,8 @@ export interface EndpointOptions extends EndpointSettings {
   restore?: boolean;
   /** Offer `upload_image`: "upload" steps come. */
   upload?: boolean;
+  /** `true`: the eight implementation tools ("read_implementation", "start_implementation" and "report" steps come); `"read"`: `read_implementation` alone. */
+  implementations?: boolean | "read";
 }
 
 /** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
@@ -441,6 +471,7 @@ export interface Create<Caller> extends StepBase {
   readonly kind: "create";
   readonly caller: Caller;
   readonly input: CreateDocumentInput;
+  readonly client: ClientInfo;
   answer(answer: CreateAnswer): Step<Caller>;
 }
 
@@ -449,6 +480,7 @@ export interface Update<Caller> extends StepBase {
   readonly kind: "update";
   readonly caller: Caller;
   readonly input: UpdateDocumentInput;
+  readonly client: ClientInfo;
   answer(answer: UpdateAnswer): Step<Caller>;
 }
 
@@ -510,6 +542,30 @@ export type ImageStep<Caller = any> =
   | (StepBase & { readonly kind: "authenticate"; answer(caller: CallerAnswer<Caller>): ImageStep<Caller> })
   | ImageRead<Caller>;
 
+/** Read document `id`'s implementation (only with `implementations`). */
+export interface ReadImplementationStep<Caller> extends StepBase {
+  readonly kind: "read_implementation";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(answer: ReadImplementationAnswer): Step<Caller>;
+}
+
+/** Claim a document's graph (only with `implementations: true`). */
+export interface StartImplementationStep<Caller> extends StepBase {
+  readonly kind: "start_implementation";
+  readonly caller: Caller;
+  readonly input: StartImplementationInput;
+  answer(answer: StartImplementationAnswer): Step<Caller>;
+}
+
+/** Record a lifecycle event (only with `implementations: true`). */
+export interface ReportStep<Caller> extends StepBase {
+  readonly kind: "report";
+  readonly caller: Caller;
+  readonly input: ReportInput;
+  answer(answer: ReportAnswer): Step<Caller>;
+}
+
 /** Where an exchange stands; `kind` says which. */
 export type Step<Caller = any> =
   | Respond
@@ -522,4 +578,7 @@ export type Step<Caller = any> =
   | Rename<Caller>
   | Archive<Caller>
   | Restore<Caller>
-  | Upload<Caller>;
+  | Upload<Caller>
+  | ReadImplementationStep<Caller>
+  | StartImplementationStep<Caller>
+  | ReportStep<Caller>;

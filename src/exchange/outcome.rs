@@ -7,8 +7,9 @@ use bytes::Bytes;
 
 use super::body::BodyIntake;
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    StoreImage, UpdateDocument,
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, StoreImage,
+    UpdateDocument,
 };
 use super::endpoint::Authenticate;
 use crate::cors;
@@ -64,6 +65,16 @@ pub enum Outcome<C> {
     /// Keep a checked image for a document (only on endpoints with
     /// [`Config::enable_upload`](crate::Config::enable_upload)).
     StoreImage(StoreImage<C>),
+    /// Read a document's implementation (only on endpoints with
+    /// [`Config::enable_implementations`](crate::Config::enable_implementations)
+    /// or [`Config::enable_implementation_reads`](crate::Config::enable_implementation_reads)).
+    ReadImplementation(ReadImplementation<C>),
+    /// Claim a document's approved graph (only on endpoints with
+    /// [`Config::enable_implementations`](crate::Config::enable_implementations)).
+    StartImplementation(StartImplementation<C>),
+    /// Record a lifecycle event of a run (only on endpoints with
+    /// [`Config::enable_implementations`](crate::Config::enable_implementations)).
+    ReportLifecycle(ReportLifecycle<C>),
 }
 
 impl<C> Outcome<C> {
@@ -101,6 +112,15 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Archive(effect) => f.debug_tuple("Archive").field(effect).finish(),
             Outcome::Restore(effect) => f.debug_tuple("Restore").field(effect).finish(),
             Outcome::StoreImage(effect) => f.debug_tuple("StoreImage").field(effect).finish(),
+            Outcome::ReadImplementation(effect) => {
+                f.debug_tuple("ReadImplementation").field(effect).finish()
+            }
+            Outcome::StartImplementation(effect) => {
+                f.debug_tuple("StartImplementation").field(effect).finish()
+            }
+            Outcome::ReportLifecycle(effect) => {
+                f.debug_tuple("ReportLifecycle").field(effect).finish()
+            }
         }
     }
 }

@@ -18,7 +18,8 @@ use crate::json::Raw;
 use crate::negotiate::{media_ranges, quality};
 use crate::{
     Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Granted, Header,
-    NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
+    LifecycleAnswer, NewDocument, Outcome, ReadImplementationAnswer, RequestParts, Response,
+    SequentialIds, StartAnswer, dialect,
 };
 use crate::{oracle, scan};
 
@@ -74,6 +75,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .enable_creation()
         .enable_lifecycle()
         .enable_upload()
+        .enable_implementations()
         .id_source(SequentialIds::new(1));
     config = if oauth {
         config.oauth(RESOURCE, "https://auth.example")
@@ -201,6 +203,20 @@ fn drive(
                 effects.push("store_image");
                 images::answer_store_image(store, answers.byte())
             }
+            // Answered unavailable: the fuzzed inputs reach the argument
+            // checks and the session gate; the answers are the rules'.
+            Outcome::ReadImplementation(read) => {
+                effects.push("read_implementation");
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => {
+                effects.push("start_implementation");
+                start.answer(StartAnswer::Unavailable)
+            }
+            Outcome::ReportLifecycle(report) => {
+                effects.push("report_lifecycle");
+                report.answer(LifecycleAnswer::Unavailable)
+            }
         };
     };
     check_response(&response, &effects, document_given);
@@ -278,7 +294,13 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
         match *effect {
             "list" | "read" => assert!(granted.read(), "{effect} without the read scope"),
             "create" => assert!(granted.create(), "create without the create scope"),
-            "update" | "rename" | "archive" | "restore" => {
+            "read_implementation" => assert!(granted.read(), "{effect} without the read scope"),
+            "update"
+            | "rename"
+            | "archive"
+            | "restore"
+            | "start_implementation"
+            | "report_lifecycle" => {
                 assert!(granted.read(), "{effect} without the read scope");
                 assert!(granted.write(), "{effect} without the write scope");
             }
@@ -288,8 +310,17 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
 }
 
 /// The effects that reach the host for a tool call.
-const TOOL_EFFECTS: [&str; 7] = [
-    "list", "read", "create", "update", "rename", "archive", "restore",
+const TOOL_EFFECTS: [&str; 10] = [
+    "list",
+    "read",
+    "create",
+    "update",
+    "rename",
+    "archive",
+    "restore",
+    "read_implementation",
+    "start_implementation",
+    "report_lifecycle",
 ];
 
 /// Invariants every response keeps. Each tool effect was answered once,
@@ -650,6 +681,11 @@ pub fn ops(data: &[u8]) {
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
                     Outcome::StoreImage(store) => images::answer_store_image(store, choice),
+                    Outcome::ReadImplementation(read) => {
+                        read.answer(ReadImplementationAnswer::<()>::Unavailable)
+                    }
+                    Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+                    Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
                 };
                 match next {
                     Outcome::Respond(response) => {

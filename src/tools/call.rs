@@ -12,6 +12,7 @@ use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
+use crate::tools::implementation::{self, Lifecycle, StartRequest};
 use crate::tools::update::{self, DocumentUpdate};
 use crate::tools::upload::{self, Checked, Upload};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
@@ -32,6 +33,11 @@ pub(crate) enum Effect {
     Archive(String),
     Restore(String),
     StoreImage(Box<Upload>),
+    /// `read_implementation`'s locator, as sent.
+    ReadImplementation(String),
+    StartImplementation(Box<StartRequest>),
+    /// A lifecycle tool's call.
+    Lifecycle(Box<Lifecycle>),
 }
 
 /// Where a well-formed tool call goes.
@@ -116,6 +122,18 @@ pub(crate) fn step(
             Checked::Upload(upload) => Effect::StoreImage(upload),
             Checked::Refused(code) => return Ok(ToolStep::Code(code)),
         },
+        Tool::ReadImplementation => Effect::ReadImplementation(
+            implementation::read(arguments).ok_or(implementation::INVALID_READ)?,
+        ),
+        Tool::StartImplementation => Effect::StartImplementation(Box::new(
+            implementation::start(arguments).ok_or(implementation::INVALID_START)?,
+        )),
+        tool => {
+            let name = tool.name();
+            let call = implementation::lifecycle(name, arguments)
+                .ok_or_else(|| implementation::invalid_lifecycle(name))?;
+            Effect::Lifecycle(Box::new(call))
+        }
     };
     Ok(ToolStep::Host(effect))
 }

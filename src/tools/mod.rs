@@ -7,6 +7,7 @@ mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod guide;
+pub(crate) mod implementation;
 pub(crate) mod list;
 pub(crate) mod read;
 pub(crate) mod rename;
@@ -81,12 +82,21 @@ pub(crate) enum Tool {
     ArchiveDocument,
     RestoreDocument,
     UploadImage,
+    ReadImplementation,
+    StartImplementation,
+    StartTask,
+    BlockTask,
+    ReportPr,
+    CompleteTask,
+    ReportVerification,
+    RequestRevision,
 }
 
 impl Tool {
-    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1).
-    /// `upload_image` comes last (SURFACE.md §1.1).
-    const ALL: [Tool; 8] = [
+    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1,
+    /// SURFACE.md §1.1: `upload_image` after `restore_document`;
+    /// IMPLEMENTATION.md §2.1: the implementation tools after it).
+    const ALL: [Tool; 16] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -95,6 +105,14 @@ impl Tool {
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
         Tool::UploadImage,
+        Tool::ReadImplementation,
+        Tool::StartImplementation,
+        Tool::StartTask,
+        Tool::BlockTask,
+        Tool::ReportPr,
+        Tool::CompleteTask,
+        Tool::ReportVerification,
+        Tool::RequestRevision,
     ];
 
     fn name(self) -> &'static str {
@@ -107,6 +125,14 @@ impl Tool {
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
             Tool::UploadImage => "upload_image",
+            Tool::ReadImplementation => "read_implementation",
+            Tool::StartImplementation => "start_implementation",
+            Tool::StartTask => "start_task",
+            Tool::BlockTask => "block_task",
+            Tool::ReportPr => "report_pr",
+            Tool::CompleteTask => "complete_task",
+            Tool::ReportVerification => "report_verification",
+            Tool::RequestRevision => "request_revision",
         }
     }
 
@@ -120,6 +146,14 @@ impl Tool {
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
             Tool::UploadImage => upload::DEFINITION,
+            Tool::ReadImplementation => implementation::READ_IMPLEMENTATION,
+            Tool::StartImplementation => implementation::START_IMPLEMENTATION,
+            Tool::StartTask => implementation::START_TASK,
+            Tool::BlockTask => implementation::BLOCK_TASK,
+            Tool::ReportPr => implementation::REPORT_PR,
+            Tool::CompleteTask => implementation::COMPLETE_TASK,
+            Tool::ReportVerification => implementation::REPORT_VERIFICATION,
+            Tool::RequestRevision => implementation::REQUEST_REVISION,
         }
     }
 
@@ -145,6 +179,14 @@ impl Tool {
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
             Tool::UploadImage => offered.upload,
+            Tool::ReadImplementation => offered.implementation_reads,
+            Tool::StartImplementation
+            | Tool::StartTask
+            | Tool::BlockTask
+            | Tool::ReportPr
+            | Tool::CompleteTask
+            | Tool::ReportVerification
+            | Tool::RequestRevision => offered.implementation_writes,
         }
     }
 
@@ -162,9 +204,26 @@ impl Tool {
                 | Tool::RestoreDocument
                 | Tool::UploadImage,
             ) => (false, true),
-            Some(Tool::ListDocuments | Tool::ReadDocument) | None => (false, false),
+            Some(tool) if tool.is_implementation_write() => (false, true),
+            Some(_) | None => (false, false),
         };
         Granted::new(true, create, write)
+    }
+
+    /// One of the seven implementation tools that write (IMPLEMENTATION.md
+    /// §2.1: they need the write scope, the handshake era's session, and the
+    /// larger budget).
+    pub(crate) fn is_implementation_write(self) -> bool {
+        matches!(
+            self,
+            Tool::StartImplementation
+                | Tool::StartTask
+                | Tool::BlockTask
+                | Tool::ReportPr
+                | Tool::CompleteTask
+                | Tool::ReportVerification
+                | Tool::RequestRevision
+        )
     }
 
     /// The offered tool called `name`.
@@ -429,8 +488,10 @@ mod tests {
             archive: true,
             restore: true,
             upload: true,
+            implementation_reads: true,
+            implementation_writes: true,
         };
-        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 8)] {
+        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 16)] {
             let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }

@@ -46,3 +46,27 @@ fn the_only_circle_is_the_exchange_state_machine() {
         assert!(!edges.contains_key(&key), "{} reaches {}", pair.0, pair.1);
     }
 }
+
+/// The rules of implementation runs are a leaf every host calls inside its
+/// own transaction: they reach nothing of the crate outside their module
+/// (no exchange, no tools), so no host's path can change what they decide.
+#[test]
+fn the_implementation_rules_are_a_leaf() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files = doors::read_workspace(&root);
+    assert!(
+        files
+            .iter()
+            .any(|f| f.path == "src/implementation/state.rs"),
+        "the rules were not read"
+    );
+    let edges = doors::edges(&files);
+    let outward: Vec<String> = edges
+        .keys()
+        .filter(|(from, to)| {
+            from.starts_with("src/implementation/") && !to.starts_with("src/implementation/")
+        })
+        .map(|(from, to)| format!("{from} reaches {to}"))
+        .collect();
+    assert!(outward.is_empty(), "{}", outward.join("\n"));
+}

@@ -3,6 +3,8 @@
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
 mod images;
+pub mod implementation;
+mod implementation_effects;
 mod writes;
 
 use std::collections::HashMap;
@@ -15,6 +17,8 @@ use chopin_mcp::{
 };
 #[allow(unused_imports)] // used by the upload and image tests
 pub use images::{Images, Upload, base64, uploading};
+#[allow(unused_imports)] // used by the implementation tools' tests
+pub use implementation_effects::{Reported, STARTED_AT, Started};
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use writes::{
@@ -49,6 +53,10 @@ pub enum Step {
     /// An upload, with the locator as sent; an image read, by hex digest.
     StoreImage(String),
     ReadImage(String),
+    /// The implementation effects: the locator, or the lifecycle tool.
+    ReadImplementation(String),
+    StartImplementation(String),
+    Lifecycle(&'static str),
     Respond(u16),
 }
 
@@ -109,6 +117,9 @@ pub struct Host {
     pub clients: Vec<ClientInfo>,
     /// The image store (SURFACE.md §8).
     pub images: Images,
+    /// Every claim, and every lifecycle report, as received.
+    pub started: Vec<Started>,
+    pub reported: Vec<Reported>,
 }
 
 impl Host {
@@ -159,6 +170,8 @@ impl Host {
             archived: HashMap::new(),
             clients: Vec::new(),
             images: Images::default(),
+            started: Vec::new(),
+            reported: Vec::new(),
         }
     }
 
@@ -314,6 +327,9 @@ impl Host {
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
                 Outcome::StoreImage(store) => self.store_image(store),
+                Outcome::ReadImplementation(read) => self.read_implementation(read),
+                Outcome::StartImplementation(start) => self.start_implementation(start),
+                Outcome::ReportLifecycle(report) => self.report_lifecycle(report),
             };
         }
     }

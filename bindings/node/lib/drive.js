@@ -5,22 +5,25 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, UPLOAD, IMAGE, createInput, updateInput, renameInput, uploadInput, imageRead } = require("./wire.js");
-const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, isLength, flatWebHeaders, targetOf } = require("./headers.js");
+const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, uploadInput, imageRead } = require("./wire.js");
+const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerUpload, answerImage } = require("./answers.js");
+
+const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
 const KEEP_ALIVE = native.keepAlive();
 
 /**
  * The request function of a handler over `core`, with its `settings` (as
  * the addon got them), its host functions `hosts` ({ caller, documents,
- * create?, update?, rename?, archive?, restore?, upload?, images? }, checked)
- * and the keep-alive period of its event streams. With `images`, requests
- * to `/images/<file>` are an image URL's (SURFACE.md §8).
+ * create?, update?, rename?, archive?, restore?, upload?, images?,
+ * implementations? }, checked) and the keep-alive period of its event
+ * streams. With `images`, requests to `/images/<file>` are an image URL's
+ * (SURFACE.md §8).
  */
 function drive(core, settings, hosts, keepAliveMs) {
-  const { caller, documents, create, update, rename, archive, restore, upload, images } = hosts;
+  const { caller, documents, create, update, rename, archive, restore, upload, images, implementations } = hosts;
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
   const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
@@ -54,7 +57,7 @@ function drive(core, settings, hosts, keepAliveMs) {
       const early = origin === null && !hostAllowlist && (method === "POST" || method === "GET");
       let out;
       if (!early) {
-        out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
+        out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), h.get(N10));
         if (out.charCodeAt(0) !== AUTHENTICATE) {
           return respond(slot, out, request);
         }
@@ -77,7 +80,7 @@ function drive(core, settings, hosts, keepAliveMs) {
           ? await bytesOf(request)
           : undefined;
       out = early
-        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), verdict, scopes, body)
+        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), h.get(N10), verdict, scopes, body)
         : native.authenticate(endpoint, slot, verdict, scopes, body);
       if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
       // The effects, one after another (a batch asks for several).
@@ -90,13 +93,13 @@ function drive(core, settings, hosts, keepAliveMs) {
             out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
             break;
           case CREATE: {
-            const input = createInput(out, native.plan(endpoint, slot));
-            out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
+            const { input, client } = createInput(out, native.plan(endpoint, slot));
+            out = answerCreate(endpoint, slot, await create.create(who, input, client), input.plan, "create.create");
             break;
           }
           case UPDATE: {
-            const input = updateInput(out, native.plan(endpoint, slot));
-            out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
+            const { input, client } = updateInput(out, native.plan(endpoint, slot));
+            out = answerUpdate(endpoint, slot, await update.update(who, input, client), input.plan, "update.update");
             break;
           }
           case RENAME:
@@ -113,6 +116,15 @@ function drive(core, settings, hosts, keepAliveMs) {
             out = answerUpload(endpoint, slot, await upload.upload(who, input, paths), paths.path, "upload.upload");
             break;
           }
+          case READ_IMPLEMENTATION:
+            out = answerReadImplementation(endpoint, slot, await implementations.read(who, out.slice(1)), "implementations.read");
+            break;
+          case START_IMPLEMENTATION:
+            out = answerStartImplementation(endpoint, slot, await implementations.start(who, implementationInput(out)), "implementations.start");
+            break;
+          case REPORT:
+            out = answerReport(endpoint, slot, await implementations.report(who, implementationInput(out)), "implementations.report");
+            break;
           default:
             return respond(slot, out, request);
         }

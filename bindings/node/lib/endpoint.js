@@ -4,12 +4,13 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, UPLOAD, IMAGE, isResponse, createInput, updateInput, renameInput, uploadInput, imageRead } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput, uploadInput, imageRead } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerUpload, answerImage } = require("./answers.js");
 const { Core, SLOTS, hook } = require("./core.js");
+const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
 const KINDS = {
   [AUTHENTICATE]: "authenticate",
@@ -23,17 +24,20 @@ const KINDS = {
   [RESTORE]: "restore",
   [UPLOAD]: "upload",
   [IMAGE]: "image",
+  [READ_IMPLEMENTATION]: "read_implementation",
+  [START_IMPLEMENTATION]: "start_implementation",
+  [REPORT]: "report",
 };
 
 /** The steps that name their document by `id`, and those with an `input`. */
-const LOCATED = ["read", "archive", "restore"];
-const WITH_INPUT = ["create", "update", "rename", "upload"];
+const LOCATED = ["read", "archive", "restore", "read_implementation"];
+const WITH_INPUT = ["create", "update", "rename", "upload", "start_implementation", "report"];
 
 class Endpoint {
   #core;
 
   constructor(options) {
-    const settings = settingsOf(options, ENDPOINT_OWN, "new Endpoint(options)");
+    const settings = settingsOf(options, [...ENDPOINT_OWN, "implementations"], "new Endpoint(options)");
     for (const name of WRITES) {
       const offered = options === undefined ? undefined : options[name];
       if (offered !== undefined && typeof offered !== "boolean") {
@@ -41,6 +45,12 @@ class Endpoint {
       }
       settings[name] = offered === true;
     }
+    const implementations = options === undefined ? undefined : options.implementations;
+    if (implementations !== undefined && implementations !== true && implementations !== "read" && implementations !== false) {
+      fail(`new Endpoint(options): \`implementations\` must be true, "read" or false, not ${describe(implementations)}`);
+    }
+    if (implementations === true) settings.implementations = "all";
+    else if (implementations === "read") settings.implementations = "read";
     this.#core = new Core(settings);
     hook(this, this.#core);
   }
@@ -128,6 +138,7 @@ class Exchange {
   #slot;
   #payload = "";
   #input = undefined;
+  #client = undefined;
   #head = null;
   #body = "";
   #paths = undefined;
@@ -155,11 +166,13 @@ class Exchange {
       return;
     }
     this.kind = KINDS[tag];
-    if (tag === CREATE) this.#input = createInput(out, native.plan(this.#core.native, this.#slot));
-    else if (tag === UPDATE) this.#input = updateInput(out, native.plan(this.#core.native, this.#slot));
-    else if (tag === RENAME) this.#input = renameInput(out);
+    if (tag === CREATE || tag === UPDATE) {
+      const read = tag === CREATE ? createInput : updateInput;
+      ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
+    } else if (tag === RENAME) this.#input = renameInput(out);
     else if (tag === UPLOAD) [this.#input, this.#paths] = uploadInput(out, native.imageBytes(this.#core.native, this.#slot));
     else if (tag === IMAGE) [this.#input, this.#paths] = [undefined, imageRead(out)];
+    else if (tag === START_IMPLEMENTATION || tag === REPORT) this.#input = implementationInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
 
@@ -220,6 +233,15 @@ class Exchange {
       case "image":
         this.#settle(answerImage(core.native, this.#slot, value, "answer(image)"));
         break;
+      case "read_implementation":
+        this.#settle(answerReadImplementation(core.native, this.#slot, value, "answer(implementation)"));
+        break;
+      case "start_implementation":
+        this.#settle(answerStartImplementation(core.native, this.#slot, value, "answer(claim)"));
+        break;
+      case "report":
+        this.#settle(answerReport(core.native, this.#slot, value, "answer(report)"));
+        break;
       default:
         fail(`answer() has nothing to answer: this exchange is at "${this.kind}"`);
     }
@@ -232,7 +254,7 @@ class Exchange {
     return this.#payload;
   }
 
-  /** The document a "read" step asks for (an id), or an "archive" or "restore" step (an id or URL, as sent). */
+  /** The document a "read" step asks for (an id), or an "archive", "restore" or "read_implementation" step (an id or URL, as sent). */
   get id() {
     this.#expect(LOCATED, "id");
     return this.#payload;
@@ -256,10 +278,16 @@ class Exchange {
     return this.#paths[1];
   }
 
-  /** What a "create", "update", "rename" or "upload" step asks the host to store. */
+    /** What a "create", "update", "rename", "upload", "start_implementation" or "report" step asks the host to store. */
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;
+  }
+
+  /** Who a "create" or "update" step's client says it is: `{ name, version }` (SURFACE.md §10; `unknown` when not said). */
+  get client() {
+    this.#expect(["create", "update"], "client");
+    return this.#client;
   }
 
   /**

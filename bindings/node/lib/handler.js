@@ -6,6 +6,7 @@
 const { fail, describe, isObject, settingsOf, WRITES, HANDLER_OWN, WRITE_SHAPES, KEEP_ALIVE_MS } = require("./options.js");
 const { Core, hook } = require("./core.js");
 const { drive } = require("./drive.js");
+const { offeredBy } = require("./implementations.js");
 
 function handler(options) {
   if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
@@ -25,6 +26,9 @@ function handler(options) {
   if (images !== undefined && (!isObject(images) || typeof images.read !== "function")) {
     fail("handler(options): `images` must be { read(caller, sha256, mimeType) }");
   }
+  const implementations = options.implementations;
+  const offered = offeredBy(implementations, "handler(options)");
+  if (offered !== undefined) settings.implementations = offered;
   let keepAliveMs = KEEP_ALIVE_MS;
   if (options.keepAliveMs !== undefined) {
     keepAliveMs = options.keepAliveMs;
@@ -33,7 +37,7 @@ function handler(options) {
     }
   }
   const core = new Core(settings);
-  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, upload, images }, keepAliveMs);
+  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, upload, images, implementations }, keepAliveMs);
   hook(mcp, core);
   return mcp;
 }

@@ -93,7 +93,7 @@ function settingsOf(options, own, where) {
 
 /** The write capabilities, each offered when its option is given. */
 const WRITES = ["create", "update", "rename", "archive", "restore", "upload"];
-const HANDLER_OWN = ["caller", "documents", ...WRITES, "images", "keepAliveMs"];
+const HANDLER_OWN = ["caller", "documents", ...WRITES, "images", "implementations", "keepAliveMs"];
 
 /** What each write capability's host object is, for a TypeError. */
 const WRITE_SHAPES = {

@@ -19,6 +19,9 @@ const ARCHIVE = 118; // v
 const RESTORE = 115; // s
 const UPLOAD = 103; // g
 const IMAGE = 105; // i: an image URL's read
+const READ_IMPLEMENTATION = 73; // I
+const START_IMPLEMENTATION = 83; // S
+const REPORT = 76; // L
 const FIRST_HEAD = 0x30;
 
 function isResponse(tag) {
@@ -61,12 +64,13 @@ function partsOf(out) {
 }
 
 /**
- * The host input of a create effect: its outcome carries the fields as
- * JSON; the plan crosses apart.
+ * The host input of a create effect and its client ({ input, client }): its
+ * outcome carries the fields as JSON, the client among them (SURFACE.md
+ * §10); the plan crosses apart.
  */
 function createInput(out, plan) {
   const fields = JSON.parse(out.slice(1));
-  return {
+  const input = {
     idempotencyKey: fields.idempotencyKey,
     repository: fields.repository,
     baseBranch: fields.baseBranch,
@@ -76,12 +80,14 @@ function createInput(out, plan) {
     plan,
     fingerprint: fields.fingerprint,
   };
+  return { input, client: fields.client };
 }
 
-/** The host input of an update effect: its outcome's fields as JSON, and the plan. */
+/** The host input of an update effect and its client ({ input, client }): its outcome's fields as JSON, and the plan. */
 function updateInput(out, plan) {
   const fields = JSON.parse(out.slice(1));
-  return { id: fields.id, revision: fields.revision, plan, idempotencyKey: fields.idempotencyKey, fingerprint: fields.fingerprint };
+  const input = { id: fields.id, revision: fields.revision, plan, idempotencyKey: fields.idempotencyKey, fingerprint: fields.fingerprint };
+  return { input, client: fields.client };
 }
 
 /** The host input of a rename effect's outcome: the locator, then the title. */
@@ -124,6 +130,9 @@ module.exports = {
   RESTORE,
   UPLOAD,
   IMAGE,
+  READ_IMPLEMENTATION,
+  START_IMPLEMENTATION,
+  REPORT,
   FIRST_HEAD,
   isResponse,
   Head,

@@ -8,6 +8,7 @@
 mod authenticate;
 mod create;
 mod image;
+mod implementation;
 mod lifecycle;
 mod list;
 mod read;
@@ -16,6 +17,7 @@ mod update;
 pub use authenticate::Verdict;
 pub use create::CreateKind;
 pub use image::{ImageKind, UploadKind};
+pub use implementation::{AnswerError, BadAnswer};
 pub use lifecycle::ChangeKind;
 pub use read::DocumentRef;
 pub use update::UpdateKind;

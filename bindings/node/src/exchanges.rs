@@ -5,9 +5,10 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, ImageAuthenticate, ListDocuments, Outcome, ReadDocument, ReadImage,
-    RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer, RestoreDocument,
-    StoreImage, StoreImageAnswer, UpdateAnswer, UpdateDocument,
+    Document, Endpoint, ImageAuthenticate, LifecycleAnswer, ListDocuments, Outcome, ReadDocument,
+    ReadImage, ReadImplementation, ReadImplementationAnswer, RenameAnswer, RenameDocument,
+    ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer,
+    StartImplementation, StoreImage, StoreImageAnswer, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -47,6 +48,9 @@ pub(crate) enum Pending {
     /// An image URL's authentication, then its read (`src/answer/image.rs`).
     ImageAuthenticate(ImageAuthenticate<()>),
     ImageRead(ReadImage<()>),
+    ReadImplementation(ReadImplementation<()>),
+    StartImplementation(StartImplementation<()>),
+    ReportLifecycle(ReportLifecycle<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
 }
@@ -150,6 +154,9 @@ impl Pending {
             Pending::Upload(_) => "upload",
             Pending::ImageAuthenticate(_) => "image authenticate",
             Pending::ImageRead(_) => "image",
+            Pending::ReadImplementation(_) => "read_implementation",
+            Pending::StartImplementation(_) => "start_implementation",
+            Pending::ReportLifecycle(_) => "report",
             Pending::Reply(_) => "reply",
         }
     }
@@ -280,6 +287,11 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
             Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     };
     // The tools as the endpoint wrote them, keys in its order.

@@ -24,6 +24,9 @@ pub(crate) struct Options {
     restore: bool,
     #[serde(default)]
     upload: bool,
+    /// `"all"`: the eight implementation tools; `"read"`:
+    /// `read_implementation` alone.
+    implementations: Option<String>,
     body_budget: Option<usize>,
     server_name: Option<String>,
     server_version: Option<String>,
@@ -94,6 +97,16 @@ impl Options {
         if self.upload {
             config = config.enable_upload();
         }
+        match self.implementations.as_deref() {
+            None => {}
+            Some("all") => config = config.enable_implementations(),
+            Some("read") => config = config.enable_implementation_reads(),
+            Some(other) => {
+                return Err(BadOptions(format!(
+                    "implementations: {other:?} is not \"all\" or \"read\""
+                )));
+            }
+        }
         if let Some(bytes) = self.body_budget {
             config = config.body_budget(bytes);
         }
@@ -106,9 +119,13 @@ impl Options {
         if let Some(title) = self.server_title {
             config = config.server_title(title);
         }
-        if let Some(text) = self.instructions {
-            config = config.instructions(text);
-        }
+        // SURFACE.md §10: by default, the instructions generated from the
+        // offered tools' descriptions (the tools are enabled above).
+        let text = match self.instructions {
+            Some(text) => text,
+            None => config.generated_instructions(),
+        };
+        config = config.instructions(text);
         for origin in self.allowed_origins {
             // Web `Headers` join repeated lines with ", ", and the package
             // splits a joined `Origin` back into its lines (which the

@@ -87,7 +87,10 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
             | Outcome::Rename(_)
             | Outcome::Archive(_)
             | Outcome::Restore(_)
-            | Outcome::StoreImage(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),
+            | Outcome::StoreImage(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),
         };
     };
     let streaming = response.is_event_stream();

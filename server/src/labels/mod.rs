@@ -200,6 +200,9 @@ impl StoreOperation {
             Outcome::Restore(_) => StoreOperation::Restore,
             Outcome::StoreImage(_) => StoreOperation::StoreImage,
             Outcome::Read(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_) => StoreOperation::Read,

@@ -3,7 +3,7 @@
 //! whose exchange is kept in its slot; and the parts that cross apart from
 //! an outcome (a create's or update's plan, a large response body).
 
-use chopin_mcp::{Brief, Outcome, Response};
+use chopin_mcp::{Brief, ClientInfo, Outcome, Response};
 use serde::Serialize;
 
 use crate::exchanges::{Core, Misuse, Pending};
@@ -20,6 +20,25 @@ struct InputFields<'a> {
     title: &'a str,
     brief: &'a Brief,
     fingerprint: &'a str,
+    /// Not the host input's: `create`'s third argument (SURFACE.md §11).
+    client: Client<'a>,
+}
+
+/// The client an effect names (SURFACE.md §10): `{name, version}`, the
+/// third argument of `create.create` and `update.update`.
+#[derive(Serialize)]
+struct Client<'a> {
+    name: &'a str,
+    version: &'a str,
+}
+
+impl<'a> From<&'a ClientInfo> for Client<'a> {
+    fn from(client: &'a ClientInfo) -> Self {
+        Client {
+            name: &client.name,
+            version: &client.version,
+        }
+    }
 }
 
 /// The upload effect's host input but its bytes: H's `{id, mimeType}`,
@@ -42,6 +61,8 @@ struct UpdateFields<'a> {
     revision: u64,
     idempotency_key: &'a str,
     fingerprint: &'a str,
+    /// Not the host input's: `update`'s third argument (SURFACE.md §11).
+    client: Client<'a>,
 }
 
 impl Core {
@@ -107,6 +128,7 @@ impl Core {
                     title: &input.title,
                     brief: &input.brief,
                     fingerprint: &input.fingerprint,
+                    client: create.client().into(),
                 })
                 // Strings only: serializing cannot fail.
                 .unwrap_or_default();
@@ -122,6 +144,7 @@ impl Core {
                     revision: input.revision,
                     idempotency_key: &input.idempotency_key,
                     fingerprint: &input.fingerprint,
+                    client: update.client().into(),
                 })
                 // Strings and a number: serializing cannot fail.
                 .unwrap_or_default();
@@ -156,6 +179,23 @@ impl Core {
                 self.out.push(b'g');
                 self.out.extend_from_slice(fields.as_bytes());
                 Pending::Upload(upload)
+            }
+            Outcome::ReadImplementation(read) => {
+                self.out.push(b'I');
+                self.out.extend_from_slice(read.locator().as_bytes());
+                Pending::ReadImplementation(read)
+            }
+            Outcome::StartImplementation(start) => {
+                self.out.push(b'S');
+                self.out
+                    .extend_from_slice(&super::implementation::start_input(&start));
+                Pending::StartImplementation(start)
+            }
+            Outcome::ReportLifecycle(report) => {
+                self.out.push(b'L');
+                self.out
+                    .extend_from_slice(&super::implementation::report_input(&report));
+                Pending::ReportLifecycle(report)
             }
         };
         self.put(slot, pending)?;
