@@ -15,9 +15,10 @@ const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {},
 test("the addon exports the functions index.cjs uses, and no other", () => {
   assert.deepEqual(Object.keys(native).sort(), [
     "answerAbsent", "answerArchive", "answerCreate", "answerImage", "answerImplementation", "answerList", "answerListForbidden",
-    "answerRead", "answerRename", "answerRestore", "answerUpdate", "answerUpload", "authenticate", "body", "budget", "endpoint",
-    "endpointId", "finish", "imageAuthenticate", "imageBody", "imageBytes", "imageStart", "implementationRule", "inFlight",
-    "keepAlive", "metadata", "namedHeaders", "plan", "push", "release", "run", "start", "startListed", "tools",
+    "answerRead", "answerRename", "answerRestore", "answerUpdate", "answerUpload", "authenticate", "body", "budget", "documentAnswer",
+    "documentAuthenticate", "documentStart", "endpoint", "endpointId", "finish", "imageAuthenticate", "imageBody", "imageBytes",
+    "imageStart", "implementationRule", "inFlight", "keepAlive", "metadata", "namedHeaders", "plan", "push", "release", "run",
+    "start", "startListed", "tools",
   ]);
 });
 
