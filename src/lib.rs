@@ -41,8 +41,9 @@ pub use config::{
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
     DocumentOutcome, DocumentRead, Endpoint, ImageAnswer, ImageAuthenticate, ImageOutcome,
-    ListDocuments, Outcome, ReadDocument, ReadImage, ReadImplementation, RenameDocument,
-    ReportLifecycle, RestoreDocument, StartImplementation, StoreImage, UpdateDocument,
+    InvokePlanner, ListDocuments, Outcome, ReadDocument, ReadImage, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, StoreImage,
+    UpdateDocument,
 };
 pub use image::ImageType;
 pub use jsonrpc::MAX_BATCH;
@@ -54,6 +55,7 @@ pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::implementation::{
     LifecycleAnswer, ReadImplementationAnswer, StartAnswer, StartRequest,
 };
+pub use tools::invoke::{InvokeAnswer, PlannerDocument, PlannerRefusal};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
 pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};

@@ -2,10 +2,11 @@
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the effects: list and read here, each write
 //! tool in a file of its own (`host/create.rs`, `update.rs`, `rename.rs`,
-//! `archive.rs`, `restore.rs`, `upload.rs`).
+//! `archive.rs`, `restore.rs`, `invoke.rs`, `upload.rs`).
 
 mod archive;
 mod create;
+mod invoke;
 mod rename;
 mod restore;
 mod update;
@@ -27,6 +28,7 @@ use chopin_mcp::{
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
+use crate::planner::Planner;
 use crate::store::{
     ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
     Started, Store, StoreError, quota_bytes, token_digest,
@@ -98,6 +100,8 @@ pub struct Host {
     /// The token generated and stored by this run: printed once, now.
     generated: Option<String>,
     read_only: bool,
+    /// The planner, with `--planner-command` (SURFACE.md §9).
+    pub planner: Option<Arc<Planner>>,
     /// `--image-quota-mib` in bytes: what each repository's images may
     /// take (0: `upload_image` is not offered).
     image_quota: i64,
@@ -119,6 +123,14 @@ impl Host {
             .await
             .map_err(|e| format!("cannot set up the database: {e}"))?;
         let mut host = Host::finish(options, bound, store, started, setup.import.len(), token)?;
+        if let Some(planner) = &host.planner {
+            let interrupted = host
+                .store
+                .interrupt_turns(planner.owner())
+                .await
+                .map_err(|e| format!("cannot mark the planner's unfinished turns: {e}"))?;
+            host.note_interrupted(interrupted);
+        }
         if let Some(settings) = &options.oauth {
             // Every caller a static token names: an OAuth caller of the same
             // name is refused (AUTH.md §2).
@@ -158,14 +170,22 @@ impl Host {
         let started = sqlite
             .setup(&setup)
             .map_err(|e| format!("cannot set up the database: {e}"))?;
-        Host::finish(
+        let sqlite = std::sync::Arc::new(sqlite);
+        let mut host = Host::finish(
             options,
             bound,
-            Store::Sqlite(std::sync::Arc::new(sqlite)),
+            Store::Sqlite(Arc::clone(&sqlite)),
             started,
             setup.import.len(),
             token,
-        )
+        )?;
+        if let Some(planner) = &host.planner {
+            let interrupted = sqlite
+                .interrupt_turns(planner.owner())
+                .map_err(|e| format!("cannot mark the planner's unfinished turns: {e}"))?;
+            host.note_interrupted(interrupted);
+        }
+        Ok(host)
     }
 
     fn finish(
@@ -246,6 +266,10 @@ impl Host {
                 config = config.enable_upload();
             }
         }
+        let planner = invoke::start_planner(options, &store, &mut notes)?;
+        if planner.is_some() {
+            config = config.enable_planner();
+        }
         if let Some(instructions) = instructions(options, config.generated_instructions())? {
             config = config.instructions(instructions);
         }
@@ -287,6 +311,7 @@ impl Host {
             notes,
             generated,
             read_only: options.read_only,
+            planner,
             image_quota: quota_bytes(options.image_quota_mib),
             public_url: options.public_url.clone(),
         })
@@ -328,13 +353,19 @@ impl Host {
             println!("{note}");
         }
         let mode = if self.read_only {
-            "read-only (no write tool is offered)"
-        } else if self.image_quota == 0 {
-            "read-write (offered: create_document, update_document, rename_document, \
-             archive_document, restore_document)"
+            "read-only (no write tool is offered)".to_owned()
         } else {
-            "read-write (offered: create_document, update_document, rename_document, \
-             archive_document, restore_document, upload_image)"
+            let mut offered = String::from(
+                "create_document, update_document, rename_document, archive_document, \
+                 restore_document",
+            );
+            if self.planner.is_some() {
+                offered.push_str(", invoke_planner");
+            }
+            if self.image_quota != 0 {
+                offered.push_str(", upload_image");
+            }
+            format!("read-write (offered: {offered})")
         };
         println!("mode: {mode}");
         if let Some(token) = &self.generated {
@@ -384,6 +415,7 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            Outcome::InvokePlanner(invoke) => noted(written, self.invoke(invoke).await?),
             Outcome::StoreImage(store) => noted(written, self.upload(store).await?),
             implementation @ (Outcome::ReadImplementation(_)
             | Outcome::StartImplementation(_)
@@ -482,6 +514,9 @@ impl Host {
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(Outcome::InvokePlanner(invoke)) => {
+                invoke::invoke_blocking(store, self.planner.as_deref(), invoke)?
+            }
             Now::Await(Outcome::StoreImage(image)) => {
                 upload::upload_blocking(store, self.image_quota, image)?
             }

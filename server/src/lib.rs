@@ -23,6 +23,7 @@ pub mod labels;
 pub mod metrics;
 pub mod oauth;
 pub mod options;
+pub mod planner;
 pub mod record;
 pub mod serve;
 pub mod shutdown;

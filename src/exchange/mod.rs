@@ -32,9 +32,9 @@ mod outcome;
 pub use body::{BodyChunks, BodyIntake};
 pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
-    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, StoreImage,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    StoreImage, UpdateDocument,
 };
 pub use endpoint::{Authenticate, Endpoint};
 pub use image::{ImageAnswer, ImageAuthenticate, ImageOutcome, ReadImage};

@@ -7,9 +7,9 @@ use bytes::Bytes;
 
 use super::body::BodyIntake;
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
-    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, StoreImage,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    StoreImage, UpdateDocument,
 };
 use super::endpoint::Authenticate;
 use crate::cors;
@@ -62,6 +62,9 @@ pub enum Outcome<C> {
     /// Restore an archived document (only on endpoints with
     /// [`Config::enable_restore`](crate::Config::enable_restore)).
     Restore(RestoreDocument<C>),
+    /// Post an instruction to a document's planner (only on endpoints with
+    /// [`Config::enable_planner`](crate::Config::enable_planner)).
+    InvokePlanner(InvokePlanner<C>),
     /// Keep a checked image for a document (only on endpoints with
     /// [`Config::enable_upload`](crate::Config::enable_upload)).
     StoreImage(StoreImage<C>),
@@ -111,6 +114,7 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Rename(effect) => f.debug_tuple("Rename").field(effect).finish(),
             Outcome::Archive(effect) => f.debug_tuple("Archive").field(effect).finish(),
             Outcome::Restore(effect) => f.debug_tuple("Restore").field(effect).finish(),
+            Outcome::InvokePlanner(effect) => f.debug_tuple("InvokePlanner").field(effect).finish(),
             Outcome::StoreImage(effect) => f.debug_tuple("StoreImage").field(effect).finish(),
             Outcome::ReadImplementation(effect) => {
                 f.debug_tuple("ReadImplementation").field(effect).finish()

@@ -7,6 +7,7 @@
 
 mod images;
 mod lifecycle;
+mod planner;
 
 use bytes::Bytes;
 
@@ -74,6 +75,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .allow_origin("https://allowed.example")
         .enable_creation()
         .enable_lifecycle()
+        .enable_planner()
         .enable_upload()
         .enable_implementations()
         .id_source(SequentialIds::new(1));
@@ -203,6 +205,10 @@ fn drive(
             Outcome::Restore(restore) => {
                 effects.push("restore");
                 lifecycle::answer_restore(restore, answers.byte())
+            }
+            Outcome::InvokePlanner(invoke) => {
+                effects.push("invoke_planner");
+                planner::answer_invoke(invoke, answers.byte())
             }
             Outcome::StoreImage(store) => {
                 effects.push("store_image");
@@ -685,6 +691,7 @@ pub fn ops(data: &[u8]) {
                     Outcome::Rename(rename) => lifecycle::answer_rename(rename, choice),
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
+                    Outcome::InvokePlanner(invoke) => planner::answer_invoke(invoke, choice),
                     Outcome::StoreImage(store) => images::answer_store_image(store, choice),
                     Outcome::ReadImplementation(read) => {
                         read.answer(ReadImplementationAnswer::<()>::Unavailable)

@@ -13,6 +13,7 @@ use crate::jsonrpc::{self, RpcError};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
 use crate::tools::implementation::{self, Lifecycle, StartRequest};
+use crate::tools::invoke::{self, Invocation};
 use crate::tools::update::{self, DocumentUpdate};
 use crate::tools::upload::{self, Checked, Upload};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
@@ -37,6 +38,7 @@ pub(crate) enum Effect {
     },
     Archive(String),
     Restore(String),
+    InvokePlanner(Box<Invocation>),
     StoreImage(Box<Upload>),
     /// `read_implementation`'s locator, as sent.
     ReadImplementation(String),
@@ -126,6 +128,9 @@ pub(crate) fn step(
         Tool::RestoreDocument => {
             Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
         }
+        Tool::InvokePlanner => Effect::InvokePlanner(Box::new(
+            invoke::arguments(arguments).ok_or(invoke::INVALID)?,
+        )),
         Tool::UploadImage => match upload::arguments(arguments)? {
             Checked::Upload(upload) => Effect::StoreImage(upload),
             Checked::Refused(code) => return Ok(ToolStep::Code(code)),

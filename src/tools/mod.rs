@@ -8,6 +8,7 @@ pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod guide;
 pub(crate) mod implementation;
+pub(crate) mod invoke;
 pub(crate) mod list;
 pub(crate) mod read;
 pub(crate) mod rename;
@@ -28,7 +29,7 @@ pub(crate) use schema::{
 };
 
 use crate::auth::Granted;
-use crate::config::Offered;
+use crate::config::{Config, Offered};
 use crate::json::{self, Compact, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
@@ -109,6 +110,7 @@ pub(crate) enum Tool {
     RenameDocument,
     ArchiveDocument,
     RestoreDocument,
+    InvokePlanner,
     UploadImage,
     ReadImplementation,
     StartImplementation,
@@ -121,10 +123,11 @@ pub(crate) enum Tool {
 }
 
 impl Tool {
-    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1,
-    /// SURFACE.md §1.1: `upload_image` after `restore_document`;
-    /// IMPLEMENTATION.md §2.1: the implementation tools after it).
-    const ALL: [Tool; 16] = [
+    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1;
+    /// SURFACE.md §1.1: `invoke_planner`, then `upload_image`, after
+    /// `restore_document`; IMPLEMENTATION.md §2.1: the implementation tools
+    /// after them).
+    const ALL: [Tool; 17] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -132,6 +135,7 @@ impl Tool {
         Tool::RenameDocument,
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
+        Tool::InvokePlanner,
         Tool::UploadImage,
         Tool::ReadImplementation,
         Tool::StartImplementation,
@@ -152,6 +156,7 @@ impl Tool {
             Tool::RenameDocument => "rename_document",
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
+            Tool::InvokePlanner => "invoke_planner",
             Tool::UploadImage => "upload_image",
             Tool::ReadImplementation => "read_implementation",
             Tool::StartImplementation => "start_implementation",
@@ -173,6 +178,7 @@ impl Tool {
             Tool::RenameDocument => rename::DEFINITION,
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
+            Tool::InvokePlanner => invoke::DEFINITION,
             Tool::UploadImage => upload::DEFINITION,
             Tool::ReadImplementation => implementation::READ_IMPLEMENTATION,
             Tool::StartImplementation => implementation::START_IMPLEMENTATION,
@@ -206,6 +212,7 @@ impl Tool {
             Tool::RenameDocument => offered.rename,
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
+            Tool::InvokePlanner => offered.planner,
             Tool::UploadImage => offered.upload,
             Tool::ReadImplementation => offered.implementation_reads,
             Tool::StartImplementation
@@ -230,6 +237,7 @@ impl Tool {
                 | Tool::RenameDocument
                 | Tool::ArchiveDocument
                 | Tool::RestoreDocument
+                | Tool::InvokePlanner
                 | Tool::UploadImage,
             ) => (false, true),
             Some(tool) if tool.is_implementation_write() => (false, true),
@@ -262,15 +270,24 @@ impl Tool {
     }
 }
 
-/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint.
-pub(crate) fn list_result(offered: Offered) -> Vec<u8> {
+/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint:
+/// the offered tools' definitions, `invoke_planner`'s with the configured
+/// description.
+pub(crate) fn list_result(config: &Config) -> Vec<u8> {
     let mut out = b"{\"tools\":[".to_vec();
-    let listed = Tool::ALL.into_iter().filter(|tool| tool.offered(offered));
+    let listed = Tool::ALL
+        .into_iter()
+        .filter(|tool| tool.offered(config.tools));
     for (index, tool) in listed.enumerate() {
         if index > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(tool.definition().as_bytes());
+        match (tool, &config.planner_description) {
+            (Tool::InvokePlanner, Some(description)) => {
+                invoke::write_definition(&mut out, description);
+            }
+            _ => out.extend_from_slice(tool.definition().as_bytes()),
+        }
     }
     out.extend_from_slice(b"]}");
     out
@@ -594,18 +611,14 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
             assert_eq!(value["name"], tool.name());
         }
-        let all = Offered {
-            create: true,
-            update: true,
-            rename: true,
-            archive: true,
-            restore: true,
-            upload: true,
-            implementation_reads: true,
-            implementation_writes: true,
-        };
-        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 16)] {
-            let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
+        let all = Config::new()
+            .enable_creation()
+            .enable_lifecycle()
+            .enable_planner()
+            .enable_upload()
+            .enable_implementations();
+        for (config, count) in [(Config::new(), 2), (all, 17)] {
+            let list: serde_json::Value = serde_json::from_slice(&list_result(&config)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }
     }

@@ -5,6 +5,7 @@
 mod images;
 pub mod implementation;
 mod implementation_effects;
+mod planner;
 mod writes;
 
 use std::collections::HashMap;
@@ -12,13 +13,15 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use chopin_mcp::{
     BodyChunks, ClientInfo, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome,
-    DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts,
-    Response, SequentialIds, UpdatedDocument,
+    DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome,
+    PlannerDocument, PlannerRefusal, RequestParts, Response, SequentialIds, UpdatedDocument,
 };
 #[allow(unused_imports)] // used by the upload and image tests
 pub use images::{Images, Upload, base64, uploading};
 #[allow(unused_imports)] // used by the implementation tools' tests
 pub use implementation_effects::{Reported, STARTED_AT, Started};
+#[allow(unused_imports)] // used by the write tools' tests
+pub use planner::{Invoked, planner_document, refusing};
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use writes::{
@@ -53,6 +56,8 @@ pub enum Step {
     Rename(String),
     Archive(String),
     Restore(String),
+    /// A planner effect, with the locator as the host received it.
+    Invoke(String),
     /// An upload, with the locator as sent; an image read, by hex digest.
     StoreImage(String),
     ReadImage(String),
@@ -116,6 +121,10 @@ pub struct Host {
     pub rename_inputs: Vec<(String, String)>,
     /// Archived documents' ids and when they were archived.
     pub archived: HashMap<String, String>,
+    /// How the planner answers every call.
+    pub planner: Result<PlannerDocument, PlannerRefusal>,
+    /// Every planner effect's arguments, in order.
+    pub invoke_inputs: Vec<Invoked>,
     /// The client of every effect that names one (create, update), in order.
     pub clients: Vec<ClientInfo>,
     /// The image store (SURFACE.md §8).
@@ -171,6 +180,8 @@ impl Host {
             update_inputs: Vec::new(),
             rename_inputs: Vec::new(),
             archived: HashMap::new(),
+            planner: Ok(planner_document()),
+            invoke_inputs: Vec::new(),
             clients: Vec::new(),
             images: Images::default(),
             started: Vec::new(),
@@ -331,6 +342,7 @@ impl Host {
                 Outcome::Rename(rename) => self.rename(rename),
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
+                Outcome::InvokePlanner(invoke) => self.invoke(invoke),
                 Outcome::StoreImage(store) => self.store_image(store),
                 Outcome::ReadImplementation(read) => self.read_implementation(read),
                 Outcome::StartImplementation(start) => self.start_implementation(start),

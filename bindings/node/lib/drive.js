@@ -5,10 +5,10 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, uploadInput, imageRead } = require("./wire.js");
+const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, invokeInput, uploadInput, imageRead } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerUpload, answerImage } = require("./answers.js");
+const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, answerUpload, answerImage } = require("./answers.js");
 
 const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
@@ -17,13 +17,13 @@ const KEEP_ALIVE = native.keepAlive();
 /**
  * The request function of a handler over `core`, with its `settings` (as
  * the addon got them), its host functions `hosts` ({ caller, documents,
- * create?, update?, rename?, archive?, restore?, upload?, images?,
+ * create?, update?, rename?, archive?, restore?, invoke?, upload?, images?,
  * implementations? }, checked) and the keep-alive period of its event
  * streams. With `images`, requests to `/images/<file>` are an image URL's
  * (SURFACE.md §8).
  */
 function drive(core, settings, hosts, keepAliveMs) {
-  const { caller, documents, create, update, rename, archive, restore, upload, images, implementations } = hosts;
+  const { caller, documents, create, update, rename, archive, restore, invoke, upload, images, implementations } = hosts;
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
   const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
@@ -118,6 +118,11 @@ function drive(core, settings, hosts, keepAliveMs) {
           case RESTORE:
             out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
             break;
+          case INVOKE: {
+            const { input, client } = invokeInput(out);
+            out = answerInvoke(endpoint, slot, await invoke.invoke(who, input, client), "invoke.invoke");
+            break;
+          }
           case UPLOAD: {
             const [input, paths] = uploadInput(out, native.imageBytes(endpoint, slot));
             out = answerUpload(endpoint, slot, await upload.upload(who, input, paths), paths.path, "upload.upload");

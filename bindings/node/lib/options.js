@@ -92,7 +92,7 @@ function settingsOf(options, own, where) {
 }
 
 /** The write capabilities, each offered when its option is given. */
-const WRITES = ["create", "update", "rename", "archive", "restore", "upload"];
+const WRITES = ["create", "update", "rename", "archive", "restore", "invoke", "upload"];
 const HANDLER_OWN = ["caller", "documents", ...WRITES, "images", "implementations", "keepAliveMs"];
 
 /** What each write capability's host object is, for a TypeError. */
@@ -102,6 +102,7 @@ const WRITE_SHAPES = {
   rename: "{ rename(caller, input) }",
   archive: "{ archive(caller, id) }",
   restore: "{ restore(caller, id) }",
+  invoke: "{ invoke(caller, input, client) }",
   upload: "{ upload(caller, input, paths) }",
 };
 

@@ -18,8 +18,9 @@ const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const INVOKE = 105; // i
 const UPLOAD = 103; // g
-const IMAGE = 105; // i: an image URL's read
+const IMAGE = 109; // m: an image URL's read
 const DOCUMENT_READ = 100; // d: a document URL's read (the id follows)
 const READ_IMPLEMENTATION = 73; // I
 const START_IMPLEMENTATION = 83; // S
@@ -99,6 +100,17 @@ function renameInput(out) {
 }
 
 /**
+ * The host input of a planner effect and its client: the outcome's fields
+ * as JSON; `checkout` only when the caller named one.
+ */
+function invokeInput(out) {
+  const fields = JSON.parse(out.slice(1));
+  const input = { id: fields.id, instruction: fields.instruction };
+  if (fields.checkout !== undefined) input.checkout = fields.checkout;
+  return { input, client: fields.client };
+}
+
+/**
  * The host input of an upload effect (H's `{ id, mimeType, bytes }`) and
  * the core's `{ sha256, path }`: its outcome's fields as JSON; the bytes
  * cross apart (a Buffer, given as a plain Uint8Array over its memory).
@@ -131,6 +143,7 @@ module.exports = {
   RENAME,
   ARCHIVE,
   RESTORE,
+  INVOKE,
   UPLOAD,
   IMAGE,
   DOCUMENT_READ,
@@ -143,6 +156,7 @@ module.exports = {
   createInput,
   updateInput,
   renameInput,
+  invokeInput,
   uploadInput,
   imageRead,
 };

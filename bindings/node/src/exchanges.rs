@@ -5,10 +5,11 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, DocumentAuthenticate, DocumentRead, Endpoint, ImageAuthenticate, LifecycleAnswer,
-    ListDocuments, Outcome, ReadDocument, ReadImage, ReadImplementation, ReadImplementationAnswer,
-    RenameAnswer, RenameDocument, ReportLifecycle, RequestParts, Response, RestoreAnswer,
-    RestoreDocument, StartAnswer, StartImplementation, StoreImage, StoreImageAnswer, UpdateAnswer,
+    Document, DocumentAuthenticate, DocumentRead, Endpoint, ImageAuthenticate, InvokeAnswer,
+    InvokePlanner, LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument, ReadImage,
+    ReadImplementation, ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle,
+    RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation,
+    StoreImage, StoreImageAnswer, UpdateAnswer,
     UpdateDocument,
 };
 use napi::{Error, Status};
@@ -45,6 +46,7 @@ pub(crate) enum Pending {
     Rename(RenameDocument<()>),
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
+    Invoke(InvokePlanner<()>),
     Upload(StoreImage<()>),
     /// An image URL's authentication, then its read (`src/answer/image.rs`).
     ImageAuthenticate(ImageAuthenticate<()>),
@@ -138,6 +140,13 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_invoke(self) -> Option<InvokePlanner<()>> {
+        match self {
+            Pending::Invoke(invoke) => Some(invoke),
+            _ => None,
+        }
+    }
+
     pub(crate) fn into_upload(self) -> Option<StoreImage<()>> {
         match self {
             Pending::Upload(upload) => Some(upload),
@@ -170,6 +179,7 @@ impl Pending {
             Pending::Rename(_) => "rename",
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
+            Pending::Invoke(_) => "invoke",
             Pending::Upload(_) => "upload",
             Pending::ImageAuthenticate(_) => "image authenticate",
             Pending::ImageRead(_) => "image",
@@ -310,6 +320,9 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::InvokePlanner(invoke) => {
+                invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
+            }
             Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)

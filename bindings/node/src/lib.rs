@@ -38,8 +38,8 @@ mod step;
 mod wire;
 
 pub use answer::{
-    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, ImageKind, UpdateKind, UploadKind,
-    Verdict,
+    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, ImageKind, PlannerFields,
+    UpdateKind, UploadKind, Verdict,
 };
 pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;

@@ -23,6 +23,7 @@ pub(crate) struct Options {
     #[serde(default)]
     restore: bool,
     #[serde(default)]
+    invoke: bool,
     upload: bool,
     /// `"all"`: the eight implementation tools; `"read"`:
     /// `read_implementation` alone.
@@ -93,6 +94,9 @@ impl Options {
         }
         if self.restore {
             config = config.enable_restore();
+        }
+        if self.invoke {
+            config = config.enable_planner();
         }
         if self.upload {
             config = config.enable_upload();

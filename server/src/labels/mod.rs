@@ -72,7 +72,8 @@ mod written;
 
 pub use scan::{Refusal, is_batch, is_issues_result, refusal, sniff};
 pub use written::{
-    ArchiveResult, CreateResult, RenameResult, RestoreResult, UpdateResult, UploadResult, Written,
+    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult,
+    UploadResult, Written,
 };
 
 label_set! {
@@ -120,6 +121,7 @@ label_set! {
         RenameDocument => "rename_document",
         ArchiveDocument => "archive_document",
         RestoreDocument => "restore_document",
+        InvokePlanner => "invoke_planner",
         UploadImage => "upload_image",
         Other => "other",
     }
@@ -135,6 +137,7 @@ impl Tool {
             b"rename_document" => Tool::RenameDocument,
             b"archive_document" => Tool::ArchiveDocument,
             b"restore_document" => Tool::RestoreDocument,
+            b"invoke_planner" => Tool::InvokePlanner,
             b"upload_image" => Tool::UploadImage,
             _ => Tool::Other,
         }
@@ -177,6 +180,8 @@ label_set! {
         Rename => "rename",
         Archive => "archive",
         Restore => "restore",
+        /// An invoke_planner's turn recorded (not the turn's run).
+        Invoke => "invoke",
         /// An upload's transaction.
         StoreImage => "store_image",
         /// An image's read, for `/images/<file>`.
@@ -198,6 +203,7 @@ impl StoreOperation {
             Outcome::Rename(_) => StoreOperation::Rename,
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
+            Outcome::InvokePlanner(_) => StoreOperation::Invoke,
             Outcome::StoreImage(_) => StoreOperation::StoreImage,
             Outcome::Read(_)
             | Outcome::ReadImplementation(_)

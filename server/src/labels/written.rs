@@ -77,6 +77,21 @@ label_set! {
 }
 
 label_set! {
+    /// What became of an invoke_planner call (the turn's own end is the
+    /// planner's: `planner_turns_total`).
+    pub enum InvokeResult {
+        /// Recorded and queued for a worker.
+        Invoked => "invoked",
+        /// The document is archived.
+        Archived => "archived",
+        /// The server's turns and queue were full.
+        QueueFull => "queue_full",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
+label_set! {
     /// What became of an upload.
     pub enum UploadResult {
         /// Kept and linked to the document (also when it already was).
@@ -100,13 +115,27 @@ pub enum Written {
     Rename(RenameResult),
     Archive(ArchiveResult),
     Restore(RestoreResult),
+    Invoke(InvokeResult),
     Upload(UploadResult),
 }
 
 impl Written {
     /// The write tools' log fields, in the order of [`Written::family`].
-    pub const FIELDS: [&'static str; 6] =
-        ["create", "update", "rename", "archive", "restore", "upload"];
+    pub const FIELDS: [&'static str; 7] = [
+        "create", "update", "rename", "archive", "restore", "invoke", "upload",
+    ];
+
+    /// The write tools' names, in the order of [`Written::FIELDS`] (for
+    /// the counters' help).
+    pub const TOOLS: [&'static str; 7] = [
+        "create_document",
+        "update_document",
+        "rename_document",
+        "archive_document",
+        "restore_document",
+        "invoke_planner",
+        "upload_image",
+    ];
 
     /// Every value, tool by tool: the order of [`Written::slot`].
     pub fn all() -> impl Iterator<Item = Written> {
@@ -115,12 +144,14 @@ impl Written {
         let rename = RenameResult::ALL.iter().map(|&r| Written::Rename(r));
         let archive = ArchiveResult::ALL.iter().map(|&r| Written::Archive(r));
         let restore = RestoreResult::ALL.iter().map(|&r| Written::Restore(r));
+        let invoke = InvokeResult::ALL.iter().map(|&r| Written::Invoke(r));
         let upload = UploadResult::ALL.iter().map(|&r| Written::Upload(r));
         create
             .chain(update)
             .chain(rename)
             .chain(archive)
             .chain(restore)
+            .chain(invoke)
             .chain(upload)
     }
 
@@ -132,12 +163,13 @@ impl Written {
             Written::Rename(_) => 2,
             Written::Archive(_) => 3,
             Written::Restore(_) => 4,
-            Written::Upload(_) => 5,
+            Written::Invoke(_) => 5,
+            Written::Upload(_) => 6,
         }
     }
 
     /// Its tool's log field: `create`, `update`, `rename`, `archive`,
-    /// `restore`, `upload`.
+    /// `restore`, `invoke`, `upload`.
     pub fn field(self) -> &'static str {
         Written::FIELDS[self.family()]
     }
@@ -150,6 +182,7 @@ impl Written {
             Written::Rename(result) => result.as_str(),
             Written::Archive(result) => result.as_str(),
             Written::Restore(result) => result.as_str(),
+            Written::Invoke(result) => result.as_str(),
             Written::Upload(result) => result.as_str(),
         }
     }
@@ -162,7 +195,8 @@ impl Written {
             Written::Rename(r) => (2, r.index()),
             Written::Archive(r) => (3, r.index()),
             Written::Restore(r) => (4, r.index()),
-            Written::Upload(r) => (5, r.index()),
+            Written::Invoke(r) => (5, r.index()),
+            Written::Upload(r) => (6, r.index()),
         };
         let sizes = [
             CreateResult::ALL.len(),
@@ -170,6 +204,7 @@ impl Written {
             RenameResult::ALL.len(),
             ArchiveResult::ALL.len(),
             RestoreResult::ALL.len(),
+            InvokeResult::ALL.len(),
         ];
         sizes[..before].iter().sum::<usize>() + index
     }

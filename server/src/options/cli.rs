@@ -37,6 +37,8 @@ pub struct Cli {
     #[command(flatten)]
     oauth: crate::oauth::Flags,
     #[command(flatten)]
+    planner: super::planner::PlannerFlags,
+    #[command(flatten)]
     operations: Operations,
 }
 
@@ -196,6 +198,7 @@ impl Cli {
             serving,
             store,
             oauth,
+            planner,
             operations,
         } = self;
         if let Some(Sub::Token(token)) = command {
@@ -233,6 +236,7 @@ impl Cli {
                     .unwrap_or(defaults.statement_timeout),
             },
             oauth: oauth.finish()?,
+            planner: planner.finish(serving.read_only)?,
         }))
     }
 }

@@ -160,7 +160,7 @@ impl Core {
                 self.put(slot, Pending::ImageAuthenticate(auth))?;
             }
             ImageOutcome::Read(read) => {
-                self.out.push(b'i');
+                self.out.push(b'm');
                 self.out.extend_from_slice(read.sha256_hex().as_bytes());
                 self.out
                     .extend_from_slice(read.image_type().mime().as_bytes());

@@ -168,6 +168,10 @@ impl Core {
                 self.out.extend_from_slice(restore.id().as_bytes());
                 Pending::Restore(restore)
             }
+            Outcome::InvokePlanner(invoke) => {
+                super::invoke::push_invoke(&mut self.out, &invoke);
+                Pending::Invoke(invoke)
+            }
             Outcome::StoreImage(upload) => {
                 // The fields as JSON; the bytes cross apart (`image_bytes`).
                 let fields = serde_json::to_string(&UploadFields {

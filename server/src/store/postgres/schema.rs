@@ -85,11 +85,36 @@ DROP FUNCTION IF EXISTS chopin_list_v1(text, text);
 DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 "#;
 
-/// Version 3, from version 2 (tables made, nothing copied): `images`, one
-/// copy of each image per repository and digest, with its type, size,
-/// uploader and time; `document_images`, the documents each was uploaded
-/// to (the link a reader's access goes through).
+/// Version 3, from version 2 (tables made, nothing copied): `planner_turns`, each
+/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// and with which client (its `clientInfo` name and version), what (`bytea`: an instruction may hold U+0000), the checkout named
+/// (recorded, never used), when, the server that holds it, its state
+/// (`queued`, `running`, `exited`, `timed-out`, `failed`, `interrupted`),
+/// when it started and ended, its exit status and the first 64 KiB of its
+/// output. The index finds a server's unfinished turns at start.
+///
+/// And `images`, one copy of each image per repository and digest, with its
+/// type, size, uploader and time; `document_images`, the documents each was
+/// uploaded to (the link a reader's access goes through).
 const V3: &str = r#"
+CREATE TABLE planner_turns (
+    seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    document_id  bytea NOT NULL REFERENCES documents (id),
+    caller       text COLLATE "C" NOT NULL,
+    client_name    text NOT NULL,
+    client_version text NOT NULL,
+    instruction  bytea NOT NULL,
+    checkout     text,
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    server       text COLLATE "C" NOT NULL,
+    state        text COLLATE "C" NOT NULL,
+    started_at   timestamptz,
+    finished_at  timestamptz,
+    exit_status  integer,
+    output       bytea
+);
+CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
+CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
 CREATE TABLE images (
     repository  text COLLATE "C" NOT NULL,
     sha256      text COLLATE "C" NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),

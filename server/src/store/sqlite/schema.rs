@@ -82,11 +82,36 @@ CREATE TABLE updates (
 );
 ";
 
-/// Version 3, from version 2 (tables made, nothing copied): `images`, one
-/// copy of each image per repository and digest, with its type, size,
-/// uploader and time; `document_images`, the documents each was uploaded
-/// to (the link a reader's access goes through).
+/// Version 3, from version 2 (tables made, nothing copied): `planner_turns`, each
+/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// and with which client (its `clientInfo` name and version), what, the checkout named (recorded, never used), when, the server that
+/// holds it, its state (`queued`, `running`, `exited`, `timed-out`,
+/// `failed`, `interrupted`), when it started and ended, its exit status and
+/// the first 64 KiB of its output. The index finds a server's unfinished
+/// turns at start.
+///
+/// And `images`, one copy of each image per repository and digest, with its
+/// type, size, uploader and time; `document_images`, the documents each was
+/// uploaded to (the link a reader's access goes through).
 const V3: &str = "
+CREATE TABLE planner_turns (
+    seq          INTEGER PRIMARY KEY,
+    document_id  TEXT NOT NULL REFERENCES documents (id),
+    caller       TEXT NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT NOT NULL,
+    instruction  TEXT NOT NULL,
+    checkout     TEXT,
+    requested_at TEXT NOT NULL,
+    server       TEXT NOT NULL,
+    state        TEXT NOT NULL,
+    started_at   TEXT,
+    finished_at  TEXT,
+    exit_status  INTEGER,
+    output       TEXT
+);
+CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
+CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
 CREATE TABLE images (
     repository  TEXT NOT NULL,
     sha256      TEXT NOT NULL CHECK (length(sha256) = 64),
