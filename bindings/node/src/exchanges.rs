@@ -6,11 +6,10 @@
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
     Document, DocumentAuthenticate, DocumentRead, Endpoint, ImageAuthenticate, InvokeAnswer,
-    InvokePlanner, LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument, ReadImage,
-    ReadImplementation, ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle,
-    RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation,
-    StoreImage, StoreImageAnswer, UpdateAnswer,
-    UpdateDocument,
+    InvokePlanner, LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument,
+    ReadImage, ReadImplementation, ReadImplementationAnswer, RenameAnswer, RenameDocument,
+    ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer,
+    StartImplementation, StoreImage, StoreImageAnswer, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;

@@ -24,6 +24,7 @@ pub(crate) struct Options {
     restore: bool,
     #[serde(default)]
     invoke: bool,
+    #[serde(default)]
     upload: bool,
     /// `"all"`: the eight implementation tools; `"read"`:
     /// `read_implementation` alone.
