@@ -171,7 +171,7 @@ fn replicas_starting_at_once_on_an_empty_database_all_start() {
     let versions = cluster
         .psql(name, "SELECT version FROM chopin_schema")
         .unwrap();
-    assert_eq!(versions, "2");
+    assert_eq!(versions, "3");
 }
 
 #[test]
@@ -214,7 +214,7 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
     let versions = cluster
         .psql(name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "2\n3");
+    assert_eq!(versions, "3\n4");
 }
 
 #[test]

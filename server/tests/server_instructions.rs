@@ -44,7 +44,8 @@ fn built_in_instructions_say_how_the_tools_fit_together_for_the_mode() {
                 "update_document",
                 "rename_document",
                 "archive_document",
-                "restore_document"
+                "restore_document",
+                "upload_image"
             ],
             "{name}: {text}"
         );

@@ -373,7 +373,8 @@ fn a_read_only_server_offers_no_write_tool_and_a_read_write_one_all_four() {
                 "update_document",
                 "rename_document",
                 "archive_document",
-                "restore_document"
+                "restore_document",
+                "upload_image"
             ],
             "{name}"
         );
@@ -381,7 +382,7 @@ fn a_read_only_server_offers_no_write_tool_and_a_read_write_one_all_four() {
         assert_eq!(
             line,
             "read-write (offered: create_document, update_document, rename_document, \
-             archive_document, restore_document)",
+             archive_document, restore_document, upload_image)",
             "{name}"
         );
     }

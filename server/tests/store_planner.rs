@@ -233,15 +233,18 @@ fn a_sqlite_row_keeps_what_was_asked_and_how_the_turn_ended() {
 
 #[test]
 fn a_version_2_sqlite_file_gains_the_turns_table_in_place() {
-    // A version 2 file: today's layout without the version 3 table.
+    // A version 2 file: today's layout without the version 3 tables.
     let old = temp_db("planner-v2");
     {
         Sqlite::open(&old).unwrap().setup(&with_a()).unwrap();
     }
     {
         let conn = rusqlite::Connection::open(&old).unwrap();
-        conn.execute_batch("DROP TABLE planner_turns; PRAGMA user_version = 2;")
-            .unwrap();
+        conn.execute_batch(
+            "DROP TABLE planner_turns; DROP TABLE document_images; DROP TABLE images; \
+             PRAGMA user_version = 2;",
+        )
+        .unwrap();
     }
     let store = Sqlite::open(&old).unwrap();
     let started = store.setup(&Setup::default()).unwrap();
@@ -290,7 +293,7 @@ async fn a_version_2_postgres_database_gains_the_turns_table_in_place() {
     cluster
         .psql(
             &name,
-            "DROP TABLE planner_turns; DELETE FROM chopin_schema WHERE version = 3;
+            "DROP TABLE planner_turns, document_images, images; DELETE FROM chopin_schema WHERE version = 3;
              INSERT INTO chopin_schema (version) VALUES (2);",
         )
         .unwrap();

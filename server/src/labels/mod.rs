@@ -72,7 +72,8 @@ mod written;
 
 pub use scan::{Refusal, is_batch, is_issues_result, refusal, sniff};
 pub use written::{
-    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult, Written,
+    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult,
+    UploadResult, Written,
 };
 
 label_set! {
@@ -121,6 +122,7 @@ label_set! {
         ArchiveDocument => "archive_document",
         RestoreDocument => "restore_document",
         InvokePlanner => "invoke_planner",
+        UploadImage => "upload_image",
         Other => "other",
     }
 }
@@ -136,6 +138,7 @@ impl Tool {
             b"archive_document" => Tool::ArchiveDocument,
             b"restore_document" => Tool::RestoreDocument,
             b"invoke_planner" => Tool::InvokePlanner,
+            b"upload_image" => Tool::UploadImage,
             _ => Tool::Other,
         }
     }
@@ -179,6 +182,10 @@ label_set! {
         Restore => "restore",
         /// An invoke_planner's turn recorded (not the turn's run).
         Invoke => "invoke",
+        /// An upload's transaction.
+        StoreImage => "store_image",
+        /// An image's read, for `/images/<file>`.
+        ReadImage => "read_image",
         /// The readiness query of `/readyz`.
         Ready => "ready",
     }
@@ -197,6 +204,7 @@ impl StoreOperation {
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
             Outcome::InvokePlanner(_) => StoreOperation::Invoke,
+            Outcome::StoreImage(_) => StoreOperation::StoreImage,
             Outcome::Read(_)
             | Outcome::ReadImplementation(_)
             | Outcome::StartImplementation(_)
@@ -232,6 +240,7 @@ pub fn path_label(path: &str) -> &'static str {
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
         p if p.starts_with(crate::wire::DOCUMENTS) => "/documents/{id}",
+        p if p.starts_with(crate::wire::IMAGES) => "/images/{file}",
         p if p.starts_with("/.well-known/oauth-protected-resource") => {
             "/.well-known/oauth-protected-resource"
         }
@@ -293,6 +302,7 @@ mod tests {
             ("rename_document", Tool::RenameDocument),
             ("archive_document", Tool::ArchiveDocument),
             ("restore_document", Tool::RestoreDocument),
+            ("upload_image", Tool::UploadImage),
         ] {
             let body = format!(r#"{{"method":"tools/call","params":{{"name":"{name}"}}}}"#);
             assert_eq!(sniff(body.as_bytes()), (RpcMethod::ToolsCall, tool));

@@ -33,6 +33,7 @@
 //! and how a request's statements are sent under its deadline (`query.rs`).
 
 mod create;
+mod images;
 mod lifecycle;
 mod planner;
 mod query;
