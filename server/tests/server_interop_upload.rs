@@ -1,13 +1,14 @@
 //! upload_image through a real client, against both servers: the official
-//! MCP TypeScript SDK client (`interop/upload.mjs`, handshake era) and the
+//! MCP TypeScript SDK client (`interop/upload.mjs`, handshake era), the
+//! TypeScript SDK v2 client (`interop-v2/upload.mjs`, 2026-07-28) and the
 //! Python SDK client (`python/upload.py`, both eras) upload a real PNG, read
 //! the answer (validated against the tool's output schema, an error result
 //! too) and fetch the image back from its path with the same token, byte for
 //! byte.
 //!
-//! Needs `npm ci` in `server/tests/interop` and the Python venv of
-//! `server/tests/python` first; without them a test says so and passes,
-//! unless `CI` is set.
+//! Needs `npm ci` in `server/tests/interop` and `server/tests/interop-v2`,
+//! and the Python venv of `server/tests/python` first; without them a test
+//! says so and passes, unless `CI` is set.
 
 #[path = "interop/harness.rs"]
 mod support;
@@ -30,6 +31,23 @@ fn the_typescript_sdk_client_uploads_a_png_and_fetches_it_back() {
             &format!("the TypeScript SDK client's upload against {name}"),
             Path::new("node"),
             &interop,
+            &["upload.mjs", &url, TOKEN, DOC_ID],
+        );
+    }
+}
+
+#[test]
+fn the_typescript_v2_client_uploads_a_png_and_fetches_it_back() {
+    let Some(dir) = support::npm_folder("interop-v2", "@modelcontextprotocol/client") else {
+        return;
+    };
+    for name in SERVERS {
+        let server = Server::seeded(name);
+        let url = format!("http://{}/mcp", server.addr);
+        support::run_client(
+            &format!("the TypeScript v2 client's upload against {name}"),
+            Path::new("node"),
+            &dir,
             &["upload.mjs", &url, TOKEN, DOC_ID],
         );
     }
