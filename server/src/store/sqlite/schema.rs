@@ -82,6 +82,75 @@ CREATE TABLE updates (
 );
 ";
 
+/// Version 3, from version 2 (IMPLEMENTATION.md §4; columns added, tables
+/// made, nothing copied):
+/// - `base_branch`, `base_commit`: a document's provenance (NULL until a
+///   `graph draft` records it);
+/// - `graph_versions`: each graph version as it stands (one row a number);
+/// - `graph_revisions`: every drafted revision, append-only;
+/// - `implementation_runs`: each claim; at most one not ended a document
+///   (the partial unique index);
+/// - `implementation_events`: each run's log, a key once a document.
+const V3: &str = r#"
+ALTER TABLE documents ADD COLUMN base_branch TEXT;
+ALTER TABLE documents ADD COLUMN base_commit TEXT;
+CREATE TABLE graph_versions (
+    document_id   TEXT NOT NULL REFERENCES documents (id),
+    number        INTEGER NOT NULL CHECK (number >= 1),
+    revision      INTEGER NOT NULL CHECK (revision >= 1),
+    plan_revision INTEGER NOT NULL,
+    state         TEXT NOT NULL,
+    tasks         TEXT NOT NULL,
+    approved_at   TEXT,
+    approved_by   TEXT,
+    PRIMARY KEY (document_id, number)
+);
+CREATE TABLE graph_revisions (
+    document_id   TEXT NOT NULL REFERENCES documents (id),
+    number        INTEGER NOT NULL,
+    revision      INTEGER NOT NULL,
+    plan_revision INTEGER NOT NULL,
+    tasks         TEXT NOT NULL,
+    drafted_at    TEXT NOT NULL,
+    drafted_by    TEXT NOT NULL,
+    PRIMARY KEY (document_id, number, revision)
+);
+CREATE TABLE implementation_runs (
+    run_id         TEXT PRIMARY KEY,
+    document_id    TEXT NOT NULL REFERENCES documents (id),
+    graph_number   INTEGER NOT NULL,
+    graph_revision INTEGER NOT NULL,
+    plan_revision  INTEGER NOT NULL,
+    claimer        TEXT NOT NULL,
+    "user"         TEXT NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT NOT NULL,
+    session        TEXT NOT NULL,
+    repository     TEXT NOT NULL,
+    branch         TEXT NOT NULL,
+    "commit"       TEXT NOT NULL,
+    started_at     TEXT NOT NULL,
+    ended_at       TEXT
+);
+CREATE UNIQUE INDEX implementation_runs_active ON implementation_runs (document_id)
+    WHERE ended_at IS NULL;
+CREATE INDEX implementation_runs_of_document ON implementation_runs (document_id, started_at);
+CREATE TABLE implementation_events (
+    run_id          TEXT NOT NULL REFERENCES implementation_runs (run_id),
+    seq             INTEGER NOT NULL,
+    document_id     TEXT NOT NULL REFERENCES documents (id),
+    tool            TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    body            TEXT NOT NULL,
+    caller          TEXT NOT NULL,
+    client          TEXT NOT NULL,
+    at              TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq),
+    UNIQUE (document_id, idempotency_key)
+);
+"#;
+
 /// Brings a database of schema `found` (0: none, or the plain-token layout
 /// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
 /// transaction; how many plain tokens were replaced by digests.
@@ -93,6 +162,9 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
     }
     if found < 2 {
         tx.execute_batch(V2)?;
+    }
+    if found < 3 {
+        tx.execute_batch(V3)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)
