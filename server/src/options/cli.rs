@@ -48,6 +48,12 @@ enum Sub {
     /// starts): add, revoke, list
     #[command(verbatim_doc_comment)]
     Token(crate::token::TokenArgs),
+    /// an implementation graph, as the operator drafts and approves it:
+    /// draft, approve, show
+    #[command(verbatim_doc_comment)]
+    Graph(crate::graph::GraphArgs),
+    /// implementation runs: show a document's, check every stored log
+    Runs(crate::runs::RunsArgs),
 }
 
 /// What is served, to whom.
@@ -177,6 +183,19 @@ pub fn command(bin: &str) -> clap::Command {
         .bin_name(bin.to_owned())
         .override_usage(format!("{bin} [OPTIONS]\n       {token}"))
         .mut_subcommand("token", |command| command.override_usage(token))
+        .mut_subcommand("graph", |command| {
+            command.override_usage(format!(
+                "{bin} graph draft DOC --plan-revision N [--graph-revision R] --tasks FILE \\\n           \
+                 [--base-branch B --base-commit C] [--db PATH|URL]\n       \
+                 {bin} graph approve DOC --version N --revision R [--db PATH|URL]\n       \
+                 {bin} graph show DOC [--db PATH|URL]"
+            ))
+        })
+        .mut_subcommand("runs", |command| {
+            command.override_usage(format!(
+                "{bin} runs show DOC [--db PATH|URL]\n       {bin} runs check [--db PATH|URL]"
+            ))
+        })
 }
 
 impl Cli {
@@ -190,8 +209,11 @@ impl Cli {
             oauth,
             operations,
         } = self;
-        if let Some(Sub::Token(token)) = command {
-            return token.into_command().map(Command::Token);
+        match command {
+            Some(Sub::Token(token)) => return token.into_command().map(Command::Token),
+            Some(Sub::Graph(graph)) => return graph.into_command().map(Command::Graph),
+            Some(Sub::Runs(runs)) => return runs.into_command().map(Command::Runs),
+            None => {}
         }
         let defaults = Limits::default();
         let database = match store.db {

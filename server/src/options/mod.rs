@@ -89,6 +89,10 @@ pub enum Command {
     Help,
     /// `token …`: see [`crate::token`].
     Token(crate::token::TokenCommand),
+    /// `graph …`: see [`crate::graph`].
+    Graph(crate::graph::GraphCommand),
+    /// `runs …`: see [`crate::runs`].
+    Runs(crate::runs::RunsCommand),
 }
 
 /// Parses the arguments after the program name: [`Command::Help`] for
@@ -175,6 +179,8 @@ pub fn from_command_line() -> Result<Options, ExitCode> {
         Ok(Command::Serve(options)) => Ok(options),
         // An administrative command, run instead of a server.
         Ok(Command::Token(command)) => Err(crate::token::run(command)),
+        Ok(Command::Graph(command)) => Err(crate::graph::run(command)),
+        Ok(Command::Runs(command)) => Err(crate::runs::run(command)),
         // `read` leaves help to clap, below.
         Ok(Command::Help) => Err(ExitCode::SUCCESS),
         // A value or a combination of flags our own checks refused: their
