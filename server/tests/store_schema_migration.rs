@@ -187,7 +187,7 @@ async fn postgres_is_migrated_in_place(through_pgbouncer: bool) {
     let versions = cluster
         .psql(&name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "1\n2");
+    assert_eq!(versions, format!("1\n{SCHEMA_VERSION}"));
     // Version 1's functions are gone (a version 1 server still running
     // fails its reads instead of showing archived documents).
     let old = cluster
@@ -280,7 +280,11 @@ fn processes_starting_at_once_on_a_version_1_sqlite_file_migrate_it_once() {
     let started: Vec<Started> = starts.into_iter().map(|t| t.join().unwrap()).collect();
     let found: Vec<i64> = started.iter().map(|s| s.found_version).collect();
     assert_eq!(found.iter().filter(|v| **v == 1).count(), 1, "{found:?}");
-    assert_eq!(found.iter().filter(|v| **v == 2).count(), 2, "{found:?}");
+    assert_eq!(
+        found.iter().filter(|v| **v == SCHEMA_VERSION).count(),
+        2,
+        "{found:?}"
+    );
     assert_eq!(user_version(&path), SCHEMA_VERSION);
 }
 
@@ -370,17 +374,23 @@ async fn a_newer_schema_is_refused_and_left_alone() {
         .unwrap();
     let refused = Sqlite::open(&path).unwrap().setup(&Setup::default());
     assert!(
-        matches!(refused, Err(StoreError::NewerSchema { found: 3 })),
+        matches!(refused, Err(StoreError::NewerSchema { found }) if found == SCHEMA_VERSION + 1),
         "{refused:?}"
     );
-    assert_eq!(user_version(&path), 3);
+    assert_eq!(user_version(&path), SCHEMA_VERSION + 1);
 
     let Some((name, url)) = postgres_v1(false).await else {
         return;
     };
     let cluster = pg::shared().unwrap();
     cluster
-        .psql(&name, "INSERT INTO chopin_schema (version) VALUES (3)")
+        .psql(
+            &name,
+            &format!(
+                "INSERT INTO chopin_schema (version) VALUES ({})",
+                SCHEMA_VERSION + 1
+            ),
+        )
         .unwrap();
     let refused = Store::open(&Database::Postgres(url))
         .await
@@ -388,7 +398,7 @@ async fn a_newer_schema_is_refused_and_left_alone() {
         .setup(&Setup::default())
         .await;
     assert!(
-        matches!(refused, Err(StoreError::NewerSchema { found: 3 })),
+        matches!(refused, Err(StoreError::NewerSchema { found }) if found == SCHEMA_VERSION + 1),
         "{refused:?}"
     );
     let tables = cluster
