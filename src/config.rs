@@ -70,6 +70,10 @@ pub(crate) struct Offered {
     pub rename: bool,
     pub archive: bool,
     pub restore: bool,
+    /// `read_implementation` (IMPLEMENTATION.md §2.1).
+    pub implementation_reads: bool,
+    /// The seven implementation tools that write.
+    pub implementation_writes: bool,
 }
 
 impl Offered {
@@ -80,6 +84,8 @@ impl Offered {
         rename: false,
         archive: false,
         restore: false,
+        implementation_reads: false,
+        implementation_writes: false,
     };
 }
 
@@ -152,6 +158,29 @@ impl Config {
     /// carry out restore effects.
     pub fn enable_restore(mut self) -> Self {
         self.tools.restore = true;
+        self
+    }
+
+    /// Offers the eight implementation tools (IMPLEMENTATION.md §2):
+    /// `read_implementation`, `start_implementation` and the six lifecycle
+    /// tools, listed after the document tools. The host will be asked to
+    /// carry out [`ReadImplementation`](crate::ReadImplementation),
+    /// [`StartImplementation`](crate::StartImplementation) and
+    /// [`ReportLifecycle`](crate::ReportLifecycle) effects. In the handshake
+    /// era the seven that write need the session id `initialize` issued
+    /// (IMPLEMENTATION.md §3), unless [`client_sessions`](Self::client_sessions)
+    /// is off. Unless [`body_budget`](Self::body_budget) says otherwise, the
+    /// budget becomes [`CREATION_BUDGET`].
+    pub fn enable_implementations(mut self) -> Self {
+        self.tools.implementation_reads = true;
+        self.tools.implementation_writes = true;
+        self
+    }
+
+    /// Offers `read_implementation` alone: a read-only host's implementation
+    /// tool (IMPLEMENTATION.md §2.1).
+    pub fn enable_implementation_reads(mut self) -> Self {
+        self.tools.implementation_reads = true;
         self
     }
 

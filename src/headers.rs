@@ -32,6 +32,8 @@ const NAME: usize = 3;
 /// Where the legacy layout (no modern version header) keeps
 /// `mcp-session-id`: the version header's slot, empty there.
 const SESSION: usize = VERSION;
+/// [`KEPT`]'s entry for `mcp-session-id`: a name, not a slot.
+const SESSION_NAME: usize = 4;
 /// A bit of `present`: the legacy layout.
 const LEGACY_LAYOUT: u8 = 1 << 7;
 
@@ -88,9 +90,12 @@ impl Kept {
                 }
             }
         } else {
+            // `authorization`, and SURFACE.md §10's session id. (Two scans
+            // of the borrowed slice cost less than one pass copying each
+            // header out of it.)
             let mut all = parts.all(KEPT[AUTHORIZATION]);
             lines[AUTHORIZATION] = all.next().map(|first| (first, all.next().is_none()));
-            let mut all = parts.all(SESSION_ID);
+            let mut all = parts.all(KEPT[SESSION_NAME]);
             lines[SESSION] = all
                 .next()
                 .map(|first| (trim_ows(first), all.next().is_none()));
@@ -220,16 +225,15 @@ fn is_visible(value: &[u8]) -> bool {
     })
 }
 
-/// The headers kept, in the order of [`Kept`]'s slots.
-const KEPT: [&str; 4] = [
+/// The headers kept, in the order of [`Kept`]'s slots; then
+/// `mcp-session-id`, kept only in the legacy layout, in slot [`SESSION`].
+const KEPT: [&str; 5] = [
     "authorization",
     "mcp-protocol-version",
     "mcp-method",
     "mcp-name",
+    "mcp-session-id",
 ];
-
-/// The session header (SURFACE.md §10).
-const SESSION_ID: &str = "mcp-session-id";
 
 /// Which of [`KEPT`] a header `name` is (ASCII case-insensitive): the
 /// lengths differ, so one compare at most.
@@ -239,6 +243,7 @@ fn standard_index(name: &str) -> Option<usize> {
         20 => 1,
         10 => 2,
         8 => 3,
+        14 => SESSION_NAME,
         _ => return None,
     };
     let kept = KEPT.get(index)?;
@@ -331,8 +336,9 @@ mod tests {
             .collect()
     }
 
+    /// The four slots.
     fn kept(kept: &Kept) -> Vec<Option<(&[u8], bool)>> {
-        (0..KEPT.len()).map(|index| kept.get(index)).collect()
+        (0..4).map(|index| kept.get(index)).collect()
     }
 
     #[test]
@@ -383,18 +389,14 @@ mod tests {
             let parts = RequestParts::new("POST", "/mcp", headers);
             assert_eq!(
                 kept(&Kept::read(&parts, true, 0)),
-                per_name(&parts),
+                per_name(&parts)[..4],
                 "{headers:?}"
             );
             let modern = Kept::read(&parts, true, 0);
             assert_eq!(modern.session_line(), None);
             let legacy = Kept::read(&parts, false, 0);
             assert_eq!(kept(&legacy)[0], per_name(&parts)[0]);
-            let mut all = parts.all(SESSION_ID);
-            let session = all
-                .next()
-                .map(|first| (trim_ows(first), all.next().is_none()));
-            assert_eq!(legacy.session_line(), session);
+            assert_eq!(legacy.session_line(), per_name(&parts)[SESSION_NAME]);
             assert_eq!(legacy.first_version_line(), None);
             assert_eq!(&kept(&legacy)[2..], [None, None]);
         }
@@ -412,8 +414,15 @@ mod tests {
         ] {
             map.append(name, http::HeaderValue::from_static(value));
         }
+        map.append(
+            "mcp-session-id",
+            http::HeaderValue::from_static(" c1.a.b.c "),
+        );
         let parts = RequestParts::with_header_map("POST", "/mcp", &map);
-        assert_eq!(kept(&Kept::read(&parts, true, 0)), per_name(&parts));
+        assert_eq!(kept(&Kept::read(&parts, true, 0)), per_name(&parts)[..4]);
+        let legacy = Kept::read(&parts, false, 0);
+        assert_eq!(kept(&legacy)[0], per_name(&parts)[0]);
+        assert_eq!(legacy.session_line(), per_name(&parts)[SESSION_NAME]);
     }
 
     #[test]

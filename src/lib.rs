@@ -37,8 +37,9 @@ pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
-    DocumentOutcome, DocumentRead, Endpoint, ListDocuments, Outcome, ReadDocument, RenameDocument,
-    RestoreDocument, UpdateDocument,
+    DocumentOutcome, DocumentRead, Endpoint, ListDocuments, Outcome, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    UpdateDocument,
 };
 pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};
@@ -46,6 +47,9 @@ pub use response::Response;
 pub use session::ClientInfo;
 pub use tools::archive::{ArchiveAnswer, ArchivedDocument};
 pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
+pub use tools::implementation::{
+    LifecycleAnswer, ReadImplementationAnswer, StartAnswer, StartRequest,
+};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
 pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};

@@ -11,7 +11,6 @@
 //! line, and anything but exactly one well-formed line reads as `unknown`.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use chopin_dialect::{IdSource, is_js_whitespace};
 
@@ -109,8 +108,8 @@ pub(crate) fn issue(params: Option<Raw<'_>>, ids: &dyn IdSource) -> String {
     id.push('.');
     encode(&mut id, version.as_bytes());
     id.push('.');
-    // Writing to a `String` cannot fail.
-    let _ = write!(id, "{}", ids.mint());
+    let mut ulid = [0; ULID_LENGTH];
+    id.push_str(ids.mint().array_to_str(&mut ulid));
     id
 }
 
@@ -130,6 +129,12 @@ pub(crate) fn read_header(line: Option<(&[u8], bool)>) -> ClientInfo {
         },
         None => ClientInfo::unknown(),
     }
+}
+
+/// Whether a handshake-era request carries exactly one well-formed session
+/// id line (IMPLEMENTATION.md §3's gate).
+pub(crate) fn has_session(line: Option<(&[u8], bool)>) -> bool {
+    line.is_some_and(|(value, single)| single && parse(value).is_some())
 }
 
 /// The client of a 2026-07-28 request, from `params` (its `_meta`'s

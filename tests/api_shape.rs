@@ -2,7 +2,8 @@
 
 use chopin_mcp::{
     ArchiveDocument, Authenticate, BodyIntake, CreateDocument, Endpoint, ListDocuments, Outcome,
-    ReadDocument, RenameDocument, Response, RestoreDocument, UpdateDocument,
+    ReadDocument, ReadImplementation, RenameDocument, ReportLifecycle, Response, RestoreDocument,
+    StartImplementation, UpdateDocument,
 };
 
 fn send_sync<T: Send + Sync>() {}
@@ -37,6 +38,9 @@ fn effects_are_owned_and_can_cross_an_await_on_a_multithreaded_runtime() {
     send::<RenameDocument<String>>();
     send::<ArchiveDocument<String>>();
     send::<RestoreDocument<String>>();
+    send::<ReadImplementation<String>>();
+    send::<StartImplementation<String>>();
+    send::<ReportLifecycle<String>>();
     send_sync::<Response>();
 }
 

@@ -164,14 +164,25 @@ export interface DocumentReader<Caller = any> {
   read(caller: Caller, id: string): Awaitable<Document | undefined | null>;
 }
 
-/** The host's creation, in one transaction (see `CreateAnswer`). */
-export interface DocumentCreator<Caller = any> {
-  create(caller: Caller, input: CreateDocumentInput): Awaitable<CreateAnswer>;
+/**
+ * What the client said of itself (SURFACE.md §10): from the request's one
+ * well-formed `mcp-session-id` (issued by `initialize`, stateless) or, in
+ * 2026-07-28, its `_meta` client info. A field not given is `"unknown"`.
+ * Attribution only: it authorizes nothing.
+ */
+export interface ClientInfo {
+  readonly name: string;
+  readonly version: string;
 }
 
-/** The host's update, in one transaction, idempotent (see `UpdateAnswer`). */
+/** The host's creation, in one transaction (see `CreateAnswer`); `client` is for attribution (a host may ignore it). */
+export interface DocumentCreator<Caller = any> {
+  create(caller: Caller, input: CreateDocumentInput, client: ClientInfo): Awaitable<CreateAnswer>;
+}
+
+/** The host's update, in one transaction, idempotent (see `UpdateAnswer`); `client` is for attribution (a host may ignore it). */
 export interface DocumentUpdater<Caller = any> {
-  update(caller: Caller, input: UpdateDocumentInput): Awaitable<UpdateAnswer>;
+  update(caller: Caller, input: UpdateDocumentInput, client: ClientInfo): Awaitable<UpdateAnswer>;
 }
 
 /** The host's rename (see `RenameAnswer`). */
@@ -225,7 +236,11 @@ export interface EndpointSettings {
   serverVersion?: string;
   /** `serverInfo.title` (none by default). */
   serverTitle?: string;
-  /** Guidance for the model: `initialize`'s and `server/discover`'s `instructions`. */
+  /**
+   * Guidance for the model: `initialize`'s and `server/discover`'s
+   * `instructions`. By default the text SURFACE.md §10 generates from the
+   * offered tools' descriptions.
+   */
   instructions?: string;
   /** Browser origins allowed, matched byte for byte (`https://app.example`); every other `Origin` gets 403. */
   allowedOrigins?: string[];
@@ -394,6 +409,7 @@ export interface Create<Caller> extends StepBase {
   readonly kind: "create";
   readonly caller: Caller;
   readonly input: CreateDocumentInput;
+  readonly client: ClientInfo;
   answer(answer: CreateAnswer): Step<Caller>;
 }
 
@@ -402,6 +418,7 @@ export interface Update<Caller> extends StepBase {
   readonly kind: "update";
   readonly caller: Caller;
   readonly input: UpdateDocumentInput;
+  readonly client: ClientInfo;
   answer(answer: UpdateAnswer): Step<Caller>;
 }
 

@@ -18,7 +18,10 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
+use chopin_mcp::{
+    Config, ConfigError, Document, Endpoint, LifecycleAnswer, Outcome, ReadImplementationAnswer,
+    StartAnswer,
+};
 
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
@@ -33,7 +36,9 @@ use crate::token::random_token;
 const LOCAL_CALLER: &str = "local";
 /// The server's title in `serverInfo`.
 const TITLE: &str = "Chopin plan documents";
-/// What a model is told about the tools (`--instructions-file` replaces it).
+/// What a model is told about the tools beside the generated lines
+/// (`Config::generated_instructions`, SURFACE.md §10), which open the text
+/// (`--instructions-file` replaces all of it).
 const INSTRUCTIONS_READ: &str = "Chopin plan documents live in repositories named \
 owner/name. Call list_documents with a repository to get the ids and titles of its \
 documents, then read_document with an id for the plan's canonical source and \
@@ -48,9 +53,7 @@ its id, the revision you read, the whole revised plan (checked like a new one) a
 a fresh idempotencyKey (the same one makes a retry safe); a revision-conflict \
 means the plan changed since you read it: read it again and redo your change. \
 rename_document changes a title. An archived plan leaves lists and reads until it \
-is restored.
-archive_document: Archive a Chopin document by ID or canonical URL.
-restore_document: Restore an archived Chopin document by ID or canonical URL.";
+is restored.";
 /// The largest `--instructions-file` accepted.
 const MAX_INSTRUCTIONS: u64 = 64 * 1024;
 
@@ -234,7 +237,7 @@ impl Host {
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
         }
-        if let Some(instructions) = instructions(options)? {
+        if let Some(instructions) = instructions(options, config.generated_instructions())? {
             config = config.instructions(instructions);
         }
         if bound.ip().is_loopback() {
@@ -357,6 +360,9 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            implementation @ (Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_)) => not_offered(implementation),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -436,6 +442,11 @@ impl Host {
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(
+                implementation @ (Outcome::ReadImplementation(_)
+                | Outcome::StartImplementation(_)
+                | Outcome::ReportLifecycle(_)),
+            ) => return Ok(not_offered(implementation)),
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)
@@ -467,6 +478,20 @@ const fn no_document() -> Document {
 type Done = (Written, Outcome<Caller>);
 
 /// Notes what became of a write in `written`; its next outcome.
+/// The implementation effects (IMPLEMENTATION.md §2.4): this server does
+/// not offer the tools (its endpoint never enables them), so none comes;
+/// one that did would be answered unavailable.
+fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
+    match outcome {
+        Outcome::ReadImplementation(read) => {
+            read.answer(ReadImplementationAnswer::<()>::Unavailable)
+        }
+        Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+        Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
+        other => other,
+    }
+}
+
 fn noted(written: &mut Option<Written>, (result, next): Done) -> Outcome<Caller> {
     *written = Some(result);
     next
@@ -554,11 +579,14 @@ impl Hasher for DigestHasher {
 }
 
 /// The instructions the endpoint gives a model: `--instructions-file`'s
-/// text (none for an empty file), else the built-in ones for the mode (with
-/// the write tools, what each is for and the plan dialect's catalog).
-fn instructions(options: &Options) -> Result<Option<String>, String> {
+/// text (none for an empty file), else `generated` (the offered tools'
+/// descriptions, SURFACE.md §10) and the server's own guidance for the mode
+/// (with the write tools, what each is for and the plan dialect's catalog).
+fn instructions(options: &Options, generated: String) -> Result<Option<String>, String> {
     let Some(path) = &options.instructions_file else {
-        let mut text = INSTRUCTIONS_READ.to_owned();
+        let mut text = generated;
+        text.push_str("\n\n");
+        text.push_str(INSTRUCTIONS_READ);
         if !options.read_only {
             text.push_str(INSTRUCTIONS_CREATE);
             text.push_str(INSTRUCTIONS_WRITE);

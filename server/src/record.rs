@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use chopin_mcp::Outcome;
+use chopin_mcp::{ClientInfo, Outcome};
 
 use crate::labels::{self, RpcMethod, SNIFF_BYTES, Tool, Written};
 use crate::metrics;
@@ -39,6 +39,10 @@ pub struct Record {
     effect_tool: Option<Tool>,
     /// What became of a write, as the host noted it.
     written: Option<Written>,
+    /// The client a create or update named (SURFACE.md §10), kept only for
+    /// the log: the store keeps no per-session state, and its history rows
+    /// no client.
+    client: Option<Box<ClientInfo>>,
     finished: bool,
 }
 
@@ -96,6 +100,7 @@ impl Record {
             sniffed: Sniffed::new(),
             effect_tool: None,
             written: None,
+            client: None,
             finished: false,
         }
     }
@@ -124,6 +129,16 @@ impl Record {
 
     /// Notes an effect about to be carried out.
     pub fn effect<C>(&mut self, outcome: &Outcome<C>) {
+        if self.logging {
+            let client = match outcome {
+                Outcome::Create(create) => Some(create.client()),
+                Outcome::Update(update) => Some(update.client()),
+                _ => None,
+            };
+            if let Some(client) = client {
+                self.client = Some(Box::new(client.clone()));
+            }
+        }
         self.effect_tool = match outcome {
             Outcome::List(_) => Some(Tool::ListDocuments),
             Outcome::Read(_) => Some(Tool::ReadDocument),
@@ -132,7 +147,12 @@ impl Record {
             Outcome::Rename(_) => Some(Tool::RenameDocument),
             Outcome::Archive(_) => Some(Tool::ArchiveDocument),
             Outcome::Restore(_) => Some(Tool::RestoreDocument),
-            Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_) => return,
+            Outcome::Respond(_)
+            | Outcome::Authenticate(_)
+            | Outcome::Body(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_) => return,
         };
     }
 
@@ -207,6 +227,10 @@ impl Record {
             }
             if let Some(written) = written {
                 line.label(written.field(), written.as_str());
+            }
+            if let Some(client) = &self.client {
+                line.text("client_name", &client.name);
+                line.text("client_version", &client.version);
             }
             line.number(
                 "duration_us",

@@ -26,6 +26,33 @@ fn built_in_instructions_say_how_the_tools_fit_together_for_the_mode() {
             "{name}"
         );
         let text = result["instructions"].as_str().unwrap();
+        // SURFACE.md §10: the generated lines first, then the server's own.
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("Chopin's MCP contract and current tool descriptions are authoritative.")
+        );
+        let described: Vec<&str> = lines
+            .by_ref()
+            .take_while(|line| !line.is_empty())
+            .map(|line| line.split(": ").next().unwrap())
+            .collect();
+        assert_eq!(
+            described,
+            [
+                "create_document",
+                "update_document",
+                "rename_document",
+                "archive_document",
+                "restore_document"
+            ],
+            "{name}: {text}"
+        );
+        assert!(
+            text.contains(
+                "\narchive_document: Archive a Chopin document by ID or canonical URL.\n"
+            )
+        );
         assert!(text.contains("list_documents") && text.contains("read_document"));
         assert!(text.contains("create_document"), "{name}: {text}");
         // A model about to write a plan is told the dialect: the catalog
@@ -43,6 +70,9 @@ fn built_in_instructions_say_how_the_tools_fit_together_for_the_mode() {
         assert!(text.len() < 4096, "{name}: {} bytes", text.len());
         let read_only = initialize(&Server::seeded_with(name, &["--read-only"]));
         let text = read_only["instructions"].as_str().unwrap();
+        assert!(text.starts_with(
+            "Chopin's MCP contract and current tool descriptions are authoritative.\n\n"
+        ));
         assert!(text.contains("read_document") && !text.contains("create_document"));
         assert!(
             !text.contains("<Callout"),

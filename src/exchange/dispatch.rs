@@ -12,8 +12,8 @@
 use bytes::Bytes;
 
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -67,7 +67,22 @@ pub(crate) struct HostCall {
 /// IMPLEMENTATION.md §2.4): only these tools read it, so no other call
 /// parses a session.
 pub(crate) fn wants_client(effect: &Effect) -> bool {
-    matches!(effect, Effect::Create(_) | Effect::Update(_))
+    matches!(
+        effect,
+        Effect::Create(_)
+            | Effect::Update(_)
+            | Effect::StartImplementation(_)
+            | Effect::Lifecycle(_)
+    )
+}
+
+/// Whether `effect` needs the handshake era's session id (IMPLEMENTATION.md
+/// §3): the seven implementation tools that write.
+pub(crate) fn needs_session(effect: &Effect) -> bool {
+    matches!(
+        effect,
+        Effect::StartImplementation(_) | Effect::Lifecycle(_)
+    )
 }
 
 /// Parses the complete body, decides its era and dispatches it.
@@ -253,6 +268,23 @@ impl<C> Dispatch<C> {
             } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
             Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
             Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
+            Effect::ReadImplementation(locator) => {
+                Outcome::ReadImplementation(ReadImplementation::new(self, id, locator))
+            }
+            Effect::StartImplementation(request) => {
+                let run_id = self.exchange.endpoint.inner.config.ids.mint().to_string();
+                let mut client = client();
+                // IMPLEMENTATION.md §3: without a session (2026-07-28, or
+                // none issued), the run stands in for it.
+                if client.session.is_none() {
+                    client.session = Some(run_id.clone());
+                }
+                let effect = StartImplementation::new(self, id, *request, *client, run_id);
+                Outcome::StartImplementation(effect)
+            }
+            Effect::Lifecycle(report) => {
+                Outcome::ReportLifecycle(ReportLifecycle::new(self, id, report, client()))
+            }
         }
     }
 

@@ -14,7 +14,7 @@ use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
 use crate::session;
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{self, Tool};
+use crate::tools::{self, Code, Tool, implementation};
 use crate::version::{Era, ProtocolVersion};
 
 /// Dispatches one message (`None`: not an object). Replies that need no
@@ -74,6 +74,16 @@ pub(super) fn message<C>(
                 .and_then(|(tool, arguments)| call::step(config, source, tool, arguments));
             match step {
                 Ok(ToolStep::Host(effect)) => {
+                    // IMPLEMENTATION.md §3: after the arguments, before any
+                    // effect.
+                    let gated = config.client_sessions && dispatch::needs_session(&effect);
+                    if gated && !session::has_session(dispatch.session_line()) {
+                        let required = Code::new(implementation::SESSION_REQUIRED);
+                        dispatch.tool_result(id_text, |out, frame| {
+                            tools::write_code(out, frame, required)
+                        });
+                        return None;
+                    }
                     let id = source.slice_ref(id_text);
                     let client = dispatch::wants_client(&effect)
                         .then(|| Box::new(session::read_header(dispatch.session_line())));

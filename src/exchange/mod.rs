@@ -30,8 +30,8 @@ mod outcome;
 pub use body::{BodyChunks, BodyIntake};
 pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
 };
 pub use endpoint::{Authenticate, Endpoint};
 pub use outcome::Outcome;

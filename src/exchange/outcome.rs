@@ -7,8 +7,8 @@ use bytes::Bytes;
 
 use super::body::BodyIntake;
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, RenameDocument, RestoreDocument,
-    UpdateDocument,
+    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
 };
 use super::endpoint::Authenticate;
 use crate::cors;
@@ -61,6 +61,16 @@ pub enum Outcome<C> {
     /// Restore an archived document (only on endpoints with
     /// [`Config::enable_restore`](crate::Config::enable_restore)).
     Restore(RestoreDocument<C>),
+    /// Read a document's implementation (only on endpoints with
+    /// [`Config::enable_implementations`](crate::Config::enable_implementations)
+    /// or [`Config::enable_implementation_reads`](crate::Config::enable_implementation_reads)).
+    ReadImplementation(ReadImplementation<C>),
+    /// Claim a document's approved graph (only on endpoints with
+    /// [`Config::enable_implementations`](crate::Config::enable_implementations)).
+    StartImplementation(StartImplementation<C>),
+    /// Record a lifecycle event of a run (only on endpoints with
+    /// [`Config::enable_implementations`](crate::Config::enable_implementations)).
+    ReportLifecycle(ReportLifecycle<C>),
 }
 
 impl<C> Outcome<C> {
@@ -97,6 +107,15 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Rename(effect) => f.debug_tuple("Rename").field(effect).finish(),
             Outcome::Archive(effect) => f.debug_tuple("Archive").field(effect).finish(),
             Outcome::Restore(effect) => f.debug_tuple("Restore").field(effect).finish(),
+            Outcome::ReadImplementation(effect) => {
+                f.debug_tuple("ReadImplementation").field(effect).finish()
+            }
+            Outcome::StartImplementation(effect) => {
+                f.debug_tuple("StartImplementation").field(effect).finish()
+            }
+            Outcome::ReportLifecycle(effect) => {
+                f.debug_tuple("ReportLifecycle").field(effect).finish()
+            }
         }
     }
 }

@@ -16,7 +16,8 @@ use crate::json::Raw;
 use crate::negotiate::{media_ranges, quality};
 use crate::{
     Config, CreateAnswer, CreatedDocument, Document, DocumentSummary, Endpoint, Granted, Header,
-    NewDocument, Outcome, RequestParts, Response, SequentialIds, dialect,
+    LifecycleAnswer, NewDocument, Outcome, ReadImplementationAnswer, RequestParts, Response,
+    SequentialIds, StartAnswer, dialect,
 };
 use crate::{oracle, scan};
 
@@ -71,6 +72,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .allow_origin("https://allowed.example")
         .enable_creation()
         .enable_lifecycle()
+        .enable_implementations()
         .id_source(SequentialIds::new(1));
     config = if oauth {
         config.oauth(RESOURCE, "https://auth.example")
@@ -194,6 +196,20 @@ fn drive(
                 effects.push("restore");
                 lifecycle::answer_restore(restore, answers.byte())
             }
+            // Answered unavailable: the fuzzed inputs reach the argument
+            // checks and the session gate; the answers are the rules'.
+            Outcome::ReadImplementation(read) => {
+                effects.push("read_implementation");
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => {
+                effects.push("start_implementation");
+                start.answer(StartAnswer::Unavailable)
+            }
+            Outcome::ReportLifecycle(report) => {
+                effects.push("report_lifecycle");
+                report.answer(LifecycleAnswer::Unavailable)
+            }
         };
     };
     check_response(&response, &effects, document_given);
@@ -271,7 +287,13 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
         match *effect {
             "list" | "read" => assert!(granted.read(), "{effect} without the read scope"),
             "create" => assert!(granted.create(), "create without the create scope"),
-            "update" | "rename" | "archive" | "restore" => {
+            "read_implementation" => assert!(granted.read(), "{effect} without the read scope"),
+            "update"
+            | "rename"
+            | "archive"
+            | "restore"
+            | "start_implementation"
+            | "report_lifecycle" => {
                 assert!(granted.read(), "{effect} without the read scope");
                 assert!(granted.write(), "{effect} without the write scope");
             }
@@ -281,8 +303,17 @@ fn check_grant(response: &Response, effects: &[&str], granted: Granted, unavaila
 }
 
 /// The effects that reach the host for a tool call.
-const TOOL_EFFECTS: [&str; 7] = [
-    "list", "read", "create", "update", "rename", "archive", "restore",
+const TOOL_EFFECTS: [&str; 10] = [
+    "list",
+    "read",
+    "create",
+    "update",
+    "rename",
+    "archive",
+    "restore",
+    "read_implementation",
+    "start_implementation",
+    "report_lifecycle",
 ];
 
 /// Invariants every response keeps. Each tool effect was answered once,
@@ -641,6 +672,11 @@ pub fn ops(data: &[u8]) {
                     Outcome::Rename(rename) => lifecycle::answer_rename(rename, choice),
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
+                    Outcome::ReadImplementation(read) => {
+                        read.answer(ReadImplementationAnswer::<()>::Unavailable)
+                    }
+                    Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+                    Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
                 };
                 match next {
                     Outcome::Respond(response) => {

@@ -12,6 +12,7 @@ use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
+use crate::tools::implementation::{self, Lifecycle, StartRequest};
 use crate::tools::update::{self, DocumentUpdate};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
@@ -30,6 +31,11 @@ pub(crate) enum Effect {
     },
     Archive(String),
     Restore(String),
+    /// `read_implementation`'s locator, as sent.
+    ReadImplementation(String),
+    StartImplementation(Box<StartRequest>),
+    /// A lifecycle tool's call.
+    Lifecycle(Box<Lifecycle>),
 }
 
 /// Where a well-formed tool call goes.
@@ -107,6 +113,18 @@ pub(crate) fn step(
         }
         Tool::RestoreDocument => {
             Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
+        }
+        Tool::ReadImplementation => Effect::ReadImplementation(
+            implementation::read(arguments).ok_or(implementation::INVALID_READ)?,
+        ),
+        Tool::StartImplementation => Effect::StartImplementation(Box::new(
+            implementation::start(arguments).ok_or(implementation::INVALID_START)?,
+        )),
+        tool => {
+            let name = tool.name();
+            let call = implementation::lifecycle(name, arguments)
+                .ok_or_else(|| implementation::invalid_lifecycle(name))?;
+            Effect::Lifecycle(Box::new(call))
         }
     };
     Ok(ToolStep::Host(effect))

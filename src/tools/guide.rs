@@ -5,7 +5,7 @@
 
 use crate::config::{CREATION_BUDGET, Config, Offered, READ_ONLY_BUDGET};
 
-use super::Tool;
+use super::{Tool, implementation};
 
 impl Config {
     /// The instructions SURFACE.md §10 describes for the tools this
@@ -42,7 +42,8 @@ const AUTHORITATIVE: &str =
 
 /// The instructions for `offered` (SURFACE.md §10): [`AUTHORITATIVE`], then
 /// `<name>: <description>` for each offered tool after the two read tools,
-/// in tool order, joined by `\n`.
+/// in tool order, joined by `\n`; before the implementation tools' lines,
+/// IMPLEMENTATION.md §2.1's [`implementation::INSTRUCTION`].
 pub(crate) fn instructions(offered: Offered) -> String {
     let mut out = String::from(AUTHORITATIVE);
     let described = Tool::ALL
@@ -50,6 +51,12 @@ pub(crate) fn instructions(offered: Offered) -> String {
         .filter(|tool| tool.offered(offered))
         .filter(|tool| !matches!(tool, Tool::ListDocuments | Tool::ReadDocument));
     for tool in described {
+        if tool == Tool::ReadImplementation
+            || (tool == Tool::StartImplementation && !offered.implementation_reads)
+        {
+            out.push('\n');
+            out.push_str(implementation::INSTRUCTION);
+        }
         out.push('\n');
         out.push_str(tool.name());
         out.push_str(": ");
@@ -63,6 +70,7 @@ pub(crate) fn instructions(offered: Offered) -> String {
 fn need(tool: Tool) -> usize {
     match tool {
         Tool::CreateDocument | Tool::UpdateDocument => CREATION_BUDGET,
+        tool if tool.is_implementation_write() => CREATION_BUDGET,
         _ => READ_ONLY_BUDGET,
     }
 }

@@ -7,6 +7,7 @@ mod arguments;
 pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod guide;
+pub(crate) mod implementation;
 pub(crate) mod list;
 pub(crate) mod read;
 pub(crate) mod rename;
@@ -79,11 +80,20 @@ pub(crate) enum Tool {
     RenameDocument,
     ArchiveDocument,
     RestoreDocument,
+    ReadImplementation,
+    StartImplementation,
+    StartTask,
+    BlockTask,
+    ReportPr,
+    CompleteTask,
+    ReportVerification,
+    RequestRevision,
 }
 
 impl Tool {
-    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1).
-    const ALL: [Tool; 7] = [
+    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1,
+    /// IMPLEMENTATION.md §2.1).
+    const ALL: [Tool; 15] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -91,6 +101,14 @@ impl Tool {
         Tool::RenameDocument,
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
+        Tool::ReadImplementation,
+        Tool::StartImplementation,
+        Tool::StartTask,
+        Tool::BlockTask,
+        Tool::ReportPr,
+        Tool::CompleteTask,
+        Tool::ReportVerification,
+        Tool::RequestRevision,
     ];
 
     fn name(self) -> &'static str {
@@ -102,6 +120,14 @@ impl Tool {
             Tool::RenameDocument => "rename_document",
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
+            Tool::ReadImplementation => "read_implementation",
+            Tool::StartImplementation => "start_implementation",
+            Tool::StartTask => "start_task",
+            Tool::BlockTask => "block_task",
+            Tool::ReportPr => "report_pr",
+            Tool::CompleteTask => "complete_task",
+            Tool::ReportVerification => "report_verification",
+            Tool::RequestRevision => "request_revision",
         }
     }
 
@@ -114,6 +140,14 @@ impl Tool {
             Tool::RenameDocument => rename::DEFINITION,
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
+            Tool::ReadImplementation => implementation::READ_IMPLEMENTATION,
+            Tool::StartImplementation => implementation::START_IMPLEMENTATION,
+            Tool::StartTask => implementation::START_TASK,
+            Tool::BlockTask => implementation::BLOCK_TASK,
+            Tool::ReportPr => implementation::REPORT_PR,
+            Tool::CompleteTask => implementation::COMPLETE_TASK,
+            Tool::ReportVerification => implementation::REPORT_VERIFICATION,
+            Tool::RequestRevision => implementation::REQUEST_REVISION,
         }
     }
 
@@ -138,6 +172,14 @@ impl Tool {
             Tool::RenameDocument => offered.rename,
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
+            Tool::ReadImplementation => offered.implementation_reads,
+            Tool::StartImplementation
+            | Tool::StartTask
+            | Tool::BlockTask
+            | Tool::ReportPr
+            | Tool::CompleteTask
+            | Tool::ReportVerification
+            | Tool::RequestRevision => offered.implementation_writes,
         }
     }
 
@@ -154,9 +196,26 @@ impl Tool {
                 | Tool::ArchiveDocument
                 | Tool::RestoreDocument,
             ) => (false, true),
-            Some(Tool::ListDocuments | Tool::ReadDocument) | None => (false, false),
+            Some(tool) if tool.is_implementation_write() => (false, true),
+            Some(_) | None => (false, false),
         };
         Granted::new(true, create, write)
+    }
+
+    /// One of the seven implementation tools that write (IMPLEMENTATION.md
+    /// §2.1: they need the write scope, the handshake era's session, and the
+    /// larger budget).
+    pub(crate) fn is_implementation_write(self) -> bool {
+        matches!(
+            self,
+            Tool::StartImplementation
+                | Tool::StartTask
+                | Tool::BlockTask
+                | Tool::ReportPr
+                | Tool::CompleteTask
+                | Tool::ReportVerification
+                | Tool::RequestRevision
+        )
     }
 
     /// The offered tool called `name`.
@@ -420,8 +479,10 @@ mod tests {
             rename: true,
             archive: true,
             restore: true,
+            implementation_reads: true,
+            implementation_writes: true,
         };
-        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 7)] {
+        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 15)] {
             let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }

@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
 pub mod implementation;
+mod implementation_effects;
 mod writes;
 
 use std::collections::HashMap;
@@ -13,6 +14,8 @@ use chopin_mcp::{
     DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts,
     Response, SequentialIds, UpdatedDocument,
 };
+#[allow(unused_imports)] // used by the implementation tools' tests
+pub use implementation_effects::{Reported, STARTED_AT, Started};
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use writes::{
@@ -44,6 +47,10 @@ pub enum Step {
     Rename(String),
     Archive(String),
     Restore(String),
+    /// The implementation effects: the locator, or the lifecycle tool.
+    ReadImplementation(String),
+    StartImplementation(String),
+    Lifecycle(&'static str),
     Respond(u16),
 }
 
@@ -102,6 +109,9 @@ pub struct Host {
     pub archived: HashMap<String, String>,
     /// The client of every effect that names one (create, update), in order.
     pub clients: Vec<ClientInfo>,
+    /// Every claim, and every lifecycle report, as received.
+    pub started: Vec<Started>,
+    pub reported: Vec<Reported>,
 }
 
 impl Host {
@@ -151,6 +161,8 @@ impl Host {
             rename_inputs: Vec::new(),
             archived: HashMap::new(),
             clients: Vec::new(),
+            started: Vec::new(),
+            reported: Vec::new(),
         }
     }
 
@@ -305,6 +317,9 @@ impl Host {
                 Outcome::Rename(rename) => self.rename(rename),
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
+                Outcome::ReadImplementation(read) => self.read_implementation(read),
+                Outcome::StartImplementation(start) => self.start_implementation(start),
+                Outcome::ReportLifecycle(report) => self.report_lifecycle(report),
             };
         }
     }

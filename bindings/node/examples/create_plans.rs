@@ -20,8 +20,9 @@ use std::time::Instant;
 use std::{env, fs, hint};
 
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, Outcome, RenameAnswer,
-    RequestParts, RestoreAnswer, UpdateAnswer,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, LifecycleAnswer,
+    Outcome, ReadImplementationAnswer, RenameAnswer, RequestParts, RestoreAnswer, StartAnswer,
+    UpdateAnswer,
 };
 use chopin_test_support::plans;
 
@@ -79,6 +80,11 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     };
     response.body().len()

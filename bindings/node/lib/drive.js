@@ -6,7 +6,7 @@
 
 const native = require("./native.js");
 const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, createInput, updateInput, renameInput } = require("./wire.js");
-const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, isLength, flatWebHeaders, targetOf } = require("./headers.js");
+const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
 
@@ -49,7 +49,7 @@ function drive(core, settings, hosts, keepAliveMs) {
       const early = origin === null && !hostAllowlist && (method === "POST" || method === "GET");
       let out;
       if (!early) {
-        out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9));
+        out = native.start(endpoint, slot, method, origin, h.get(N1), h.get(N2), h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), h.get(N10));
         if (out.charCodeAt(0) !== AUTHENTICATE) {
           return respond(slot, out, request);
         }
@@ -72,7 +72,7 @@ function drive(core, settings, hosts, keepAliveMs) {
           ? await bytesOf(request)
           : undefined;
       out = early
-        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), verdict, scopes, body)
+        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), h.get(N10), verdict, scopes, body)
         : native.authenticate(endpoint, slot, verdict, scopes, body);
       if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
       // The effects, one after another (a batch asks for several).
@@ -85,13 +85,13 @@ function drive(core, settings, hosts, keepAliveMs) {
             out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
             break;
           case CREATE: {
-            const input = createInput(out, native.plan(endpoint, slot));
-            out = answerCreate(endpoint, slot, await create.create(who, input), input.plan, "create.create");
+            const { input, client } = createInput(out, native.plan(endpoint, slot));
+            out = answerCreate(endpoint, slot, await create.create(who, input, client), input.plan, "create.create");
             break;
           }
           case UPDATE: {
-            const input = updateInput(out, native.plan(endpoint, slot));
-            out = answerUpdate(endpoint, slot, await update.update(who, input), input.plan, "update.update");
+            const { input, client } = updateInput(out, native.plan(endpoint, slot));
+            out = answerUpdate(endpoint, slot, await update.update(who, input, client), input.plan, "update.update");
             break;
           }
           case RENAME:

@@ -101,6 +101,7 @@ class Exchange {
   #slot;
   #payload = "";
   #input = undefined;
+  #client = undefined;
   #head = null;
   #body = "";
 
@@ -124,9 +125,10 @@ class Exchange {
       return;
     }
     this.kind = KINDS[tag];
-    if (tag === CREATE) this.#input = createInput(out, native.plan(this.#core.native, this.#slot));
-    else if (tag === UPDATE) this.#input = updateInput(out, native.plan(this.#core.native, this.#slot));
-    else if (tag === RENAME) this.#input = renameInput(out);
+    if (tag === CREATE || tag === UPDATE) {
+      const read = tag === CREATE ? createInput : updateInput;
+      ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
+    } else if (tag === RENAME) this.#input = renameInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
 
@@ -202,6 +204,12 @@ class Exchange {
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;
+  }
+
+  /** Who a "create" or "update" step's client says it is: `{ name, version }` (SURFACE.md §10; `unknown` when not said). */
+  get client() {
+    this.#expect(["create", "update"], "client");
+    return this.#client;
   }
 
   /**

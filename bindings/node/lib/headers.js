@@ -10,10 +10,10 @@ const { fail, describe, isObject } = require("./options.js");
 // passes their values alone, Headers.get of each being cheaper than walking
 // them all. It reads content-length (the eighth) itself too.
 const NAMED = native.namedHeaders();
-if (NAMED.length !== 10 || NAMED[7] !== "content-length") {
+if (NAMED.length !== 11 || NAMED[7] !== "content-length") {
   throw new Error("chopin-mcp: index.cjs and the addon disagree on the request headers; rebuild the addon");
 }
-const [N0, N1, N2, N3, N4, N5, N6, N7, N8, N9] = NAMED;
+const [N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10] = NAMED;
 
 /** Whether `text` is a decimal number (a declared length). */
 function isLength(text) {
@@ -66,4 +66,4 @@ function targetOf(url) {
   return path < 0 ? "/" : url.slice(path);
 }
 
-module.exports = { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, isLength, flatWebHeaders, flatHeaders, targetOf };
+module.exports = { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, flatHeaders, targetOf };

@@ -59,12 +59,13 @@ function partsOf(out) {
 }
 
 /**
- * The host input of a create effect: its outcome carries the fields as
- * JSON; the plan crosses apart.
+ * The host input of a create effect and its client ({ input, client }): its
+ * outcome carries the fields as JSON, the client among them (SURFACE.md
+ * §10); the plan crosses apart.
  */
 function createInput(out, plan) {
   const fields = JSON.parse(out.slice(1));
-  return {
+  const input = {
     idempotencyKey: fields.idempotencyKey,
     repository: fields.repository,
     baseBranch: fields.baseBranch,
@@ -74,12 +75,14 @@ function createInput(out, plan) {
     plan,
     fingerprint: fields.fingerprint,
   };
+  return { input, client: fields.client };
 }
 
-/** The host input of an update effect: its outcome's fields as JSON, and the plan. */
+/** The host input of an update effect and its client ({ input, client }): its outcome's fields as JSON, and the plan. */
 function updateInput(out, plan) {
   const fields = JSON.parse(out.slice(1));
-  return { id: fields.id, revision: fields.revision, plan, idempotencyKey: fields.idempotencyKey, fingerprint: fields.fingerprint };
+  const input = { id: fields.id, revision: fields.revision, plan, idempotencyKey: fields.idempotencyKey, fingerprint: fields.fingerprint };
+  return { input, client: fields.client };
 }
 
 /** The host input of a rename effect's outcome: the locator, then the title. */

@@ -5,8 +5,9 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, ListDocuments, Outcome, ReadDocument, RenameAnswer, RenameDocument,
-    RequestParts, Response, RestoreAnswer, RestoreDocument, UpdateAnswer, UpdateDocument,
+    Document, Endpoint, LifecycleAnswer, ListDocuments, Outcome, ReadDocument,
+    ReadImplementationAnswer, RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer,
+    RestoreDocument, StartAnswer, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -250,6 +251,11 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::ReadImplementation(read) => {
+                read.answer(ReadImplementationAnswer::<()>::Unavailable)
+            }
+            Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
+            Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
         }
     };
     // The tools as the endpoint wrote them, keys in its order.

@@ -106,11 +106,12 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             n7,
             n8,
             n9,
+            n10,
             verdict,
             scopes,
             body,
         ] = args::<{ 6 + NAMED.len() }>(env, info)?;
-        let named = [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9];
+        let named = [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10];
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;

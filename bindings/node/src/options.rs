@@ -101,9 +101,13 @@ impl Options {
         if let Some(title) = self.server_title {
             config = config.server_title(title);
         }
-        if let Some(text) = self.instructions {
-            config = config.instructions(text);
-        }
+        // SURFACE.md §10: by default, the instructions generated from the
+        // offered tools' descriptions (the tools are enabled above).
+        let text = match self.instructions {
+            Some(text) => text,
+            None => config.generated_instructions(),
+        };
+        config = config.instructions(text);
         for origin in self.allowed_origins {
             // Web `Headers` join repeated lines with ", ", and the package
             // splits a joined `Origin` back into its lines (which the

@@ -196,7 +196,8 @@ fn the_create_effect_carries_the_input_fields_as_json_and_its_plan_crosses_apart
         "{fields}"
     );
     assert!(
-        fields.contains(r#","fingerprint":""#) && fields.ends_with("\"}"),
+        fields.contains(r#","fingerprint":""#)
+            && fields.ends_with(r#","client":{"name":"unknown","version":"unknown"}}"#),
         "{fields}"
     );
     assert_eq!(plan, "# P\n");

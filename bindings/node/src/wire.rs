@@ -65,7 +65,7 @@ pub(crate) const MAX_HEADS: usize = 0x100 - FIRST_HEAD as usize;
 /// Every request header the endpoint reads, in the order the addon's
 /// `start` and `run` take their values. `tests/named_headers.rs` holds it to the crate: a header
 /// the endpoint reads that is not here fails it.
-pub const NAMED: [&str; 10] = [
+pub const NAMED: [&str; 11] = [
     "origin",
     "host",
     "access-control-request-method",
@@ -76,6 +76,7 @@ pub const NAMED: [&str; 10] = [
     "content-length",
     "mcp-method",
     "mcp-name",
+    "mcp-session-id",
 ];
 
 /// The most lines [`named`] makes: each name once, and a second line for a

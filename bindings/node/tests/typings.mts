@@ -2,6 +2,7 @@
 // project makes compile, and the mistakes below are refused. Not run.
 import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, scoped, tools } from "chopin-mcp";
 import type {
+  ClientInfo,
   CreateAnswer,
   CreateDocumentInput,
   Document,
@@ -59,7 +60,9 @@ handler({
   caller: () => scoped("octocat", ["chopin:read", "chopin:write"]),
   documents: { list: () => "forbidden", read: () => undefined },
   update: {
-    async update(_caller, input: UpdateDocumentInput): Promise<UpdateAnswer> {
+    async update(_caller, input: UpdateDocumentInput, client: ClientInfo): Promise<UpdateAnswer> {
+      // SURFACE.md §11: the client, for attribution.
+      const _attribution: string = `${client.name} ${client.version}`;
       return input.revision === 4
         ? { kind: "updated", document: { id: input.id, title: "T", source: input.plan, revision: 5, url: "/d" } }
         : { kind: "revision-conflict", revision: 4 };
@@ -97,9 +100,11 @@ async function serve(endpoint: Endpoint, method: string, rawHeaders: string[], b
       case "create":
         step = step.answer({ kind: "conflict" });
         break;
-      case "update":
-        step = step.answer({ kind: "revision-conflict", revision: step.input.revision + 1 });
+      case "update": {
+        const client: ClientInfo = step.client;
+        step = step.answer({ kind: "revision-conflict", revision: step.input.revision + client.name.length });
         break;
+      }
       case "rename":
         step = step.answer({ kind: "renamed", document: { id: step.input.id, title: step.input.title } });
         break;

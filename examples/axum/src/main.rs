@@ -86,7 +86,10 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
             | Outcome::Update(_)
             | Outcome::Rename(_)
             | Outcome::Archive(_)
-            | Outcome::Restore(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),
+            | Outcome::Restore(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),
         };
     };
     let streaming = response.is_event_stream();

@@ -193,6 +193,9 @@ impl StoreOperation {
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
             Outcome::Read(_)
+            | Outcome::ReadImplementation(_)
+            | Outcome::StartImplementation(_)
+            | Outcome::ReportLifecycle(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_) => StoreOperation::Read,

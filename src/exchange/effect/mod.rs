@@ -9,6 +9,7 @@
 
 mod archive;
 mod create;
+mod implementation;
 mod list;
 mod read;
 mod rename;
@@ -17,6 +18,7 @@ mod update;
 
 pub use archive::ArchiveDocument;
 pub use create::CreateDocument;
+pub use implementation::{ReadImplementation, ReportLifecycle, StartImplementation};
 pub use list::ListDocuments;
 pub use read::ReadDocument;
 pub use rename::RenameDocument;

@@ -3,7 +3,9 @@
 //! whose exchange is kept in its slot; and the parts that cross apart from
 //! an outcome (a create's or update's plan, a large response body).
 
-use chopin_mcp::{Brief, Outcome, Response};
+use chopin_mcp::{
+    Brief, ClientInfo, LifecycleAnswer, Outcome, ReadImplementationAnswer, Response, StartAnswer,
+};
 use serde::Serialize;
 
 use crate::exchanges::{Core, Misuse, Pending};
@@ -20,6 +22,25 @@ struct InputFields<'a> {
     title: &'a str,
     brief: &'a Brief,
     fingerprint: &'a str,
+    /// Not the host input's: `create`'s third argument (SURFACE.md §11).
+    client: Client<'a>,
+}
+
+/// The client an effect names (SURFACE.md §10): `{name, version}`, the
+/// third argument of `create.create` and `update.update`.
+#[derive(Serialize)]
+struct Client<'a> {
+    name: &'a str,
+    version: &'a str,
+}
+
+impl<'a> From<&'a ClientInfo> for Client<'a> {
+    fn from(client: &'a ClientInfo) -> Self {
+        Client {
+            name: &client.name,
+            version: &client.version,
+        }
+    }
 }
 
 /// The update effect's host input but its plan, in
@@ -31,6 +52,8 @@ struct UpdateFields<'a> {
     revision: u64,
     idempotency_key: &'a str,
     fingerprint: &'a str,
+    /// Not the host input's: `update`'s third argument (SURFACE.md §11).
+    client: Client<'a>,
 }
 
 impl Core {
@@ -96,6 +119,7 @@ impl Core {
                     title: &input.title,
                     brief: &input.brief,
                     fingerprint: &input.fingerprint,
+                    client: create.client().into(),
                 })
                 // Strings only: serializing cannot fail.
                 .unwrap_or_default();
@@ -111,6 +135,7 @@ impl Core {
                     revision: input.revision,
                     idempotency_key: &input.idempotency_key,
                     fingerprint: &input.fingerprint,
+                    client: update.client().into(),
                 })
                 // Strings and a number: serializing cannot fail.
                 .unwrap_or_default();
@@ -131,6 +156,19 @@ impl Core {
                 self.out.push(b's');
                 self.out.extend_from_slice(restore.id().as_bytes());
                 Pending::Restore(restore)
+            }
+            // The package offers no implementation tool (SURFACE.md §11:
+            // `implementations` is refused), so none comes; one that did
+            // would be answered unavailable at once.
+            Outcome::ReadImplementation(read) => {
+                let next = read.answer(ReadImplementationAnswer::<()>::Unavailable);
+                return self.settle(slot, next);
+            }
+            Outcome::StartImplementation(start) => {
+                return self.settle(slot, start.answer(StartAnswer::Unavailable));
+            }
+            Outcome::ReportLifecycle(report) => {
+                return self.settle(slot, report.answer(LifecycleAnswer::Unavailable));
             }
         };
         self.put(slot, pending)?;
