@@ -6,6 +6,7 @@
 
 mod archive;
 mod create;
+mod implementation;
 mod rename;
 mod restore;
 mod update;
@@ -18,10 +19,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use chopin_mcp::{
-    Config, ConfigError, Document, Endpoint, LifecycleAnswer, Outcome, ReadImplementationAnswer,
-    StartAnswer,
-};
+use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
 
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
@@ -237,6 +235,13 @@ impl Host {
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
         }
+        if options.implementations {
+            config = if options.read_only {
+                config.enable_implementation_reads()
+            } else {
+                config.enable_implementations()
+            };
+        }
         if let Some(instructions) = instructions(options, config.generated_instructions())? {
             config = config.instructions(instructions);
         }
@@ -360,9 +365,9 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
-            implementation @ (Outcome::ReadImplementation(_)
-            | Outcome::StartImplementation(_)
-            | Outcome::ReportLifecycle(_)) => not_offered(implementation),
+            Outcome::ReadImplementation(read) => self.read_implementation(read).await?,
+            Outcome::StartImplementation(start) => self.start_implementation(start).await?,
+            Outcome::ReportLifecycle(report) => self.report_lifecycle(report).await?,
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -446,7 +451,7 @@ impl Host {
                 implementation @ (Outcome::ReadImplementation(_)
                 | Outcome::StartImplementation(_)
                 | Outcome::ReportLifecycle(_)),
-            ) => return Ok(not_offered(implementation)),
+            ) => return implementation::implementation_blocking(store, implementation),
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)
@@ -478,20 +483,6 @@ const fn no_document() -> Document {
 type Done = (Written, Outcome<Caller>);
 
 /// Notes what became of a write in `written`; its next outcome.
-/// The implementation effects (IMPLEMENTATION.md §2.4): this server does
-/// not offer the tools (its endpoint never enables them), so none comes;
-/// one that did would be answered unavailable.
-fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
-    match outcome {
-        Outcome::ReadImplementation(read) => {
-            read.answer(ReadImplementationAnswer::<()>::Unavailable)
-        }
-        Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
-        Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
-        other => other,
-    }
-}
-
 fn noted(written: &mut Option<Written>, (result, next): Done) -> Outcome<Caller> {
     *written = Some(result);
     next

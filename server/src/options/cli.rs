@@ -77,6 +77,10 @@ struct Serving {
     /// rename_document, archive_document, restore_document)
     #[arg(long, verbatim_doc_comment)]
     read_only: bool,
+    /// offer no implementation tool (read_implementation,
+    /// start_implementation and the six lifecycle tools)
+    #[arg(long, verbatim_doc_comment)]
+    no_implementations: bool,
     /// allow browser requests from ORIGIN (repeatable)
     #[arg(
         long = "allow-origin",
@@ -228,6 +232,7 @@ impl Cli {
             grants: serving.grants,
             import: store.import,
             read_only: serving.read_only,
+            implementations: !serving.no_implementations,
             origins: serving.origins,
             resource_metadata: serving.resource_metadata,
             instructions_file: serving.instructions_file,

@@ -61,6 +61,10 @@ pub struct Options {
     pub grants: Vec<(String, Vec<String>)>,
     pub import: Option<PathBuf>,
     pub read_only: bool,
+    /// The implementation tools (IMPLEMENTATION.md §2.1): all eight, or
+    /// `read_implementation` alone with `read_only`; off with
+    /// `--no-implementations`.
+    pub implementations: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
     /// `--instructions-file`: replaces the built-in instructions.
