@@ -13,6 +13,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         Command::Serve(options) => Ok(options),
         Command::Help => Err("help".to_owned()),
         Command::Token(_) => Err("token".to_owned()),
+        Command::Graph(_) => Err("graph".to_owned()),
+        Command::Runs(_) => Err("runs".to_owned()),
     }
 }
 
