@@ -95,6 +95,8 @@ pub struct Host {
     /// The token generated and stored by this run: printed once, now.
     generated: Option<String>,
     read_only: bool,
+    /// `--bind-runs`: a lifecycle call on another caller's run is `run`.
+    bind_runs: bool,
 }
 
 impl Host {
@@ -283,6 +285,7 @@ impl Host {
             notes,
             generated,
             read_only: options.read_only,
+            bind_runs: options.bind_runs,
         })
     }
 
@@ -451,7 +454,13 @@ impl Host {
                 implementation @ (Outcome::ReadImplementation(_)
                 | Outcome::StartImplementation(_)
                 | Outcome::ReportLifecycle(_)),
-            ) => return implementation::implementation_blocking(store, implementation),
+            ) => {
+                return implementation::implementation_blocking(
+                    store,
+                    implementation,
+                    self.bind_runs,
+                );
+            }
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)

@@ -33,6 +33,7 @@ on_every_engine!(
     read_implementation_shows_only_documents_with_provenance_and_an_approved_graph,
     a_caller_without_a_grant_cannot_claim_report_or_read,
     a_claim_naming_another_repository_is_forbidden,
+    bound_runs_refuse_another_callers_call_before_its_key,
 );
 
 /// The document's `LIFE` from `doc`, parsed.
@@ -339,4 +340,31 @@ async fn a_claim_naming_another_repository_is_forbidden(engine: Engine) {
         ClaimOutcome::Forbidden
     );
     assert!(rows(&store).await.runs.is_empty());
+}
+
+async fn bound_runs_refuse_another_callers_call_before_its_key(engine: Engine) {
+    let Some(store) = claimed(engine).await else {
+        return;
+    };
+    accepted(report(&store, "R1", "k1", start("foundation")).await);
+    let by_root = |key: &str, bound: bool| {
+        let mut asked = call("R1", key, start("foundation"));
+        asked.bound = bound;
+        asked
+    };
+    // Bound: another caller learns nothing, not even that the key is used.
+    for key in ["k1", "k2"] {
+        assert_eq!(
+            store.report("root", &by_root(key, true)).await.unwrap(),
+            ReportOutcome::Refused(Refusal::Run),
+            "{key}"
+        );
+    }
+    assert_eq!(rows(&store).await.runs[0].events.len(), 1);
+    // The claimer's own calls are bound calls like any.
+    let mut own = call("R1", "k3", block("foundation", "CI."));
+    own.bound = true;
+    accepted(store.report(CALLER, &own).await.unwrap());
+    // Unbound (the default), any caller with a grant reports on the run.
+    accepted(store.report("root", &by_root("k2", false)).await.unwrap());
 }

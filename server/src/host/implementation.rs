@@ -49,7 +49,7 @@ impl Host {
         &self,
         report: ReportLifecycle<Caller>,
     ) -> Result<Outcome<Caller>, StoreError> {
-        let asked = reported(&report, SystemTime::now());
+        let asked = reported(&report, SystemTime::now(), self.bind_runs);
         let stored = self.store.report(report.caller(), &asked).await?;
         Ok(answer_report(report, stored))
     }
@@ -59,6 +59,7 @@ impl Host {
 pub(super) fn implementation_blocking(
     store: &Sqlite,
     outcome: Outcome<Caller>,
+    bind_runs: bool,
 ) -> Result<Outcome<Caller>, StoreError> {
     Ok(match outcome {
         Outcome::ReadImplementation(read) => {
@@ -71,7 +72,7 @@ pub(super) fn implementation_blocking(
             answer_start(start, claimed)
         }
         Outcome::ReportLifecycle(report) => {
-            let asked = reported(&report, SystemTime::now());
+            let asked = reported(&report, SystemTime::now(), bind_runs);
             let stored = store.report(report.caller(), &asked)?;
             answer_report(report, stored)
         }
@@ -109,7 +110,7 @@ fn claimant(start: &StartImplementation<Caller>, now: SystemTime) -> Claimant {
 }
 
 /// What the store is asked to record.
-fn reported(report: &ReportLifecycle<Caller>, now: SystemTime) -> Reported {
+fn reported(report: &ReportLifecycle<Caller>, now: SystemTime, bound: bool) -> Reported {
     let client = report.client();
     Reported {
         locator: report.locator().to_owned(),
@@ -118,6 +119,7 @@ fn reported(report: &ReportLifecycle<Caller>, now: SystemTime) -> Reported {
         fingerprint: report.fingerprint().to_owned(),
         client: format!("{}/{}", client.name, client.version),
         at: timestamp(now),
+        bound,
     }
 }
 

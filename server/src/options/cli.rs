@@ -81,6 +81,10 @@ struct Serving {
     /// start_implementation and the six lifecycle tools)
     #[arg(long, verbatim_doc_comment)]
     no_implementations: bool,
+    /// bind implementation runs to the caller that claimed them: another
+    /// caller's lifecycle call on a run gets `run` (off by default)
+    #[arg(long, verbatim_doc_comment)]
+    bind_runs: bool,
     /// allow browser requests from ORIGIN (repeatable)
     #[arg(
         long = "allow-origin",
@@ -233,6 +237,7 @@ impl Cli {
             import: store.import,
             read_only: serving.read_only,
             implementations: !serving.no_implementations,
+            bind_runs: serving.bind_runs,
             origins: serving.origins,
             resource_metadata: serving.resource_metadata,
             instructions_file: serving.instructions_file,

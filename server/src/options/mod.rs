@@ -65,6 +65,8 @@ pub struct Options {
     /// `read_implementation` alone with `read_only`; off with
     /// `--no-implementations`.
     pub implementations: bool,
+    /// `--bind-runs`: runs bound to their claimer (IMPLEMENTATION.md §3).
+    pub bind_runs: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
     /// `--instructions-file`: replaces the built-in instructions.

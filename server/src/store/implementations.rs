@@ -49,6 +49,8 @@ pub enum GraphOutcome {
 pub struct StoredRun {
     /// The run as claimed.
     pub run: Run,
+    /// The caller that claimed it.
+    pub claimer: String,
     /// Its events, in order.
     pub events: Vec<Event>,
     /// `(caller, fingerprint)` of each event, in the same order.
@@ -143,6 +145,9 @@ pub struct Reported {
     pub client: String,
     /// The host's time (RFC 3339, milliseconds).
     pub at: String,
+    /// Runs bound to their claimer (`--bind-runs`): a call by another
+    /// caller on a run is refused `run`, before its key is looked at.
+    pub bound: bool,
 }
 
 /// How a lifecycle call ended.
@@ -345,6 +350,10 @@ pub(super) enum ReportDecision {
 /// `report`'s decision, in §1.2's order (the key first, across the
 /// document).
 pub(super) fn decide_report(doc: &Loaded, caller: &str, asked: &Reported) -> ReportDecision {
+    let stranger = |stored: &StoredRun| stored.run.id == asked.run_id && stored.claimer != caller;
+    if asked.bound && doc.runs.iter().any(stranger) {
+        return ReportDecision::Refused(Refusal::Run);
+    }
     let key = &asked.event.idempotency_key;
     let stored = doc.runs.iter().find_map(|stored| {
         stored

@@ -98,6 +98,7 @@ pub fn call(run_id: &str, key: &str, command: Command) -> Reported {
         event,
         client: "Codex/1.2.3".into(),
         at: "2026-12-05T16:05:00.000Z".into(),
+        bound: false,
     }
 }
 

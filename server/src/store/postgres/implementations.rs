@@ -85,7 +85,8 @@ async fn load(tx: &Transaction<'_>, id: &str, lock: bool) -> Result<Option<Loade
     let runs = tx
         .query_typed(
             "SELECT run_id, \"user\", client_name, client_version, session, plan_revision,
-               graph_number, graph_revision, repository, branch, \"commit\", started_at, ended_at
+               graph_number, graph_revision, repository, branch, \"commit\", started_at, ended_at,
+           claimer
              FROM implementation_runs WHERE document_id = $1 ORDER BY started_at, run_id",
             &[(&id_bytes, Type::BYTEA)],
         )
@@ -108,6 +109,7 @@ async fn load(tx: &Transaction<'_>, id: &str, lock: bool) -> Result<Option<Loade
                 commit: row.try_get(10)?,
                 started_at: row.try_get(11)?,
             },
+            claimer: row.try_get(13)?,
             events: Vec::new(),
             calls: Vec::new(),
             ended_at: row.try_get(12)?,

@@ -78,7 +78,8 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Loaded>, StoreE
     }
     let mut statement = conn.prepare_cached(
         "SELECT run_id, \"user\", client_name, client_version, session, plan_revision,
-           graph_number, graph_revision, repository, branch, \"commit\", started_at, ended_at
+           graph_number, graph_revision, repository, branch, \"commit\", started_at, ended_at,
+           claimer
          FROM implementation_runs WHERE document_id = ?1 ORDER BY started_at, run_id",
     )?;
     let runs = statement.query_map([id], |row| {
@@ -99,6 +100,7 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Loaded>, StoreE
                 commit: row.get(10)?,
                 started_at: row.get(11)?,
             },
+            claimer: row.get(13)?,
             events: Vec::new(),
             calls: Vec::new(),
             ended_at: row.get(12)?,
