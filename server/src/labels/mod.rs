@@ -120,6 +120,14 @@ label_set! {
         RenameDocument => "rename_document",
         ArchiveDocument => "archive_document",
         RestoreDocument => "restore_document",
+        ReadImplementation => "read_implementation",
+        StartImplementation => "start_implementation",
+        StartTask => "start_task",
+        BlockTask => "block_task",
+        ReportPr => "report_pr",
+        CompleteTask => "complete_task",
+        ReportVerification => "report_verification",
+        RequestRevision => "request_revision",
         Other => "other",
     }
 }
@@ -134,6 +142,14 @@ impl Tool {
             b"rename_document" => Tool::RenameDocument,
             b"archive_document" => Tool::ArchiveDocument,
             b"restore_document" => Tool::RestoreDocument,
+            b"read_implementation" => Tool::ReadImplementation,
+            b"start_implementation" => Tool::StartImplementation,
+            b"start_task" => Tool::StartTask,
+            b"block_task" => Tool::BlockTask,
+            b"report_pr" => Tool::ReportPr,
+            b"complete_task" => Tool::CompleteTask,
+            b"report_verification" => Tool::ReportVerification,
+            b"request_revision" => Tool::RequestRevision,
             _ => Tool::Other,
         }
     }
@@ -175,6 +191,12 @@ label_set! {
         Rename => "rename",
         Archive => "archive",
         Restore => "restore",
+        /// `read_implementation`'s read of a document's runs.
+        ReadImplementation => "read_implementation",
+        /// `start_implementation`'s claim.
+        Claim => "claim",
+        /// A lifecycle tool's report.
+        Report => "report",
         /// The readiness query of `/readyz`.
         Ready => "ready",
     }
@@ -192,10 +214,10 @@ impl StoreOperation {
             Outcome::Rename(_) => StoreOperation::Rename,
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
+            Outcome::ReadImplementation(_) => StoreOperation::ReadImplementation,
+            Outcome::StartImplementation(_) => StoreOperation::Claim,
+            Outcome::ReportLifecycle(_) => StoreOperation::Report,
             Outcome::Read(_)
-            | Outcome::ReadImplementation(_)
-            | Outcome::StartImplementation(_)
-            | Outcome::ReportLifecycle(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_) => StoreOperation::Read,
