@@ -24,6 +24,7 @@
 //   lib/drive.js      handler()'s per-request function (the effect drive)
 //   lib/endpoint.js   Endpoint and Exchange: the steps for hosts without Web Requests
 //   lib/tools.js      tools() and TOOLS
+//   lib/implementations.js  the `implementations` option, its answers, and `rules`
 
 // Loaded here, before any room of lib/, for its advice when it is missing.
 loadAddon();
@@ -48,6 +49,7 @@ const { Endpoint } = require("./lib/endpoint.js");
 const { tools, TOOLS } = require("./lib/tools.js");
 const { scoped, UNAVAILABLE } = require("./lib/caller.js");
 const { KEEP_ALIVE } = require("./lib/drive.js");
+const { rules } = require("./lib/implementations.js");
 
 /** The keep-alive comment an open event stream sends every 15 s or so. */
 const KEEP_ALIVE_TEXT = new TextDecoder().decode(KEEP_ALIVE);
@@ -60,4 +62,5 @@ module.exports = {
   scoped,
   UNAVAILABLE,
   KEEP_ALIVE: KEEP_ALIVE_TEXT,
+  rules,
 };

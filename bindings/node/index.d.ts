@@ -200,6 +200,18 @@ export interface DocumentRestorer<Caller = any> {
   restore(caller: Caller, id: string): Awaitable<RestoreAnswer>;
 }
 
+// The implementation runs' types and `rules` (IMPLEMENTATION.md) are in
+// lib/implementations.d.ts, re-exported here.
+export * from "./lib/implementations.js";
+import type {
+  ImplementationHost,
+  ReadImplementationAnswer,
+  ReportAnswer,
+  ReportInput,
+  StartImplementationAnswer,
+  StartImplementationInput,
+} from "./lib/implementations.js";
+
 declare const scopedBrand: unique symbol;
 
 /** A caller with the scopes its token grants (made by `scoped`). */
@@ -277,6 +289,8 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   archive?: DocumentArchiver<Caller>;
   /** Offers `restore_document`. */
   restore?: DocumentRestorer<Caller>;
+  /** Offers `read_implementation`, and with `start` and `report` the eight implementation tools. */
+  implementations?: ImplementationHost<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
   keepAliveMs?: number;
 }
@@ -319,6 +333,8 @@ export interface EndpointOptions extends EndpointSettings {
   archive?: boolean;
   /** Offer `restore_document`: "restore" steps come. */
   restore?: boolean;
+  /** `true`: the eight implementation tools ("read_implementation", "start_implementation" and "report" steps come); `"read"`: `read_implementation` alone. */
+  implementations?: boolean | "read";
 }
 
 /** Request headers: Node's `rawHeaders`, a Web `Headers`, or names to values. */
@@ -446,6 +462,30 @@ export interface Restore<Caller> extends StepBase {
   answer(answer: RestoreAnswer): Step<Caller>;
 }
 
+/** Read document `id`'s implementation (only with `implementations`). */
+export interface ReadImplementationStep<Caller> extends StepBase {
+  readonly kind: "read_implementation";
+  readonly caller: Caller;
+  readonly id: string;
+  answer(answer: ReadImplementationAnswer): Step<Caller>;
+}
+
+/** Claim a document's graph (only with `implementations: true`). */
+export interface StartImplementationStep<Caller> extends StepBase {
+  readonly kind: "start_implementation";
+  readonly caller: Caller;
+  readonly input: StartImplementationInput;
+  answer(answer: StartImplementationAnswer): Step<Caller>;
+}
+
+/** Record a lifecycle event (only with `implementations: true`). */
+export interface ReportStep<Caller> extends StepBase {
+  readonly kind: "report";
+  readonly caller: Caller;
+  readonly input: ReportInput;
+  answer(answer: ReportAnswer): Step<Caller>;
+}
+
 /** Where an exchange stands; `kind` says which. */
 export type Step<Caller = any> =
   | Respond
@@ -457,4 +497,7 @@ export type Step<Caller = any> =
   | Update<Caller>
   | Rename<Caller>
   | Archive<Caller>
-  | Restore<Caller>;
+  | Restore<Caller>
+  | ReadImplementationStep<Caller>
+  | StartImplementationStep<Caller>
+  | ReportStep<Caller>;

@@ -5,21 +5,24 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
+
+const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
 const KEEP_ALIVE = native.keepAlive();
 
 /**
  * The request function of a handler over `core`, with its `settings` (as
  * the addon got them), its host functions `hosts` ({ caller, documents,
- * create?, update?, rename?, archive?, restore? }, checked) and the
+ * create?, update?, rename?, archive?, restore?, implementations? },
+ * checked) and the
  * keep-alive period of its event streams.
  */
 function drive(core, settings, hosts, keepAliveMs) {
-  const { caller, documents, create, update, rename, archive, restore } = hosts;
+  const { caller, documents, create, update, rename, archive, restore, implementations } = hosts;
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
   const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
@@ -102,6 +105,15 @@ function drive(core, settings, hosts, keepAliveMs) {
             break;
           case RESTORE:
             out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
+            break;
+          case READ_IMPLEMENTATION:
+            out = answerReadImplementation(endpoint, slot, await implementations.read(who, out.slice(1)), "implementations.read");
+            break;
+          case START_IMPLEMENTATION:
+            out = answerStartImplementation(endpoint, slot, await implementations.start(who, implementationInput(out)), "implementations.start");
+            break;
+          case REPORT:
+            out = answerReport(endpoint, slot, await implementations.report(who, implementationInput(out)), "implementations.report");
             break;
           default:
             return respond(slot, out, request);

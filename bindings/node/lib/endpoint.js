@@ -4,12 +4,13 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
 const { Core, SLOTS, hook } = require("./core.js");
+const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
 const KINDS = {
   [AUTHENTICATE]: "authenticate",
@@ -21,17 +22,20 @@ const KINDS = {
   [RENAME]: "rename",
   [ARCHIVE]: "archive",
   [RESTORE]: "restore",
+  [READ_IMPLEMENTATION]: "read_implementation",
+  [START_IMPLEMENTATION]: "start_implementation",
+  [REPORT]: "report",
 };
 
 /** The steps that name their document by `id`, and those with an `input`. */
-const LOCATED = ["read", "archive", "restore"];
-const WITH_INPUT = ["create", "update", "rename"];
+const LOCATED = ["read", "archive", "restore", "read_implementation"];
+const WITH_INPUT = ["create", "update", "rename", "start_implementation", "report"];
 
 class Endpoint {
   #core;
 
   constructor(options) {
-    const settings = settingsOf(options, ENDPOINT_OWN, "new Endpoint(options)");
+    const settings = settingsOf(options, [...ENDPOINT_OWN, "implementations"], "new Endpoint(options)");
     for (const name of WRITES) {
       const offered = options === undefined ? undefined : options[name];
       if (offered !== undefined && typeof offered !== "boolean") {
@@ -39,6 +43,12 @@ class Endpoint {
       }
       settings[name] = offered === true;
     }
+    const implementations = options === undefined ? undefined : options.implementations;
+    if (implementations !== undefined && implementations !== true && implementations !== "read" && implementations !== false) {
+      fail(`new Endpoint(options): \`implementations\` must be true, "read" or false, not ${describe(implementations)}`);
+    }
+    if (implementations === true) settings.implementations = "all";
+    else if (implementations === "read") settings.implementations = "read";
     this.#core = new Core(settings);
     hook(this, this.#core);
   }
@@ -129,6 +139,7 @@ class Exchange {
       const read = tag === CREATE ? createInput : updateInput;
       ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
     } else if (tag === RENAME) this.#input = renameInput(out);
+    else if (tag === START_IMPLEMENTATION || tag === REPORT) this.#input = implementationInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
 
@@ -182,6 +193,15 @@ class Exchange {
       case "restore":
         this.#settle(answerRestore(core.native, this.#slot, value, "answer(restored)"));
         break;
+      case "read_implementation":
+        this.#settle(answerReadImplementation(core.native, this.#slot, value, "answer(implementation)"));
+        break;
+      case "start_implementation":
+        this.#settle(answerStartImplementation(core.native, this.#slot, value, "answer(claim)"));
+        break;
+      case "report":
+        this.#settle(answerReport(core.native, this.#slot, value, "answer(report)"));
+        break;
       default:
         fail(`answer() has nothing to answer: this exchange is at "${this.kind}"`);
     }
@@ -194,13 +214,13 @@ class Exchange {
     return this.#payload;
   }
 
-  /** The document a "read" step asks for (an id), or an "archive" or "restore" step (an id or URL, as sent). */
+  /** The document a "read" step asks for (an id), or an "archive", "restore" or "read_implementation" step (an id or URL, as sent). */
   get id() {
     this.#expect(LOCATED, "id");
     return this.#payload;
   }
 
-  /** What a "create", "update" or "rename" step asks the host to store. */
+  /** What a "create", "update", "rename", "start_implementation" or "report" step asks the host to store. */
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;

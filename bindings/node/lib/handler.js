@@ -6,6 +6,7 @@
 const { fail, describe, isObject, settingsOf, WRITES, HANDLER_OWN, WRITE_SHAPES, KEEP_ALIVE_MS } = require("./options.js");
 const { Core, hook } = require("./core.js");
 const { drive } = require("./drive.js");
+const { offeredBy } = require("./implementations.js");
 
 function handler(options) {
   if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
@@ -22,6 +23,9 @@ function handler(options) {
     }
     settings[name] = host !== undefined;
   }
+  const implementations = options.implementations;
+  const offered = offeredBy(implementations, "handler(options)");
+  if (offered !== undefined) settings.implementations = offered;
   let keepAliveMs = KEEP_ALIVE_MS;
   if (options.keepAliveMs !== undefined) {
     keepAliveMs = options.keepAliveMs;
@@ -30,7 +34,7 @@ function handler(options) {
     }
   }
   const core = new Core(settings);
-  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore }, keepAliveMs);
+  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, implementations }, keepAliveMs);
   hook(mcp, core);
   return mcp;
 }

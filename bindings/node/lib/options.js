@@ -93,7 +93,7 @@ function settingsOf(options, own, where) {
 
 /** The write capabilities, each offered when its option is given. */
 const WRITES = ["create", "update", "rename", "archive", "restore"];
-const HANDLER_OWN = ["caller", "documents", ...WRITES, "keepAliveMs"];
+const HANDLER_OWN = ["caller", "documents", ...WRITES, "implementations", "keepAliveMs"];
 
 /** What each write capability's host object is, for a TypeError. */
 const WRITE_SHAPES = {

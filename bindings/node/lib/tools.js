@@ -4,6 +4,7 @@
 
 const { settingsOf, WRITES, HANDLER_OWN, ENDPOINT_OWN } = require("./options.js");
 const { Core } = require("./core.js");
+const { offeredBy } = require("./implementations.js");
 
 function deepFreeze(value) {
   if (value !== null && typeof value === "object") {
@@ -19,6 +20,10 @@ function tools(options) {
   for (const name of WRITES) {
     settings[name] = options !== undefined && options[name] !== undefined && options[name] !== false;
   }
+  const host = options === undefined ? undefined : options.implementations;
+  // A handler's host object, or an Endpoint's true / "read".
+  const offered = host === true ? "all" : host === "read" ? "read" : host === false ? undefined : offeredBy(host, "tools(options)");
+  if (offered !== undefined) settings.implementations = offered;
   return new Core(settings).tools();
 }
 

@@ -17,6 +17,9 @@ const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const READ_IMPLEMENTATION = 73; // I
+const START_IMPLEMENTATION = 83; // S
+const REPORT = 76; // L
 const FIRST_HEAD = 0x30;
 
 function isResponse(tag) {
@@ -105,6 +108,9 @@ module.exports = {
   RENAME,
   ARCHIVE,
   RESTORE,
+  READ_IMPLEMENTATION,
+  START_IMPLEMENTATION,
+  REPORT,
   FIRST_HEAD,
   isResponse,
   Head,

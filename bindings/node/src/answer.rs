@@ -6,6 +6,7 @@
 
 mod authenticate;
 mod create;
+mod implementation;
 mod lifecycle;
 mod list;
 mod read;
@@ -13,6 +14,7 @@ mod update;
 
 pub use authenticate::Verdict;
 pub use create::CreateKind;
+pub use implementation::{AnswerError, BadAnswer};
 pub use lifecycle::ChangeKind;
 pub use read::DocumentRef;
 pub use update::UpdateKind;

@@ -5,9 +5,10 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, LifecycleAnswer, ListDocuments, Outcome, ReadDocument,
-    ReadImplementationAnswer, RenameAnswer, RenameDocument, RequestParts, Response, RestoreAnswer,
-    RestoreDocument, StartAnswer, UpdateAnswer, UpdateDocument,
+    Document, Endpoint, LifecycleAnswer, ListDocuments, Outcome, ReadDocument, ReadImplementation,
+    ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle, RequestParts,
+    Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation, UpdateAnswer,
+    UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -43,6 +44,9 @@ pub(crate) enum Pending {
     Rename(RenameDocument<()>),
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
+    ReadImplementation(ReadImplementation<()>),
+    StartImplementation(StartImplementation<()>),
+    ReportLifecycle(ReportLifecycle<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
 }
@@ -122,6 +126,9 @@ impl Pending {
             Pending::Rename(_) => "rename",
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
+            Pending::ReadImplementation(_) => "read_implementation",
+            Pending::StartImplementation(_) => "start_implementation",
+            Pending::ReportLifecycle(_) => "report",
             Pending::Reply(_) => "reply",
         }
     }

@@ -30,7 +30,9 @@ use std::ptr;
 use napi::sys;
 
 use crate::wire::NAMED;
-use crate::{ChangeKind, Core, CreateKind, DocumentRef, Misuse, UpdateKind};
+use crate::{
+    AnswerError, BadAnswer, ChangeKind, Core, CreateKind, DocumentRef, Misuse, UpdateKind,
+};
 
 use args::{Answer, answer_of, bytes_of, is_undefined, optional, pair, revision_of, u32_of};
 use call::{Fault, Value, args, guard, outcome, string, undefined};
@@ -312,6 +314,25 @@ unsafe extern "C" fn answer_restore(env: sys::napi_env, info: sys::napi_callback
     })
 }
 
+/// `answerImplementation(core, slot, answer)`: the host's answer to the
+/// implementation effect in the slot, as JSON; a malformed one throws a
+/// `TypeError` and leaves the effect waiting.
+unsafe extern "C" fn answer_impl(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, answer] = args::<3>(env, info)?;
+        let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let mut answer_text = Text::new();
+        let answer = answer_text.read(env, answer)?;
+        with(core, |core| {
+            match core.answer_implementation(slot, answer) {
+                Ok(out) => string(env, out),
+                Err(AnswerError::Bad(BadAnswer(message))) => Err(Fault::Invalid(message)),
+                Err(AnswerError::Misuse(misuse)) => Err(Fault::from(misuse)),
+            }
+        })?
+    })
+}
+
 /// `plan(core, slot)`: the plan of the create or update effect in the
 /// slot, which crosses apart from the rest of its input.
 unsafe extern "C" fn plan(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
@@ -349,7 +370,7 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 18] = [
+const EXPORTS: [(&CStr, Callback); 19] = [
     (c"start", start),
     (c"run", run),
     (c"startListed", start_listed),
@@ -365,6 +386,7 @@ const EXPORTS: [(&CStr, Callback); 18] = [
     (c"answerRename", answer_rename),
     (c"answerArchive", answer_archive),
     (c"answerRestore", answer_restore),
+    (c"answerImplementation", answer_impl),
     (c"plan", plan),
     (c"body", body),
     (c"release", release),

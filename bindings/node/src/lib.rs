@@ -25,20 +25,25 @@
 //! the steps that start an exchange and take in its body, and the outcome
 //! each step writes, in `src/step/`; each effect's answer (authenticate,
 //! list, read, create, update, and rename, archive or restore) in
-//! `src/answer/`; the endpoint's settings in `src/options.rs`; the wire
+//! `src/answer/`; the implementation rules for a TypeScript host in
+//! `src/rules.rs`; the endpoint's settings in `src/options.rs`; the wire
 //! format in `src/wire.rs`.
 
 mod answer;
 mod exchanges;
 mod ffi;
 mod options;
+mod rules;
 mod step;
 mod wire;
 
-pub use answer::{ChangeKind, CreateKind, DocumentRef, UpdateKind, Verdict};
+pub use answer::{
+    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, UpdateKind, Verdict,
+};
 pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;
 pub use options::BadOptions;
+pub use rules::{BadArguments, rule};
 pub use wire::NAMED;
 
 use napi::bindgen_prelude::{Env, External};
@@ -122,6 +127,15 @@ pub fn named_headers() -> Vec<&'static str> {
 #[napi(catch_unwind)]
 pub fn keep_alive() -> napi::bindgen_prelude::Uint8Array {
     chopin_mcp::sse::keep_alive().to_vec().into()
+}
+
+/// Runs implementation rule `name` (`src/rules.rs`) on its arguments (a
+/// JSON array): its result as JSON, or an `InvalidArg` error naming the
+/// argument that is not what the rule takes.
+#[napi(catch_unwind)]
+pub fn implementation_rule(name: String, input: String) -> napi::Result<String> {
+    rules::rule(&name, &input)
+        .map_err(|BadArguments(message)| Error::new(Status::InvalidArg, message))
 }
 
 /// Adds the exports a request crosses, plain Node-API callbacks

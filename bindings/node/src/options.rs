@@ -22,6 +22,9 @@ pub(crate) struct Options {
     archive: bool,
     #[serde(default)]
     restore: bool,
+    /// `"all"`: the eight implementation tools; `"read"`:
+    /// `read_implementation` alone.
+    implementations: Option<String>,
     body_budget: Option<usize>,
     server_name: Option<String>,
     server_version: Option<String>,
@@ -88,6 +91,16 @@ impl Options {
         }
         if self.restore {
             config = config.enable_restore();
+        }
+        match self.implementations.as_deref() {
+            None => {}
+            Some("all") => config = config.enable_implementations(),
+            Some("read") => config = config.enable_implementation_reads(),
+            Some(other) => {
+                return Err(BadOptions(format!(
+                    "implementations: {other:?} is not \"all\" or \"read\""
+                )));
+            }
         }
         if let Some(bytes) = self.body_budget {
             config = config.body_budget(bytes);

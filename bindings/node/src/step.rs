@@ -2,8 +2,10 @@
 //! (`start.rs`: a request's method and headers, and Protected Resource
 //! Metadata), the body (`body.rs`: its chunks pushed and finished), and
 //! the outcome every step and answer writes for JavaScript (`outcome.rs`,
-//! with the parts that cross apart from it: a plan, a large body).
+//! with the parts that cross apart from it: a plan, a large body; the
+//! implementation effects' host inputs in `implementation.rs`).
 
 mod body;
+mod implementation;
 mod outcome;
 mod start;

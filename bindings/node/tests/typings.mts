@@ -1,12 +1,16 @@
 // Type checks of index.d.ts (npm run typecheck): the uses a TypeScript
 // project makes compile, and the mistakes below are refused. Not run.
-import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, scoped, tools } from "chopin-mcp";
+import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, rules, scoped, tools } from "chopin-mcp";
 import type {
   ClientInfo,
   CreateAnswer,
   CreateDocumentInput,
   Document,
   DocumentReader,
+  ImplementationHost,
+  ImplementationState,
+  ReportAnswer,
+  StartImplementationAnswer,
   RenameAnswer,
   Step,
   Tool,
@@ -146,3 +150,41 @@ function answerRead(step: Step) {
   void step.id;
 }
 void answerRead;
+
+// An implementations host deciding with the rules, inside its transaction.
+function implementations(state: ImplementationState & { planRevision: number }): ImplementationHost<string> {
+  return {
+    read: (caller, id) =>
+      id === "d" && caller === "octocat"
+        ? { kind: "found", document: { id, title: "T", source: "# T\n", revision: 3 }, repository: { name: "o/r", baseBranch: "main", baseCommit: "c" }, ...state }
+        : { kind: "unavailable" },
+    async start(caller, input) {
+      const claim = rules.claim(state, input);
+      if (claim.kind !== "start") return claim.kind === "active" ? { kind: "active", run: claim.run } : claim;
+      const run = { ...input, id: input.runId, user: caller, session: input.client.session, startedAt: "t", client: { name: input.client.name, version: input.client.version } };
+      state.runs.push({ run, events: [] });
+      return { kind: "started", run };
+    },
+    report(caller, input): ReportAnswer {
+      const decision = rules.report(state, { caller, runId: input.runId, event: input.event, stored: null });
+      if (decision.kind === "refused") return decision;
+      if (decision.kind === "append") state.runs[0]?.events.push(decision.event);
+      return { kind: decision.kind === "append" ? "accepted" : "replayed", ...state };
+    },
+  };
+}
+handler<string>({
+  caller: () => "octocat",
+  documents: reader(),
+  implementations: implementations({ planRevision: 3, versions: [], runs: [] }),
+});
+const print: string = rules.fingerprint("R", { kind: "start_task", idempotencyKey: "k", taskId: "t" });
+// @ts-expect-error a start_task event names its task
+rules.fingerprint("R", { kind: "start_task", idempotencyKey: "k" });
+// @ts-expect-error a refusal's code is one of the rules'
+const badCode: StartImplementationAnswer = { kind: "refused", code: "nope" };
+// @ts-expect-error an accepted report carries the state after it
+const noState: ReportAnswer = { kind: "accepted" };
+// @ts-expect-error a claim needs the document's plan revision
+rules.claim({ versions: [], runs: [] }, { planRevision: 3, graphVersion: 1, graphRevision: 1 });
+void [print, badCode, noState];

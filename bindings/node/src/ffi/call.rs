@@ -15,6 +15,8 @@ use crate::{Core, Misuse};
 pub(super) enum Fault {
     /// An argument of the wrong type: a `TypeError`.
     Type(&'static str),
+    /// A malformed host answer, its message whole: a `TypeError`.
+    Invalid(String),
     /// A call the addon cannot act on: an `Error`.
     Misuse(String),
 }
@@ -44,6 +46,7 @@ pub(super) fn guard(env: sys::napi_env, body: impl FnOnce() -> Result<Value, Fau
     };
     let (type_error, message) = match fault {
         Fault::Type(what) => (true, format!("chopin-mcp: expected {what}")),
+        Fault::Invalid(message) => (true, message),
         Fault::Misuse(message) => (false, message),
     };
     let message = CString::new(message.replace('\0', " ")).unwrap_or_default();

@@ -3,9 +3,7 @@
 //! whose exchange is kept in its slot; and the parts that cross apart from
 //! an outcome (a create's or update's plan, a large response body).
 
-use chopin_mcp::{
-    Brief, ClientInfo, LifecycleAnswer, Outcome, ReadImplementationAnswer, Response, StartAnswer,
-};
+use chopin_mcp::{Brief, ClientInfo, Outcome, Response};
 use serde::Serialize;
 
 use crate::exchanges::{Core, Misuse, Pending};
@@ -157,18 +155,22 @@ impl Core {
                 self.out.extend_from_slice(restore.id().as_bytes());
                 Pending::Restore(restore)
             }
-            // The package offers no implementation tool (SURFACE.md §11:
-            // `implementations` is refused), so none comes; one that did
-            // would be answered unavailable at once.
             Outcome::ReadImplementation(read) => {
-                let next = read.answer(ReadImplementationAnswer::<()>::Unavailable);
-                return self.settle(slot, next);
+                self.out.push(b'I');
+                self.out.extend_from_slice(read.locator().as_bytes());
+                Pending::ReadImplementation(read)
             }
             Outcome::StartImplementation(start) => {
-                return self.settle(slot, start.answer(StartAnswer::Unavailable));
+                self.out.push(b'S');
+                self.out
+                    .extend_from_slice(&super::implementation::start_input(&start));
+                Pending::StartImplementation(start)
             }
             Outcome::ReportLifecycle(report) => {
-                return self.settle(slot, report.answer(LifecycleAnswer::Unavailable));
+                self.out.push(b'L');
+                self.out
+                    .extend_from_slice(&super::implementation::report_input(&report));
+                Pending::ReportLifecycle(report)
             }
         };
         self.put(slot, pending)?;
