@@ -211,6 +211,10 @@ where
         let store = Store::open(database)
             .await
             .map_err(|e| format!("cannot open the database: {e}"))?;
+        // The token listing checks the schema version first (as `token`
+        // does): a database never served, or served by an older or newer
+        // server, is refused with what to do, and nothing is touched.
+        store.stored_tokens().await.map_err(|e| e.to_string())?;
         job(store).await
     });
     match outcome {

@@ -418,3 +418,22 @@ async fn the_commands_work_on_postgres() {
             .contains("graph: refused: locked")
     );
 }
+
+#[test]
+fn a_database_of_another_schema_version_is_refused_and_left_alone() {
+    let db = temp_db("old-schema");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "user_version", 2).unwrap();
+    drop(conn);
+    let db = db.to_str().unwrap();
+    for args in [&["graph", "show", DOC][..], &["runs", "check"][..]] {
+        let message = refused(db, args);
+        assert!(
+            message.contains("schema version 2, older than this server's"),
+            "{args:?}: {message}"
+        );
+    }
+    let missing = temp_db("missing");
+    assert!(refused(missing.to_str().unwrap(), &["runs", "check"]).contains("no database at"));
+    assert!(!missing.exists(), "a missing file is never created");
+}
