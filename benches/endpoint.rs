@@ -54,6 +54,9 @@ const HEADERS: [Header<'static>; 4] = [
 
 fn document() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,
@@ -127,6 +130,8 @@ fn cycles(c: &mut Criterion) {
     let document = document();
     let summaries: Vec<_> = (0..100)
         .map(|i| chopin_mcp::DocumentSummary {
+            archived_at: None,
+            description: None,
             id: format!("01J{i:023}"),
             title: format!("Plan number {i}"),
         })

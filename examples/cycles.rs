@@ -42,6 +42,9 @@ fn headers(authorization: &[u8]) -> [Header<'_>; 4] {
 /// The document a read finds.
 fn document() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,
@@ -54,6 +57,8 @@ fn document() -> Document {
 fn summaries() -> Vec<DocumentSummary> {
     (0..100)
         .map(|i| DocumentSummary {
+            archived_at: None,
+            description: None,
             id: format!("01J{i:023}"),
             title: format!("Plan number {i}"),
         })

@@ -110,6 +110,9 @@ fn exchange(
 fn cycle(headers: &[Header<'_>], body: &'static [u8]) -> usize {
     let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
     let document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,
@@ -234,6 +237,9 @@ fn the_cors_grant_costs_no_allocation_per_request() {
     )
     .unwrap();
     let document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "doc".into(),
         title: "Title".into(),
         brief: None,
@@ -287,6 +293,8 @@ fn answered(
 fn summaries(count: usize) -> Vec<DocumentSummary> {
     (0..count)
         .map(|i| DocumentSummary {
+            archived_at: None,
+            description: None,
             id: format!("01J{i:023}"),
             title: format!("Plan number {i}, with a \"quoted\" word"),
         })
@@ -299,6 +307,9 @@ fn summaries(count: usize) -> Vec<DocumentSummary> {
 fn document(source_bytes: usize) -> Document {
     let plan = chopin_test_support::plans::SECTIONS.concat();
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,

@@ -216,6 +216,8 @@ fn a_list_can_be_answered_with_borrowed_summaries() {
     // field; `tests/list_answer_borrowed.rs` shows the bytes are the same.
     fn answers<C>(list: ListDocuments<C>, text: &str) -> Outcome<C> {
         let summaries = [chopin_mcp::DocumentSummaryRef {
+            archived_at: None,
+            description: None,
             id: &text[..1],
             title: &text[1..],
         }];

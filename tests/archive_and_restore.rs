@@ -1,5 +1,6 @@
-//! archive_document and restore_document (LIFECYCLE.md §4): exactly `id`,
-//! a locator handed to the host as sent; the host's `archivedAt` passed
+//! archive_document and restore_document (LIFECYCLE.md §4, SURFACE.md §7):
+//! exactly `id`, a locator handed to the host as sent, refused with
+//! SURFACE.md §1.6's messages; the host's `archivedAt` passed
 //! through untouched; every answer's exact bytes in both eras; archive only
 //! together with restore.
 
@@ -17,14 +18,8 @@ const ID: &str = "f401c8d6-3717-4f1d-8473-cfdd0af894e4";
 #[test]
 fn invalid_arguments_are_refused_before_the_host() {
     for (tool, message) in [
-        (
-            "archive_document",
-            "archive_document requires a document id or URL",
-        ),
-        (
-            "restore_document",
-            "restore_document requires a document id or URL",
-        ),
+        ("archive_document", "archive_document requires an id or URL"),
+        ("restore_document", "restore_document requires an id or URL"),
     ] {
         for arguments in [
             json!({}),
@@ -135,4 +130,73 @@ fn archive_is_offered_only_with_restore() {
     );
     assert!(Endpoint::new(Config::new().enable_archive().enable_restore()).is_ok());
     assert!(Endpoint::new(Config::new().enable_restore()).is_ok());
+}
+
+#[test]
+fn a_description_is_answered_and_a_restore_never_writes_archived_at() {
+    use chopin_mcp::{ArchiveAnswer, ArchivedDocument, DocumentSummary, Outcome, RestoreAnswer};
+    let call = |name: &str| common::Request::post(&common::call(json!(1), name, json!({"id": ID})));
+    let archived = ArchivedDocument {
+        id: ID.to_owned(),
+        title: "Release readiness".to_owned(),
+        description: Some("A generated line.".to_owned()),
+        archived_at: ARCHIVED_AT.to_owned(),
+    };
+    let (reply, _) = call("archive_document").answered(&read_write(), |outcome| match outcome {
+        Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Archived(&archived)),
+        other => panic!("unexpected {other:?}"),
+    });
+    assert_eq!(
+        reply.json()["result"]["content"][0]["text"],
+        format!(
+            r#"{{"id":"{ID}","title":"Release readiness","description":"A generated line.","archivedAt":"{ARCHIVED_AT}"}}"#
+        )
+    );
+    let restored = DocumentSummary {
+        id: ID.to_owned(),
+        title: "Release readiness".to_owned(),
+        description: Some("A generated line.".to_owned()),
+        archived_at: Some(ARCHIVED_AT.to_owned()),
+    };
+    let (reply, _) = call("restore_document").answered(&read_write(), |outcome| match outcome {
+        Outcome::Restore(restore) => restore.answer(RestoreAnswer::Restored(&restored)),
+        other => panic!("unexpected {other:?}"),
+    });
+    assert_eq!(
+        reply.json()["result"]["structuredContent"],
+        json!({"id": ID, "title": "Release readiness", "description": "A generated line."})
+    );
+}
+
+#[test]
+fn the_generated_instructions_hold_archive_and_restore_and_no_delete() {
+    let instructions = Config::new().enable_lifecycle().generated_instructions();
+    let lines: Vec<&str> = instructions.lines().collect();
+    assert!(lines.contains(&"archive_document: Archive a Chopin document by ID or canonical URL."));
+    assert!(lines.contains(
+        &"restore_document: Restore an archived Chopin document by ID or canonical URL."
+    ));
+    assert!(lines.contains(
+        &"rename_document: Rename a Chopin document without changing its canonical plan or revision."
+    ));
+    assert!(lines.contains(
+        &"update_document: Replace a Chopin document's canonical plan against the revision last read."
+    ));
+    assert!(!instructions.contains("delete_document"));
+}
+
+#[test]
+fn archive_by_url_reaches_the_host_as_sent() {
+    let url = format!("https://chopin.test/documents/{ID}");
+    assert_result(
+        &read_write(),
+        Host::seed,
+        "archive_document",
+        &json!({"id": url}),
+        &text_members(
+            &format!(r#"{{"id":"{ID}","title":"Release readiness","archivedAt":"{ARCHIVED_AT}"}}"#),
+            false,
+        ),
+        &[Step::Archive(url.clone())],
+    );
 }

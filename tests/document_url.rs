@@ -69,6 +69,9 @@ fn a_missing_document_and_a_hidden_one_get_the_same_404() {
     host.documents.push((
         "someone/else".to_owned(),
         Document {
+            archived_at: None,
+            description: None,
+            url: None,
             id: "hidden".into(),
             title: "Hidden".into(),
             brief: None,

@@ -29,6 +29,9 @@ fn endpoint() -> Endpoint {
 /// Runs one exchange to its response with a fixed in-memory host.
 fn drive(endpoint: &Endpoint, parts: &RequestParts<'_>, body: &'static [u8]) -> Response {
     let document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: DOC_ID.into(),
         title: "Release readiness".into(),
         brief: None,
@@ -44,6 +47,8 @@ fn drive(endpoint: &Endpoint, parts: &RequestParts<'_>, body: &'static [u8]) -> 
                 auth.answer(caller)
             }
             Outcome::List(list) => list.answer(&[DocumentSummary {
+                archived_at: None,
+                description: None,
                 id: DOC_ID.into(),
                 title: "Release readiness".into(),
             }]),

@@ -12,16 +12,22 @@ const MODERN: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params"
 fn summaries() -> Vec<DocumentSummary> {
     let mut summaries: Vec<DocumentSummary> = (0..150)
         .map(|i| DocumentSummary {
+            archived_at: None,
+            description: None,
             id: format!("00000000-0000-4000-8000-{i:012}"),
             title: format!("Plan {i:03}"),
         })
         .collect();
     // Every escape the writer knows, and text on both sides of them.
     summaries.push(DocumentSummary {
+        archived_at: None,
+        description: None,
         id: "quotes\"and\\slashes".into(),
         title: "tab\there, newline\nthere, \u{1}\u{1f} controls, é and 🎼".into(),
     });
     summaries.push(DocumentSummary {
+        archived_at: None,
+        description: None,
         id: String::new(),
         title: "\"".into(),
     });
@@ -33,6 +39,8 @@ fn borrow(owned: &[DocumentSummary]) -> Vec<DocumentSummaryRef<'_>> {
     owned
         .iter()
         .map(|s| DocumentSummaryRef {
+            archived_at: None,
+            description: None,
             id: &s.id,
             title: &s.title,
         })

@@ -1,5 +1,6 @@
-//! rename_document (LIFECYCLE.md §3): exactly `id` and `title`; the title
-//! judged as sent (at most 120 scalar values) and handed to the host
+//! rename_document (LIFECYCLE.md §3, SURFACE.md §6): exactly `id` (an id:
+//! at most 128 scalar values) and `title`; the title trimmed as JavaScript
+//! trims, then judged (1–120 scalar values) and handed to the host
 //! trimmed; every answer's exact bytes in both eras.
 
 mod common;
@@ -17,12 +18,13 @@ fn invalid_arguments_are_refused_before_the_host() {
         json!({"title": "T"}),
         json!({"id": ID, "title": "T", "extra": 1}),
         json!({"id": " ", "title": "T"}),
+        json!({"id": "x".repeat(129), "title": "T"}),
         json!({"id": "x".repeat(2049), "title": "T"}),
         json!({"id": ID, "title": ""}),
         json!({"id": ID, "title": " \t\u{feff}"}),
         json!({"id": ID, "title": "x".repeat(121)}),
-        // 121 as sent, though 119 once trimmed.
-        json!({"id": ID, "title": format!(" {} ", "x".repeat(119))}),
+        // 121 once trimmed.
+        json!({"id": ID, "title": format!(" {} ", "x".repeat(121))}),
         json!({"id": ID, "title": 7}),
         json!({"id": ID, "title": null}),
     ] {
@@ -31,7 +33,7 @@ fn invalid_arguments_are_refused_before_the_host() {
 }
 
 #[test]
-fn the_title_reaches_the_host_trimmed_and_the_locator_as_sent() {
+fn the_title_reaches_the_host_trimmed_and_the_id_as_sent() {
     let mut host = Host::seed();
     let arguments = json!({"id": format!(" {ID}"), "title": "  Launch plan  "});
     let reply = common::Request::post(&common::call(json!(1), "rename_document", arguments))
@@ -41,7 +43,14 @@ fn the_title_reaches_the_host_trimmed_and_the_locator_as_sent() {
         host.rename_inputs,
         [(format!(" {ID}"), "Launch plan".to_owned())]
     );
-    // 120 scalar values as sent are a title.
+    // 120 scalar values once trimmed are a title, whatever surrounds them.
+    let mut host = Host::seed();
+    let padded = format!(" {} ", "x".repeat(120));
+    let arguments = json!({"id": ID, "title": padded});
+    let reply = common::Request::post(&common::call(json!(1), "rename_document", arguments))
+        .send(&read_write(), &mut host);
+    assert_eq!(reply.status, 200);
+    assert_eq!(host.rename_inputs, [(ID.to_owned(), "x".repeat(120))]);
     let title = "😀".repeat(120);
     assert_result(
         &read_write(),

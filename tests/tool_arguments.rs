@@ -339,6 +339,9 @@ fn host_with(document: Document) -> Host {
 #[test]
 fn a_read_result_is_id_title_source_revision_in_that_order() {
     let document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "doc-1".into(),
         title: "Quotes \"and\" β <b>".into(),
         brief: None,

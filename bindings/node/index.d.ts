@@ -1,17 +1,30 @@
 // Types of chopin-mcp for Node and Bun (index.cjs, index.mjs). The guide is
 // docs/typescript.md at the repository's root.
 
-/** One entry of a repository's document list. */
-export type DocumentSummary = { id: string; title: string };
+/**
+ * One entry of a repository's document list (answered `id, title,
+ * description?, archivedAt?`); also what a rename or restore answers with
+ * (never its `archivedAt`).
+ */
+export type DocumentSummary = {
+  id: string;
+  title: string;
+  /** A generated line about it, when the host keeps one. */
+  description?: string | null;
+  /** When it was archived (the host's RFC 3339 string), for an archived document a list includes. */
+  archivedAt?: string | null;
+};
 
-/** A document as `read_document` returns it. */
+/** A document as `read_document` returns it (answered `id, title, description?, archivedAt?, brief?, source, revision, url?`). */
 export type Document = DocumentSummary & {
-  /** The brief it was created with, when the host keeps one (answered between `title` and `source`). */
+  /** The brief it was created with, when the host keeps one (answered between `archivedAt` and `source`). */
   brief?: Brief | null;
   /** The canonical plan source. */
   source: string;
   /** The revision number: a whole number from 0. */
   revision: number;
+  /** Where people open it, when the host gives one (none is answered without it). */
+  url?: string | null;
 };
 
 /** The structured brief of a new document. */
@@ -60,11 +73,14 @@ export type CreatedDocument = {
  * caller stored this key with this fingerprint before: that document),
  * `conflict` (this key with another fingerprint), `forbidden` (the caller may
  * not create in the repository; answered as an absent document),
- * `unavailable` (the store cannot create now).
+ * `unavailable` (the store cannot create now), `title-taken` (the title is
+ * taken, on a host whose titles are unique per repository).
  */
 export type CreateAnswer =
   | { kind: "created" | "replayed"; document: CreatedDocument }
   | { kind: "conflict" }
+  /** The title is taken in the repository, on a host whose titles are unique (answered `title-taken`). */
+  | { kind: "title-taken" }
   | { kind: "forbidden" }
   | { kind: "unavailable" };
 
@@ -115,34 +131,37 @@ export type UpdateAnswer =
   | { kind: "revision-conflict"; revision: number }
   | { kind: "conflict" | "locked" | "protected" | "archived" | "forbidden" | "unavailable" };
 
-/** What `rename_document` asks: the locator as sent and the new title, trimmed. */
+/** What `rename_document` asks: the document's id as sent (an id only, at most 128 characters) and the new title, trimmed. */
 export type RenameDocumentInput = { id: string; title: string };
 
 /**
- * The host's answer to a rename: `renamed` (or already had the title), with
- * the document's id and title; `archived`; `conflict` (the title is taken,
- * on a host whose titles are unique); `forbidden`; `unavailable`.
+ * The host's answer to a rename: `renamed`, or `unchanged` (it already had
+ * the title; a success alike), with the document's id, title and
+ * description, if any; `archived`; `conflict` (the title is taken, on a host
+ * whose titles are unique); `forbidden`; `unavailable`.
  */
 export type RenameAnswer =
-  | { kind: "renamed"; document: DocumentSummary }
+  | { kind: "renamed" | "unchanged"; document: DocumentSummary }
   | { kind: "archived" | "conflict" | "forbidden" | "unavailable" };
 
 /** A document the host archived, now or before (then with the time it was first archived). */
 export type ArchivedDocument = {
   id: string;
   title: string;
+  /** A generated line about it, when the host keeps one. */
+  description?: string | null;
   /** The host's time, passed through untouched (the reference server: `2026-08-23T12:34:56.000Z`). */
   archivedAt: string;
 };
 
-/** The host's answer to an archive: `archived` (now or before), `forbidden`, `unavailable`. */
+/** The host's answer to an archive: `archived` (now), `unchanged` (before: a success alike), `forbidden`, `unavailable`. */
 export type ArchiveAnswer =
-  | { kind: "archived"; document: ArchivedDocument }
+  | { kind: "archived" | "unchanged"; document: ArchivedDocument }
   | { kind: "forbidden" | "unavailable" };
 
-/** The host's answer to a restore: `restored` (or was not archived), `forbidden`, `unavailable`. */
+/** The host's answer to a restore: `restored`, `unchanged` (was not archived: a success alike), `forbidden`, `unavailable`. */
 export type RestoreAnswer =
-  | { kind: "restored"; document: DocumentSummary }
+  | { kind: "restored" | "unchanged"; document: DocumentSummary }
   | { kind: "forbidden" | "unavailable" };
 
 /** A value that may come synchronously or as a promise. */
@@ -157,10 +176,17 @@ export interface DocumentReader<Caller = any> {
    * The documents of `repository` (`owner/name`, validated) the caller may
    * see, in the order to present them; `"forbidden"` when the caller has no
    * access to the repository (answered `repository-forbidden`; a granted
-   * repository without documents is `[]`).
+   * repository without documents is `[]`). With `includeArchived`, archived
+   * documents too, each with its `archivedAt` (the flag is `false` when the
+   * client sent none).
    */
-  list(caller: Caller, repository: string): Awaitable<DocumentSummary[] | "forbidden">;
-  /** The document `id`, or `undefined` when it is missing or the caller may not see it (the two must look alike). */
+  list(caller: Caller, repository: string, includeArchived: boolean): Awaitable<DocumentSummary[] | "forbidden">;
+  /**
+   * The document `id` (as sent, at most 128 characters: an id, or a locator
+   * such as its URL), or `undefined` when it is missing or the caller may not
+   * see it (the two must look alike). Archived documents are read, with
+   * their `archivedAt`.
+   */
   read(caller: Caller, id: string): Awaitable<Document | undefined | null>;
 }
 
@@ -408,6 +434,8 @@ export interface List<Caller> extends StepBase {
   readonly kind: "list";
   readonly caller: Caller;
   readonly repository: string;
+  /** Whether archived documents are asked for too (`includeArchived`; `false` when absent). */
+  readonly includeArchived: boolean;
   /** The summaries, or `"forbidden"` when the caller has no access to the repository. */
   answer(documents: DocumentSummary[] | "forbidden"): Step<Caller>;
 }

@@ -63,6 +63,9 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(store.read(black_box("octocat"), READ_ID).unwrap()))
     });
     let mut document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: String::new(),
         title: String::new(),
         brief: None,

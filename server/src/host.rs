@@ -97,6 +97,8 @@ pub struct Host {
     read_only: bool,
     /// `--bind-runs`: a lifecycle call on another caller's run is `run`.
     bind_runs: bool,
+    /// `--public-url`: prefixed to every document's `url`.
+    public_url: Option<String>,
 }
 
 impl Host {
@@ -286,6 +288,7 @@ impl Host {
             generated,
             read_only: options.read_only,
             bind_runs: options.bind_runs,
+            public_url: options.public_url.clone(),
         })
     }
 
@@ -355,12 +358,22 @@ impl Host {
         written: &mut Option<Written>,
     ) -> Result<Outcome<Caller>, StoreError> {
         Ok(match outcome {
-            Outcome::List(list) => match self.store.list(list.caller(), list.repository()).await? {
-                Listing::Listed(documents) => list.answer(&documents),
-                Listing::Forbidden => list.forbidden(),
-            },
+            Outcome::List(list) => {
+                let (caller, repository) = (list.caller(), list.repository());
+                match self
+                    .store
+                    .list(caller, repository, list.include_archived())
+                    .await?
+                {
+                    Listing::Listed(documents) => list.answer(&documents),
+                    Listing::Forbidden => list.forbidden(),
+                }
+            }
             Outcome::Read(read) => {
-                let document = self.store.read(read.caller(), read.id()).await?;
+                let mut document = self.store.read(read.caller(), read.id()).await?;
+                if let Some(document) = &mut document {
+                    public(self.public_url(), &mut document.url);
+                }
                 read.answer(document.as_ref())
             }
             Outcome::Create(create) => noted(written, self.create(create).await?),
@@ -387,6 +400,14 @@ impl Host {
             return Now::Await(outcome);
         };
         Now::Done(match outcome {
+            // Archived documents too: the summaries with their times, owned
+            // (rare; the plain listing below stays one buffer).
+            Outcome::List(list) if list.include_archived() => store
+                .list(list.caller(), list.repository(), true)
+                .map(|listing| match listing {
+                    Listing::Listed(documents) => list.answer(&documents),
+                    Listing::Forbidden => list.forbidden(),
+                }),
             Outcome::List(list) => store.list_summaries(list.caller(), list.repository()).map(
                 |listing| match listing {
                     Listing::Listed(summaries) => list.answer_borrowed(&summaries.borrowed()),
@@ -395,6 +416,9 @@ impl Host {
             ),
             Outcome::Read(read) => SCRATCH.with_borrow_mut(|document| {
                 let found = store.read_into(read.caller(), read.id(), document)?;
+                if found {
+                    public(self.public_url(), &mut document.url);
+                }
                 let next = read.answer(found.then_some(&*document));
                 // A large document's buffers are not kept for the next read.
                 if document.source.capacity() > SCRATCH_KEPT {
@@ -445,8 +469,12 @@ impl Host {
         };
         let done = match self.read_now(outcome) {
             Now::Done(next) => return next,
-            Now::Await(Outcome::Create(create)) => create::create_blocking(store, create)?,
-            Now::Await(Outcome::Update(update)) => update::update_blocking(store, update)?,
+            Now::Await(Outcome::Create(create)) => {
+                create::create_blocking(store, create, self.public_url())?
+            }
+            Now::Await(Outcome::Update(update)) => {
+                update::update_blocking(store, update, self.public_url())?
+            }
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
@@ -467,6 +495,28 @@ impl Host {
     }
 }
 
+impl Host {
+    /// `--public-url`, when given.
+    pub fn public_url(&self) -> Option<&str> {
+        self.public_url.as_deref()
+    }
+}
+
+/// `url` (the store's `/documents/<id>`) under `base`, `--public-url`, when
+/// there is one: `<base>/documents/<id>`, in the same buffer.
+pub(crate) fn public(base: Option<&str>, url: &mut Option<String>) {
+    if let (Some(base), Some(url)) = (base, url) {
+        url.insert_str(0, base);
+    }
+}
+
+/// [`public`] for a URL the host owns.
+pub(crate) fn public_url_of(base: Option<&str>, url: String) -> String {
+    let mut url = Some(url);
+    public(base, &mut url);
+    url.unwrap_or_default()
+}
+
 /// The largest source a thread's read buffers keep for its next read.
 const SCRATCH_KEPT: usize = 64 * 1024;
 
@@ -479,6 +529,9 @@ thread_local! {
 
 const fn no_document() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: String::new(),
         title: String::new(),
         brief: None,

@@ -150,7 +150,8 @@ fn a_plans_life(addr: SocketAddr) {
     assert_eq!(
         now,
         json!({"id": id, "title": "Launch plan", "brief": brief,
-               "source": "# Launch\n\nThree.\n", "revision": 3})
+               "source": "# Launch\n\nThree.\n", "revision": 3,
+               "url": format!("/documents/{id}")})
     );
 
     // Renamed, trimmed; the same title again changes nothing; revisions
@@ -159,12 +160,20 @@ fn a_plans_life(addr: SocketAddr) {
     assert_eq!(renamed, json!({"id": id, "title": "Launch, revised"}));
     let same = success(&call(addr, &rename_body(&id, "Launch, revised"))).unwrap();
     assert_eq!(same, renamed);
+    // A rename names its document by id only (SURFACE.md §6).
+    assert_eq!(
+        refused(addr, &rename_body(&format!("/documents/{id}"), "By path")),
+        json!({"code": "document-unavailable"})
+    );
+    // A plan equal to the stored one: updated, at the current revision.
+    let no_op = updated(addr, &id, 3, "# Launch\n\nThree.\n", "life-noop");
+    assert_eq!(no_op["revision"], 3);
     assert!(listed(addr).contains(&(id.clone(), "Launch, revised".to_owned())));
     assert_eq!(read(addr, &id).unwrap()["revision"], 3);
 
-    // Archived: out of lists, reads and the document URL; the other writes
-    // say so; archiving again keeps the first time; an update made before
-    // still replays.
+    // Archived: out of plain lists, read with its time (SURFACE.md §3, as
+    // is its URL); the other writes say so; archiving again keeps the first
+    // time; an update made before still replays.
     let archived = success(&call(addr, &archive_body(&id))).unwrap();
     let at = archived["archivedAt"].as_str().unwrap().to_owned();
     assert!(is_timestamp(&at), "{archived}");
@@ -173,11 +182,24 @@ fn a_plans_life(addr: SocketAddr) {
         json!({"id": id, "title": "Launch, revised", "archivedAt": at})
     );
     assert!(!listed(addr).iter().any(|(listed, _)| *listed == id));
-    let absent = result(&call(addr, &read_body(&id))).unwrap();
-    assert_eq!(absent, json!({"content": [], "isError": true}));
+    let with_archived = tool_call(
+        "list_documents",
+        &json!({"repository": "githubnext/chopin", "includeArchived": true}),
+    );
+    let all = content(&call(addr, &with_archived)).expect("a list");
+    assert!(
+        all["documents"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"id": id, "title": "Launch, revised", "archivedAt": at})),
+        "{all}"
+    );
+    let archived_read = read(addr, &id).unwrap();
+    assert_eq!(archived_read["archivedAt"], json!(at));
+    assert_eq!(archived_read["source"], "# Launch\n\nThree.\n");
     assert_eq!(
         status(&get_authorized(addr, &format!("/documents/{id}"))),
-        404
+        200
     );
     assert_eq!(
         refused(addr, &update_body(&id, 3, "# Launch\n\nFour.\n", "life-u5")),

@@ -71,7 +71,10 @@ fn everything_is_there(addr: SocketAddr) {
     for (id, _, title, source, revision) in CONTENT.imported {
         assert_eq!(
             read(addr, "root", id),
-            Some(json!({"id": id, "title": title, "source": source, "revision": revision}))
+            Some(
+                json!({"id": id, "title": title, "source": source, "revision": revision,
+                        "url": format!("/documents/{id}")})
+            )
         );
     }
     let c = &CONTENT.created;
@@ -79,7 +82,8 @@ fn everything_is_there(addr: SocketAddr) {
     assert_eq!(
         read(addr, "ann", c.id),
         Some(json!({"id": c.id, "title": c.title, "brief": brief,
-                    "source": c.source, "revision": 0}))
+                    "source": c.source, "revision": 0,
+                    "url": format!("/documents/{}", c.id)}))
     );
     // The creation's idempotency record is there: its key with this
     // request is a conflict (version 1 kept the request's fingerprint), not

@@ -239,7 +239,7 @@ fn two_stores_on_one_file_racing_one_key_create_one_document() {
         }
         assert_eq!(new, 1);
         let store = Store::open(&database).await.unwrap();
-        let listed = store.list("ann", "acme/plans").await.unwrap();
+        let listed = store.list("ann", "acme/plans", false).await.unwrap();
         assert!(matches!(listed, Listing::Listed(d) if d.len() == 1));
     });
 }

@@ -1,6 +1,7 @@
-//! The store's archive and restore (LIFECYCLE.md §4), on every engine
-//! (`support/engines.rs`): an archived document is out of lists and reads
-//! and refuses updates and renames until restored; archiving keeps the
+//! The store's archive and restore (LIFECYCLE.md §4, SURFACE.md §2–§3), on
+//! every engine (`support/engines.rs`): an archived document is out of
+//! plain lists, listed with its time when archived documents are asked for,
+//! read with its time, and refuses updates and renames until restored; archiving keeps the
 //! first time (the host's, RFC 3339 UTC with milliseconds); restoring a
 //! live document answers restored; nothing is lost either way; documents
 //! the caller cannot see are unavailable; documents named by id or URL.
@@ -14,11 +15,15 @@ mod engines;
 
 use std::time::{Duration, SystemTime};
 
-use chopin_mcp_server::store::{ArchiveOutcome, RestoreOutcome, Store, UpdateOutcome, timestamp};
+use chopin_mcp::DocumentSummary;
+use chopin_mcp_server::store::{
+    ArchiveOutcome, Listing, RestoreOutcome, Store, UpdateOutcome, timestamp,
+};
 use engines::{Engine, change, ids, read, seeded, update};
 
 on_every_engine!(
-    an_archived_document_leaves_lists_and_reads_until_restored,
+    an_archived_document_leaves_plain_lists_and_is_read_with_its_time,
+    a_list_with_archived_documents_gives_their_times,
     archiving_an_archived_document_answers_its_first_time,
     restoring_a_live_document_answers_restored,
     an_archived_document_keeps_its_plan_revision_and_keys,
@@ -72,7 +77,7 @@ fn times_are_written_as_rfc_3339_utc_with_milliseconds() {
     assert_eq!(timestamp(time), "1970-01-01T00:00:00.001Z");
 }
 
-async fn an_archived_document_leaves_lists_and_reads_until_restored(engine: Engine) {
+async fn an_archived_document_leaves_plain_lists_and_is_read_with_its_time(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };
@@ -81,14 +86,59 @@ async fn an_archived_document_leaves_lists_and_reads_until_restored(engine: Engi
         archived("a", "Alpha", "2026-08-23T12:34:56.000Z")
     );
     assert_eq!(ids(&store, "ann", "acme/plans").await, ["c", "b"]);
-    assert_eq!(store.read("ann", "a").await.unwrap(), None);
-    assert_eq!(store.read("root", "a").await.unwrap(), None);
+    for caller in ["ann", "root"] {
+        let document = read(&store, caller, "a").await;
+        assert_eq!(
+            document.archived_at.as_deref(),
+            Some("2026-08-23T12:34:56.000Z")
+        );
+        assert_eq!(document.title, "Alpha");
+    }
+    assert_eq!(store.read("nobody", "a").await.unwrap(), None);
     // A repository whose documents are all archived is an empty list.
     archive(&store, "root", "s", at(1)).await;
     assert!(ids(&store, "root", "acme/secret").await.is_empty());
     assert_eq!(restore(&store, "ann", "a").await, restored("a", "Alpha"));
     assert_eq!(ids(&store, "ann", "acme/plans").await, ["a", "c", "b"]);
-    assert_eq!(read(&store, "ann", "a").await.title, "Alpha");
+    assert_eq!(read(&store, "ann", "a").await.archived_at, None);
+}
+
+async fn a_list_with_archived_documents_gives_their_times(engine: Engine) {
+    let Some((store, _)) = seeded(engine).await else {
+        return;
+    };
+    archive(&store, "ann", "c", at(5)).await;
+    let summary = |id: &str, title: &str, archived_at: Option<&str>| DocumentSummary {
+        id: id.to_owned(),
+        title: title.to_owned(),
+        description: None,
+        archived_at: archived_at.map(str::to_owned),
+    };
+    assert_eq!(
+        store.list("ann", "acme/plans", true).await.unwrap(),
+        Listing::Listed(vec![
+            summary("a", "Alpha", None),
+            summary("c", "Alpha", Some("2026-08-23T12:34:56.005Z")),
+            summary("b", "Zeta", None),
+        ])
+    );
+    assert_eq!(
+        store.list("ann", "acme/plans", false).await.unwrap(),
+        Listing::Listed(vec![
+            summary("a", "Alpha", None),
+            summary("b", "Zeta", None)
+        ])
+    );
+    assert_eq!(
+        store.list("ann", "acme/secret", true).await.unwrap(),
+        Listing::Forbidden
+    );
+    // Every document archived: still listed when asked for.
+    archive(&store, "root", "s", at(6)).await;
+    let Listing::Listed(all) = store.list("root", "acme/secret", true).await.unwrap() else {
+        panic!("root may list acme/secret");
+    };
+    assert_eq!(all.len(), 1);
 }
 
 async fn archiving_an_archived_document_answers_its_first_time(engine: Engine) {
@@ -155,7 +205,8 @@ async fn archive_and_restore_of_a_document_the_caller_cannot_see_are_unavailable
         restore(&store, "ann", "s").await,
         RestoreOutcome::Unavailable
     );
-    assert_eq!(store.read("root", "s").await.unwrap(), None);
+    assert_eq!(store.read("ann", "s").await.unwrap(), None);
+    assert!(read(&store, "root", "s").await.archived_at.is_some());
 }
 
 async fn archive_and_restore_name_their_document_by_id_or_canonical_url(engine: Engine) {

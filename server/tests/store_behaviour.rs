@@ -63,7 +63,7 @@ async fn a_list_is_ordered_by_title_then_id_byte_wise(engine: Engine) {
         .map(|(n, title)| doc(&format!("o{n}"), "acme/order", title))
         .collect();
     store.import(&docs).await.unwrap();
-    let Listing::Listed(listed) = store.list("root", "acme/order").await.unwrap() else {
+    let Listing::Listed(listed) = store.list("root", "acme/order", false).await.unwrap() else {
         panic!("root may list every repository");
     };
     let listed: Vec<String> = listed.into_iter().map(|d| d.title).collect();
@@ -79,7 +79,7 @@ async fn a_list_of_an_ungranted_repository_is_forbidden(engine: Engine) {
         return;
     };
     for (caller, repository) in [("ann", "acme/secret"), ("nobody", "acme/plans")] {
-        let listed = store.list(caller, repository).await.unwrap();
+        let listed = store.list(caller, repository, false).await.unwrap();
         assert_eq!(listed, Listing::Forbidden, "{caller} {repository}");
     }
     // A granted repository without documents is an empty list.
@@ -162,6 +162,7 @@ async fn a_create_stores_revision_zero_with_a_documents_url(engine: Engine) {
         store.read("ann", "01NEW").await.unwrap(),
         Some(Document {
             brief: Some(brief),
+            url: Some(created.url.clone()),
             ..created.document
         })
     );
@@ -531,7 +532,8 @@ async fn postgres_a_database_from_before_the_read_functions_gets_them_at_start()
     cluster
         .psql(
             pg::database_name(&url),
-            "DROP FUNCTION chopin_read_v2(text, bytea); DROP FUNCTION chopin_list_v2(text, text)",
+            "DROP FUNCTION chopin_read_v3(text, bytea); \
+             DROP FUNCTION chopin_list_v3(text, text, boolean)",
         )
         .unwrap();
     assert!(

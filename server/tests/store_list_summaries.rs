@@ -33,7 +33,7 @@ fn listed(store: &Sqlite, caller: &str, repository: &str) -> Option<Vec<(String,
 
 /// The summaries `list` gives; `None`: forbidden.
 fn owned(store: &Sqlite, caller: &str, repository: &str) -> Option<Vec<(String, String)>> {
-    match store.list(caller, repository).unwrap() {
+    match store.list(caller, repository, false).unwrap() {
         Listing::Listed(documents) => {
             Some(documents.into_iter().map(|s| (s.id, s.title)).collect())
         }
@@ -54,7 +54,7 @@ const PREFIX: &str = "summaries";
 
 /// Both lists of `all`'s `o/r` fail.
 fn both_fail(store: &Sqlite) {
-    assert!(store.list("all", "o/r").is_err());
+    assert!(store.list("all", "o/r", false).is_err());
     assert!(store.list_summaries("all", "o/r").is_err());
 }
 

@@ -560,7 +560,7 @@ fn store_reads_with_one_and_two_threads() {
     }
     let read = |store: &Sqlite| {
         thread_local! {
-            static DOCUMENT: std::cell::RefCell<Document> = const { std::cell::RefCell::new(Document {
+            static DOCUMENT: std::cell::RefCell<Document> = const { std::cell::RefCell::new(Document { archived_at: None, description: None, url: None,
                 id: String::new(),
                 title: String::new(),
                 brief: None,

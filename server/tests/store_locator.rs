@@ -1,7 +1,8 @@
-//! Which document a write tool's `id` names (LIFECYCLE.md §1,
-//! `store::document_id`): an id as it is, the canonical URL's path, or an
-//! absolute `http`/`https` URL with any host, whose one path segment after
-//! `/documents/` is percent-decoded; anything else (a query, a fragment,
+//! Which document a read's or a write tool's `id` names (LIFECYCLE.md §1,
+//! SURFACE.md §3, `store::document_id`): an id as it is, the canonical
+//! URL's path, or an absolute `http`/`https` URL with any host and any path
+//! before `/documents/` (a `--public-url` with a path), whose one path
+//! segment after `/documents/` is percent-decoded; anything else (a query, a fragment,
 //! more segments, a malformed escape) is taken as an id, exactly as sent.
 //! One pass over the locator, whatever its shape.
 
@@ -38,6 +39,9 @@ fn the_canonical_path_and_absolute_urls_name_their_segment() {
         ("/documents/é", "é"),
         // The segment as it is: nothing trimmed (no such id is minted).
         ("/documents/a ", "a "),
+        // A public URL with a path: the last `/documents/` names it.
+        ("https://host/other/documents/a", "a"),
+        ("https://host/documents/x/documents/b", "b"),
     ] {
         assert_eq!(document_id(locator), id, "{locator}");
     }
@@ -60,7 +64,8 @@ fn anything_else_is_taken_as_an_id() {
         "https://host#f/documents/a",
         "https://host",
         "https://host/documents",
-        "https://host/other/documents/a",
+        "https://host/other/documents/a/b",
+        "https://host/p?q=/documents/a",
         "ftp://host/documents/a",
         "http:/host/documents/a",
         "/documents/%",

@@ -24,7 +24,7 @@ fn seeded(id: &str, caller: &str) -> Sqlite {
 
 /// The ids `caller` lists in `acme/plans`; `None` when it has no grant there.
 fn ids(store: &Sqlite, caller: &str) -> Option<Vec<String>> {
-    match store.list(caller, "acme/plans").unwrap() {
+    match store.list(caller, "acme/plans", false).unwrap() {
         Listing::Listed(summaries) => Some(summaries.into_iter().map(|s| s.id).collect()),
         Listing::Forbidden => None,
     }

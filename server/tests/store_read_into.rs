@@ -20,6 +20,9 @@ fn doc(id: &str, repository: &str, title: &str, source: &str, revision: u64) -> 
 
 fn scratch() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: String::new(),
         title: String::new(),
         brief: None,

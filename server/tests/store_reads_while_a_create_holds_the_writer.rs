@@ -35,6 +35,9 @@ fn reads_and_lists_answer_while_a_create_holds_the_writer() {
             &format!("{kind}: reads while the create holds the writer"),
             |store| {
                 let mut document = Document {
+                    archived_at: None,
+                    description: None,
+                    url: None,
                     id: String::new(),
                     title: String::new(),
                     brief: None,

@@ -2,7 +2,7 @@
 //! engines.rs`): the title replaced (the old one kept), the revision not;
 //! the same title answered and nothing changed; the last rename winning;
 //! titles not unique; archived and unseen documents refused; documents
-//! named by id or URL.
+//! named by id only (SURFACE.md §6: a URL names none).
 
 #[path = "support/pg.rs"]
 mod pg;
@@ -23,7 +23,7 @@ on_every_engine!(
     titles_need_not_be_unique,
     a_rename_of_an_archived_document_is_archived,
     a_rename_of_a_document_the_caller_cannot_see_is_unavailable,
-    a_rename_names_its_document_by_id_or_canonical_url,
+    a_rename_names_its_document_by_id_only,
     an_update_replayed_after_a_rename_answers_the_title_it_had,
 );
 
@@ -139,21 +139,26 @@ async fn a_rename_of_a_document_the_caller_cannot_see_is_unavailable(engine: Eng
     assert_eq!(read(&store, "root", "a").await.title, "Alpha");
 }
 
-async fn a_rename_names_its_document_by_id_or_canonical_url(engine: Engine) {
+async fn a_rename_names_its_document_by_id_only(engine: Engine) {
     let Some((store, _)) = seeded(engine).await else {
         return;
     };
-    for (locator, title) in [
-        ("/documents/c", "One"),
-        ("https://plans.example/documents/c", "Two"),
-        ("http://[::1]:3000/documents/%63", "Three"),
+    for locator in [
+        "/documents/c",
+        "https://plans.example/documents/c",
+        "http://[::1]:3000/documents/%63",
     ] {
         assert_eq!(
-            rename(&store, "ann", locator, title).await,
-            renamed("c", title),
+            rename(&store, "ann", locator, "By URL").await,
+            RenameOutcome::Unavailable,
             "{locator}"
         );
     }
+    assert_eq!(read(&store, "ann", "c").await.title, "Alpha");
+    assert_eq!(
+        rename(&store, "ann", "c", "Three").await,
+        renamed("c", "Three")
+    );
     assert_eq!(read(&store, "ann", "c").await.title, "Three");
 }
 

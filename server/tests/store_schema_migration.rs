@@ -71,11 +71,14 @@ async fn assert_everything_is_there(store: &Store) {
         ["a", "01CREATED", "b"]
     );
     assert_eq!(
-        store.list("ann", "acme/secret").await.unwrap(),
+        store.list("ann", "acme/secret", false).await.unwrap(),
         Listing::Forbidden
     );
     for (id, _, title, source, revision) in CONTENT.imported {
         let expected = Document {
+            archived_at: None,
+            description: None,
+            url: Some(format!("/documents/{id}")),
             id: id.to_owned(),
             title: title.to_owned(),
             brief: None,
@@ -87,6 +90,9 @@ async fn assert_everything_is_there(store: &Store) {
     assert_eq!(store.read("ann", "s").await.unwrap(), None);
     let c = &CONTENT.created;
     let as_created = Document {
+        archived_at: None,
+        description: None,
+        url: Some(format!("/documents/{}", c.id)),
         id: c.id.to_owned(),
         title: c.title.to_owned(),
         brief: None,
@@ -360,7 +366,7 @@ async fn a_migrated_database_has_the_layout_of_a_new_one() {
         .await
         .unwrap();
     let layout = postgres_layout(cluster, &new);
-    assert!(layout.contains("chopin_list_v2"), "{layout}");
+    assert!(layout.contains("chopin_list_v3"), "{layout}");
     assert_eq!(postgres_layout(cluster, &old), layout);
 }
 

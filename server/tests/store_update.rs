@@ -40,6 +40,9 @@ on_every_engine!(
 /// Document `id` of the seed as imported (revision 3, no brief).
 fn seed(id: &str, title: &str) -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: Some(format!("/documents/{id}")),
         id: id.to_owned(),
         title: title.to_owned(),
         brief: None,
@@ -262,12 +265,9 @@ async fn an_update_names_its_document_by_id_or_canonical_url(engine: Engine) {
     for (n, locator) in locators.into_iter().enumerate() {
         let revision = 3 + n as u64;
         let key = format!("k{n}");
-        let made = updated(
-            &store,
-            "ann",
-            &change(locator, revision, "# x\n", &key, &key),
-        )
-        .await;
+        // A plan of its own each time: an equal one would be a no-op.
+        let plan = format!("# x{n}\n");
+        let made = updated(&store, "ann", &change(locator, revision, &plan, &key, &key)).await;
         assert_eq!(made.document.id, "a", "{locator}");
         assert_eq!(made.document.revision, revision + 1, "{locator}");
         assert_eq!(made.url, "/documents/a");
@@ -321,7 +321,8 @@ async fn any_text_round_trips_through_an_update(engine: Engine) {
         UpdateOutcome::Replayed(made)
     );
     // The key compares byte-wise: `k\0` is another key.
-    let other = updated(&store, "ann", &change("a", 4, plan, "k\0", "f")).await;
+    let changed = format!("{plan}more\n");
+    let other = updated(&store, "ann", &change("a", 4, &changed, "k\0", "f")).await;
     assert_eq!(other.document.revision, 5);
 }
 

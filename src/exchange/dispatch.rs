@@ -41,6 +41,11 @@ pub(crate) struct Dispatch<C> {
     /// At most [`MAX_BATCH`] (a `u32`, beside `version`, keeps every effect
     /// within its size).
     replies: u32,
+    /// Whether the list effect this walk is suspended on asks for archived
+    /// documents too (`includeArchived`). Kept here, beside `version` and
+    /// `replies`, where it takes no room: a field of its own made every
+    /// effect, and so [`Outcome`], a word larger.
+    pub(crate) include_archived: bool,
     /// The session id an `initialize` reply issues (SURFACE.md §10): the
     /// response's `mcp-session-id`. Boxed, as `batch`.
     pub(crate) issued: Option<Box<Bytes>>,
@@ -114,6 +119,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         // `reserve_typical`): exactly sized for a result known in full.
         out: Vec::new(),
         replies: 0,
+        include_archived: false,
         issued: None,
     };
     match parsed {
@@ -254,7 +260,14 @@ impl<C> Dispatch<C> {
         // Set for the effects `wants_client` names.
         let client = || client.unwrap_or_else(|| Box::new(ClientInfo::unknown()));
         match effect {
-            Effect::List(repository) => Outcome::List(ListDocuments::new(self, id, repository)),
+            Effect::List {
+                repository,
+                include_archived,
+            } => {
+                let mut dispatch = self;
+                dispatch.include_archived = include_archived;
+                Outcome::List(ListDocuments::new(dispatch, id, repository))
+            }
             Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
             Effect::Create(document) => {
                 Outcome::Create(CreateDocument::new(self, id, document, client()))

@@ -93,7 +93,7 @@ impl Endpoint {
     /// use chopin_mcp::{Config, Document, DocumentOutcome, Endpoint, Header, RequestParts};
     ///
     /// let endpoint = Endpoint::new(Config::new())?;
-    /// let plan = Document { id: "plan-1".into(), title: "Plan".into(), brief: None, source: "# Plan\n".into(), revision: 3 };
+    /// let plan = Document { id: "plan-1".into(), title: "Plan".into(), source: "# Plan\n".into(), revision: 3, ..Document::default() };
     /// let headers = [Header::new("authorization", b"Bearer secret")];
     /// let parts = RequestParts::new("GET", "/documents/plan-1", &headers);
     ///

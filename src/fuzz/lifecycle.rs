@@ -49,6 +49,8 @@ pub(super) fn answer_rename(rename: RenameDocument<u8>, choice: u8) -> Outcome<u
         "an untrimmed title reached the host"
     );
     let renamed = DocumentSummary {
+        archived_at: None,
+        description: None,
         id: "doc".into(),
         title: title.to_owned(),
     };
@@ -63,6 +65,7 @@ pub(super) fn answer_rename(rename: RenameDocument<u8>, choice: u8) -> Outcome<u
 
 pub(super) fn answer_archive(archive: ArchiveDocument<u8>, choice: u8) -> Outcome<u8> {
     let archived = ArchivedDocument {
+        description: None,
         id: "doc".into(),
         title: "Title".into(),
         archived_at: "2026-08-23T12:34:56.000Z".into(),
@@ -76,6 +79,8 @@ pub(super) fn answer_archive(archive: ArchiveDocument<u8>, choice: u8) -> Outcom
 
 pub(super) fn answer_restore(restore: RestoreDocument<u8>, choice: u8) -> Outcome<u8> {
     let restored = DocumentSummary {
+        archived_at: None,
+        description: None,
         id: "doc".into(),
         title: "Title".into(),
     };

@@ -87,6 +87,9 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
 
 fn document() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "doc".into(),
         title: "Title".into(),
         brief: None,
@@ -122,6 +125,8 @@ fn drive(
     let mut unavailable = false;
     let document = document();
     let summaries = [DocumentSummary {
+        archived_at: None,
+        description: None,
         id: "doc".into(),
         title: "Title".into(),
     }];

@@ -10,14 +10,14 @@ use crate::jsonrpc::RpcError;
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"archive_document","title":"Archive a plan document","description":"Archive a Chopin document by ID or canonical URL.","inputSchema":"#,
     locator_input_schema!(),
-    r#","outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"archivedAt":{"type":"string"}},"required":["id","title","archivedAt"],"additionalProperties":false},"#,
-    code_schema!(),
+    r#","outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"},"archivedAt":{"type":"string","format":"date-time"}},"required":["id","title","archivedAt"],"additionalProperties":false},"#,
+    code_schema!("repository-forbidden", "document-unavailable"),
     r#"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#
 );
 
 pub(crate) const INVALID: RpcError = RpcError {
     code: -32602,
-    message: "archive_document requires a document id or URL",
+    message: "archive_document requires an id or URL",
 };
 
 /// A document the host archived (now, or before: then with the time it was
@@ -29,6 +29,10 @@ pub struct ArchivedDocument {
     pub id: String,
     /// Its title.
     pub title: String,
+    /// A generated line about it, when the host keeps one (SURFACE.md
+    /// §1.5): written between `title` and `archivedAt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
     /// When it was archived, as the host writes times (the reference server:
     /// RFC 3339 UTC with milliseconds, `2026-08-23T12:34:56.000Z`). Passed
     /// through untouched: the endpoint has no clock.
@@ -36,22 +40,32 @@ pub struct ArchivedDocument {
 }
 
 impl ArchivedDocument {
-    fn members(&self) -> [(&str, &dyn WriteJson); 3] {
-        [
-            ("id", &self.id),
-            ("title", &self.title),
-            ("archivedAt", &self.archived_at),
-        ]
+    /// Calls `f` with the result's members, `description` only when there
+    /// is one.
+    fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
+        match &self.description {
+            None => f(&[
+                ("id", &self.id),
+                ("title", &self.title),
+                ("archivedAt", &self.archived_at),
+            ]),
+            Some(description) => f(&[
+                ("id", &self.id),
+                ("title", &self.title),
+                ("description", description),
+                ("archivedAt", &self.archived_at),
+            ]),
+        }
     }
 }
 
 impl WriteJson for ArchivedDocument {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &self.members());
+        self.with_members(|members| json::object(out, level, members));
     }
 
     fn len_hint(&self) -> usize {
-        json::object_len_hint(&self.members())
+        self.with_members(json::object_len_hint)
     }
 }
 
@@ -61,7 +75,9 @@ impl WriteJson for ArchivedDocument {
 /// document exists: give it only to a caller who may see the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArchiveAnswer<'a> {
-    /// Archived, now or before (archiving twice changes nothing).
+    /// Archived, now or before (archiving twice changes nothing: a host
+    /// that tells the two apart answers both with this; upstream's
+    /// `unchanged` is a success alike).
     Archived(&'a ArchivedDocument),
     /// The caller may see the document but not archive it
     /// (`repository-forbidden`).

@@ -19,7 +19,12 @@ use chopin_dialect::{self as dialect, Issue};
 
 /// The host's part of a tool call.
 pub(crate) enum Effect {
-    List(Text),
+    List {
+        /// `owner/name`, checked.
+        repository: Text,
+        /// Whether archived documents are asked for too.
+        include_archived: bool,
+    },
     Read(Text),
     Create(Box<NewDocument>),
     Update(Box<DocumentUpdate>),
@@ -81,8 +86,11 @@ pub(crate) fn step(
 ) -> Result<ToolStep, RpcError> {
     let effect = match tool {
         Tool::ListDocuments => {
-            let repository = list::arguments(arguments).ok_or(list::INVALID)?;
-            Effect::List(Text::new(source, repository))
+            let (repository, include_archived) = list::arguments(arguments).ok_or(list::INVALID)?;
+            Effect::List {
+                repository: Text::new(source, repository),
+                include_archived,
+            }
         }
         Tool::ReadDocument => {
             let document = read::arguments(arguments).ok_or(read::INVALID)?;

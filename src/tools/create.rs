@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Code, Frame, brief_schema, code_schema, fingerprint_of, issues_schema, list::is_repository,
-    text,
+    Code, Frame, brief_schema, code_schema, document_extras_schema, fingerprint_of, issues_schema,
+    list::is_repository, text,
 };
 use crate::json::{self, Compact, Level, Raw, WriteJson};
 use crate::jsonrpc::RpcError;
@@ -19,10 +19,16 @@ use crate::jsonrpc::RpcError;
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"create_document","title":"Create a plan document","description":"Create a Chopin document from a structured brief and canonical plan.","inputSchema":{"type":"object","properties":{"idempotencyKey":{"type":"string","minLength":1,"maxLength":128},"repository":{"type":"string","pattern":"^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}/(?!\\.\\.?$)[A-Za-z0-9._-]{1,100}$"},"baseBranch":{"type":"string","minLength":1,"maxLength":255},"baseCommit":{"type":"string","minLength":1,"maxLength":64},"title":{"type":"string","minLength":1,"maxLength":120},"brief":"#,
     brief_schema!(),
-    r#","plan":{"type":"string","minLength":1}},"required":["idempotencyKey","repository","baseBranch","baseCommit","title","brief","plan"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
+    r#","plan":{"type":"string","minLength":1}},"required":["idempotencyKey","repository","baseBranch","baseCommit","title","brief","plan"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"#,
+    document_extras_schema!(),
+    r#","brief":"#,
     brief_schema!(),
     r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","brief","source","revision","url"],"additionalProperties":false},"#,
-    code_schema!(),
+    code_schema!(
+        "idempotency-conflict",
+        "title-taken",
+        "document-unavailable"
+    ),
     ",",
     issues_schema!(),
     r#"]},"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#
@@ -125,6 +131,9 @@ pub enum CreateAnswer<'a> {
     Replayed(&'a CreatedDocument),
     /// The same caller and key were stored before with another fingerprint.
     Conflict,
+    /// The title is taken in the repository, on a host whose titles are
+    /// unique per repository, ignoring case (`title-taken`, SURFACE.md §4).
+    TitleTaken,
     /// The caller may not create in this repository.
     Forbidden,
     /// The store cannot create documents right now.
@@ -266,6 +275,7 @@ pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, answer: CreateAn
             super::write_text_result(out, frame, &compact(document), false)
         }
         CreateAnswer::Conflict => super::write_code(out, frame, Code::new("idempotency-conflict")),
+        CreateAnswer::TitleTaken => super::write_code(out, frame, Code::new("title-taken")),
         CreateAnswer::Forbidden => super::write_absent(out, frame),
         CreateAnswer::Unavailable => {
             super::write_code(out, frame, Code::new("document-unavailable"))

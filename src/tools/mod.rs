@@ -22,7 +22,9 @@ use serde::Serialize;
 pub(crate) use arguments::{
     Text, fingerprint_of, locator, locator_arguments, not_blank_within, text,
 };
-pub(crate) use schema::{brief_schema, code_schema, issues_schema, locator_input_schema};
+pub(crate) use schema::{
+    brief_schema, code_schema, document_extras_schema, issues_schema, locator_input_schema,
+};
 
 use crate::auth::Granted;
 use crate::config::Offered;
@@ -31,36 +33,59 @@ use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
 
 /// One entry of a repository's document list; also what a rename or a
-/// restore answers (`{id, title}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// restore answers (`{id, title, description?}`: never `archivedAt`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DocumentSummary {
     /// The document id.
     pub id: String,
     /// Its title.
     pub title: String,
+    /// A generated line about it, when the host keeps one (SURFACE.md §1.5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// When it was archived (the host's RFC 3339 string), for an archived
+    /// document a list includes; a rename or restore result never writes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<String>,
 }
 
 /// A [`DocumentSummary`] borrowed from wherever the host holds its text
 /// (a store's row buffer), for
 /// [`ListDocuments::answer_borrowed`](crate::ListDocuments::answer_borrowed):
 /// the same result, without an owned `String` per field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DocumentSummaryRef<'a> {
     /// The document id.
     pub id: &'a str,
     /// Its title.
     pub title: &'a str,
+    /// A generated line about it, when the host keeps one.
+    pub description: Option<&'a str>,
+    /// When it was archived (the host's RFC 3339 string), for an archived
+    /// document.
+    pub archived_at: Option<&'a str>,
 }
 
-/// A document as `read_document` returns it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A document as `read_document` returns it, its members in SURFACE.md
+/// §1.5's order: `id, title, description?, archivedAt?, brief?, source,
+/// revision, url?`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Document {
     /// The document id.
     pub id: String,
     /// Its title.
     pub title: String,
+    /// A generated line about it, when the host keeps one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// When it was archived (the host's RFC 3339 string): archived
+    /// documents are read, with it (SURFACE.md §3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<String>,
     /// The brief it was created with, when the host keeps one: answered
-    /// between `title` and `source` (LIFECYCLE.md §5). `None` answers
+    /// between `archivedAt` and `source` (LIFECYCLE.md §5). `None` answers
     /// exactly as a document without a brief always did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub brief: Option<Brief>,
@@ -68,6 +93,9 @@ pub struct Document {
     pub source: String,
     /// The revision number, from 0.
     pub revision: u64,
+    /// Where people open it, when the host gives one; `None` writes none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// A tool the endpoint can dispatch.
@@ -314,6 +342,12 @@ pub(crate) fn write_error_text(out: &mut Vec<u8>, frame: Frame<'_>, message: &st
 /// through one borrowed shape.
 pub(crate) trait Summary {
     fn parts(&self) -> DocumentSummaryRef<'_>;
+
+    /// The id and the title alone (what most lists hold).
+    fn id_title(&self) -> (&str, &str);
+
+    /// Whether it has a description or an archive time.
+    fn has_extras(&self) -> bool;
 }
 
 impl Summary for DocumentSummary {
@@ -321,18 +355,46 @@ impl Summary for DocumentSummary {
         DocumentSummaryRef {
             id: &self.id,
             title: &self.title,
+            description: self.description.as_deref(),
+            archived_at: self.archived_at.as_deref(),
+        }
+    }
+
+    #[inline]
+    fn id_title(&self) -> (&str, &str) {
+        (&self.id, &self.title)
+    }
+
+    #[inline]
+    fn has_extras(&self) -> bool {
+        self.description.is_some() | self.archived_at.is_some()
+    }
+}
+
+impl DocumentSummary {
+    /// Calls `f` with the result's members, `description` only when there
+    /// is one (never `archivedAt`).
+    fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
+        match &self.description {
+            None => f(&[("id", &self.id), ("title", &self.title)]),
+            Some(description) => f(&[
+                ("id", &self.id),
+                ("title", &self.title),
+                ("description", description),
+            ]),
         }
     }
 }
 
-/// The result of a rename or a restore, `{id, title}` (LIFECYCLE.md §3, §4).
+/// The result of a rename or a restore, `{id, title, description?}`
+/// (LIFECYCLE.md §3, §4; SURFACE.md §1.5).
 impl WriteJson for DocumentSummary {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        json::object(out, level, &[("id", &self.id), ("title", &self.title)]);
+        self.with_members(|members| json::object(out, level, members));
     }
 
     fn len_hint(&self) -> usize {
-        json::object_len_hint(&[("id", &self.id), ("title", &self.title)])
+        self.with_members(json::object_len_hint)
     }
 }
 
@@ -340,37 +402,80 @@ impl Summary for DocumentSummaryRef<'_> {
     fn parts(&self) -> DocumentSummaryRef<'_> {
         *self
     }
-}
 
-impl Document {
-    /// Calls `f` with the document's members in answer order, `brief` only
-    /// when there is one.
-    fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
-        match &self.brief {
-            None => f(&[
-                ("id", &self.id),
-                ("title", &self.title),
-                ("source", &self.source),
-                ("revision", &self.revision),
-            ]),
-            Some(brief) => f(&[
-                ("id", &self.id),
-                ("title", &self.title),
-                ("brief", brief),
-                ("source", &self.source),
-                ("revision", &self.revision),
-            ]),
-        }
+    #[inline]
+    fn id_title(&self) -> (&str, &str) {
+        (self.id, self.title)
+    }
+
+    #[inline]
+    fn has_extras(&self) -> bool {
+        self.description.is_some() | self.archived_at.is_some()
     }
 }
 
+/// Writes `"name":value` at `level`, after a comma unless it is the first
+/// member: what [`json::object`] writes for one member.
+#[inline]
+fn member(out: &mut Vec<u8>, level: Level, name: &str, value: &impl WriteJson, first: bool) {
+    if !first {
+        out.push(b',');
+    }
+    json::key(out, name, level);
+    value.write_json(out, level);
+}
+
+/// [`member`]'s share of a [`WriteJson::len_hint`], as
+/// [`json::object_len_hint`] counts it.
+#[inline]
+fn member_hint(name: &str, value: &impl WriteJson) -> usize {
+    name.len() + 6 + value.len_hint()
+}
+
+/// The document's members in answer order, each optional one only when
+/// there is one: the bytes [`json::object`] writes for them, member by
+/// member, without a slice of them made first (a read writes it three times:
+/// the hint, the text, `structuredContent`).
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        self.with_members(|members| json::object(out, level, members));
+        out.push(b'{');
+        member(out, level, "id", &self.id, true);
+        member(out, level, "title", &self.title, false);
+        if let Some(description) = &self.description {
+            member(out, level, "description", description, false);
+        }
+        if let Some(archived_at) = &self.archived_at {
+            member(out, level, "archivedAt", archived_at, false);
+        }
+        if let Some(brief) = &self.brief {
+            member(out, level, "brief", brief, false);
+        }
+        member(out, level, "source", &self.source, false);
+        member(out, level, "revision", &self.revision, false);
+        if let Some(url) = &self.url {
+            member(out, level, "url", url, false);
+        }
+        out.push(b'}');
     }
 
     fn len_hint(&self) -> usize {
-        self.with_members(json::object_len_hint)
+        2 + member_hint("id", &self.id)
+            + member_hint("title", &self.title)
+            + self
+                .description
+                .as_ref()
+                .map_or(0, |text| member_hint("description", text))
+            + self
+                .archived_at
+                .as_ref()
+                .map_or(0, |text| member_hint("archivedAt", text))
+            + self
+                .brief
+                .as_ref()
+                .map_or(0, |brief| member_hint("brief", brief))
+            + member_hint("source", &self.source)
+            + member_hint("revision", &self.revision)
+            + self.url.as_ref().map_or(0, |url| member_hint("url", url))
     }
 }
 
@@ -445,13 +550,21 @@ mod tests {
             open_questions: vec!["q?\n".into()],
             repository_findings: vec!["😀".into()],
         };
-        for brief in [None, Some(brief)] {
+        let optional = |on: bool, text: &str| on.then(|| text.to_owned());
+        for (brief, extra) in [
+            (None, false),
+            (Some(brief.clone()), false),
+            (Some(brief), true),
+        ] {
             let document = Document {
                 id: "d\"1".into(),
                 title: "T\\n\u{1}".into(),
+                description: optional(extra, "A \"line\"\n"),
+                archived_at: optional(extra, "2026-08-23T12:34:56.000Z"),
                 brief,
                 source: "# S\n\n😀 \"q\"".into(),
                 revision: u64::MAX,
+                url: optional(extra, "/documents/d%221"),
             };
             let mut out = Vec::new();
             write_text_result(&mut out, Frame::Legacy, &document, false);

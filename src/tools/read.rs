@@ -2,15 +2,21 @@
 
 use std::borrow::Cow;
 
-use super::{Document, Frame, brief_schema, not_blank_within, write_absent};
+use super::{
+    Document, Frame, brief_schema, document_extras_schema, not_blank_within, write_absent,
+};
 use crate::json::{self, Raw};
 
-/// The definition: SPEC.md §7's, with the optional `brief` a document read
-/// with one answers (LIFECYCLE.md §5).
+/// The definition: SPEC.md §7's, with upstream's description and the
+/// optional `description`, `archivedAt`, `brief` and `url` a document may
+/// be answered with (SURFACE.md §3: the id stays the seed's 1–128; `url` is
+/// optional here, as a host may give none).
 pub(crate) const DEFINITION: &str = concat!(
-    r#"{"name":"read_document","title":"Read a plan document","description":"Read a Chopin channel's canonical source and revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
+    r#"{"name":"read_document","title":"Read a plan document","description":"Read a Chopin document by ID or canonical URL.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"}},"required":["id"],"additionalProperties":false},"outputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"#,
+    document_extras_schema!(),
+    r#","brief":"#,
     brief_schema!(),
-    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["id","title","source","revision"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#
+    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","source","revision"],"additionalProperties":false},"annotations":{"readOnlyHint":true,"openWorldHint":false}}"#
 );
 
 pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {

@@ -1,14 +1,20 @@
-//! `rename_document` (LIFECYCLE.md §3): a document's new title, trimmed.
+//! `rename_document` (LIFECYCLE.md §3, SURFACE.md §6): a document's new
+//! title, trimmed, for a document named by its id.
 
 use chopin_dialect::is_js_whitespace;
 
-use super::{Code, DocumentSummary, Frame, code_schema, locator, text};
+use super::{Code, DocumentSummary, Frame, code_schema, not_blank_within, text};
 use crate::json::{self, Raw};
 use crate::jsonrpc::RpcError;
 
 pub(crate) const DEFINITION: &str = concat!(
-    r#"{"name":"rename_document","title":"Rename a plan document","description":"Change a Chopin document's title.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":2048},"title":{"type":"string","minLength":1,"maxLength":120}},"required":["id","title"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false},"#,
-    code_schema!(),
+    r#"{"name":"rename_document","title":"Rename a plan document","description":"Rename a Chopin document without changing its canonical plan or revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"},"title":{"type":"string","minLength":1,"maxLength":120}},"required":["id","title"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"}},"required":["id","title"],"additionalProperties":false},"#,
+    code_schema!(
+        "document-archived",
+        "title-conflict",
+        "repository-forbidden",
+        "document-unavailable"
+    ),
     r#"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#
 );
 
@@ -17,8 +23,13 @@ pub(crate) const INVALID: RpcError = RpcError {
     message: "rename_document requires an id and valid title",
 };
 
-/// The most scalar values a title may have as sent (the schema's limit).
+/// The most scalar values a title may have once trimmed (upstream's
+/// `title.ts`).
 const MAX_TITLE: usize = 120;
+
+/// The most scalar values a document id may have (an id only: upstream's
+/// "use the returned UUID").
+const MAX_ID: usize = 128;
 
 /// The host's answer to a rename effect.
 ///
@@ -26,7 +37,9 @@ const MAX_TITLE: usize = 120;
 /// document exists: give it only to a caller who may see the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RenameAnswer<'a> {
-    /// Renamed (or already had the title): the document's id and its title.
+    /// Renamed (or already had the title: upstream's `unchanged`, a success
+    /// alike): the document's id, its title and description, if any (its
+    /// `archived_at` is never written).
     Renamed(&'a DocumentSummary),
     /// The document is archived (`document-archived`).
     Archived,
@@ -41,19 +54,23 @@ pub enum RenameAnswer<'a> {
     Unavailable,
 }
 
-/// Validates `arguments`: the locator as sent and the title trimmed;
-/// `None` is `rename_document requires an id and valid title`.
+/// Validates `arguments`: the id as sent (1–128, not blank) and the title
+/// trimmed as JavaScript trims, then 1–120; `None` is `rename_document
+/// requires an id and valid title`.
 pub(crate) fn arguments(raw: Raw<'_>) -> Option<(String, String)> {
     let members = json::members(raw, ["id", "title"])?;
     if members.other {
         return None;
     }
     let [id, title] = members.values;
-    let id = locator(id?)?;
-    let title = text(title?, MAX_TITLE)?;
+    let id = text(id?, MAX_ID)?;
+    let title = json::string(title?)?;
     let trimmed = title.trim_matches(is_js_whitespace);
+    if !not_blank_within(trimmed, MAX_TITLE) {
+        return None;
+    }
     let title = if trimmed.len() == title.len() {
-        title
+        title.into_owned()
     } else {
         trimmed.to_owned()
     };
@@ -79,7 +96,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn titles_are_judged_as_sent_and_trimmed_for_the_host() {
+    fn titles_are_trimmed_then_judged() {
         let read = |title: &str| {
             let raw = format!(
                 r#"{{"id":"d","title":{}}}"#,
@@ -90,8 +107,12 @@ mod tests {
         assert_eq!(read("  Launch plan  ").as_deref(), Some("Launch plan"));
         assert_eq!(read("\u{feff}\u{a0}T\u{2028}").as_deref(), Some("T"));
         assert_eq!(read(&"x".repeat(120)).map(|t| t.len()), Some(120));
-        // 121 as sent, although 119 once trimmed.
-        assert_eq!(read(&format!(" {} ", "x".repeat(119))), None);
+        // 122 as sent, 120 once trimmed; 121 once trimmed is refused.
+        assert_eq!(
+            read(&format!(" {} ", "x".repeat(120))),
+            Some("x".repeat(120))
+        );
+        assert_eq!(read(&"x".repeat(121)), None);
         assert_eq!(read(" \t\n"), None);
         assert_eq!(read(""), None);
     }

@@ -7,14 +7,14 @@ use crate::jsonrpc::RpcError;
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"restore_document","title":"Restore a plan document","description":"Restore an archived Chopin document by ID or canonical URL.","inputSchema":"#,
     locator_input_schema!(),
-    r#","outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"}},"required":["id","title"],"additionalProperties":false},"#,
-    code_schema!(),
+    r#","outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"}},"required":["id","title"],"additionalProperties":false},"#,
+    code_schema!("repository-forbidden", "document-unavailable"),
     r#"]},"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}}"#
 );
 
 pub(crate) const INVALID: RpcError = RpcError {
     code: -32602,
-    message: "restore_document requires a document id or URL",
+    message: "restore_document requires an id or URL",
 };
 
 /// The host's answer to a restore effect.
@@ -23,7 +23,9 @@ pub(crate) const INVALID: RpcError = RpcError {
 /// document exists: give it only to a caller who may see the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RestoreAnswer<'a> {
-    /// Restored (or was not archived): the document's id and title.
+    /// Restored (or was not archived: upstream's `unchanged`, a success
+    /// alike): the document's id, title and description, if any
+    /// (its `archived_at` is never written).
     Restored(&'a DocumentSummary),
     /// The caller may see the document but not restore it
     /// (`repository-forbidden`).

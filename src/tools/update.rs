@@ -5,14 +5,28 @@
 use serde::{Deserialize, Serialize};
 
 use super::create::Brief;
-use super::{Code, Frame, brief_schema, fingerprint_of, issues_schema, locator, revision, text};
+use super::{
+    Code, Frame, brief_schema, code_schema, document_extras_schema, fingerprint_of, issues_schema,
+    locator, revision, text,
+};
 use crate::json::{self, Level, Raw, WriteJson};
 use crate::jsonrpc::RpcError;
 
 pub(crate) const DEFINITION: &str = concat!(
-    r#"{"name":"update_document","title":"Revise a plan document","description":"Replace a Chopin document's plan with a revised plan, if the document is still at the given revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":2048},"revision":{"type":"integer","minimum":0},"plan":{"type":"string","minLength":1},"idempotencyKey":{"type":"string","minLength":1,"maxLength":128}},"required":["id","revision","plan","idempotencyKey"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"brief":"#,
+    r#"{"name":"update_document","title":"Revise a plan document","description":"Replace a Chopin document's canonical plan against the revision last read.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":2048,"pattern":"\\S"},"revision":{"type":"integer","minimum":0},"plan":{"type":"string","minLength":1},"idempotencyKey":{"type":"string","minLength":1,"maxLength":128}},"required":["id","revision","plan","idempotencyKey"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"#,
+    document_extras_schema!(),
+    r#","brief":"#,
     brief_schema!(),
-    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","source","revision","url"],"additionalProperties":false},{"type":"object","properties":{"code":{"type":"string"},"revision":{"type":"integer","minimum":0}},"required":["code"],"additionalProperties":false},"#,
+    r#","source":{"type":"string"},"revision":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["id","title","source","revision","url"],"additionalProperties":false},{"type":"object","properties":{"code":{"const":"revision-conflict"},"revision":{"type":"integer","minimum":0}},"required":["code","revision"],"additionalProperties":false},"#,
+    code_schema!(
+        "idempotency-conflict",
+        "document-locked",
+        "protected-projection",
+        "document-archived",
+        "repository-forbidden",
+        "document-unavailable"
+    ),
+    ",",
     issues_schema!(),
     r#"]},"annotations":{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}}"#
 );
@@ -264,11 +278,22 @@ mod tests {
     }
 
     #[test]
-    fn the_code_variant_is_the_shared_one_with_the_current_revision() {
-        let mut code: serde_json::Value =
-            serde_json::from_str(super::super::code_schema!()).unwrap();
-        code["properties"]["revision"] = serde_json::json!({"type": "integer", "minimum": 0});
+    fn the_output_schema_has_the_document_the_revision_conflict_the_codes_and_the_issues() {
         let definition: serde_json::Value = serde_json::from_str(DEFINITION).unwrap();
-        assert_eq!(definition["outputSchema"]["oneOf"][1], code);
+        let variants = definition["outputSchema"]["oneOf"].as_array().unwrap();
+        assert_eq!(variants.len(), 4);
+        assert_eq!(
+            variants[1]["properties"]["code"],
+            serde_json::json!({"const": "revision-conflict"})
+        );
+        assert_eq!(
+            variants[1]["required"],
+            serde_json::json!(["code", "revision"])
+        );
+        let codes = variants[2]["properties"]["code"]["enum"]
+            .as_array()
+            .unwrap();
+        assert_eq!(codes.len(), 6);
+        assert!(variants[3]["properties"]["issues"].is_object());
     }
 }

@@ -26,6 +26,9 @@ pub use writes::{
 /// The seed's document.
 pub fn seed_document() -> Document {
     Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,
@@ -243,6 +246,8 @@ impl Host {
                                 && !self.archived.contains_key(&doc.id)
                         })
                         .map(|(_, doc)| DocumentSummary {
+                            archived_at: None,
+                            description: None,
                             id: doc.id.clone(),
                             title: doc.title.clone(),
                         })
@@ -457,6 +462,30 @@ impl Request {
             endpoint.handle(parts, self.chunks.iter().cloned().collect::<BodyChunks>())
         });
         Reply::from(host.drive(outcome, &mut std::iter::empty()))
+    }
+
+    /// Sends it through `Endpoint::handle`, authorized as `octocat`, with
+    /// `answer` as the host of every effect it asks for (a tool call asks
+    /// one); returns the reply and how many effects were asked.
+    pub fn answered(
+        &self,
+        endpoint: &Endpoint,
+        mut answer: impl FnMut(Outcome<String>) -> Outcome<String>,
+    ) -> (Reply, usize) {
+        let mut outcome = self.with_parts(|parts| {
+            endpoint.handle(parts, self.chunks.iter().cloned().collect::<BodyChunks>())
+        });
+        let mut effects = 0;
+        loop {
+            outcome = match outcome {
+                Outcome::Respond(response) => return (Reply::from(response), effects),
+                Outcome::Authenticate(auth) => auth.answer(Some("octocat".to_owned())),
+                effect => {
+                    effects += 1;
+                    answer(effect)
+                }
+            };
+        }
     }
 
     /// Sends it through `Endpoint::begin` (the incremental form), pushing

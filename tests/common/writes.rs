@@ -236,6 +236,8 @@ impl Host {
         }
         document.title = rename.title().to_owned();
         let renamed = DocumentSummary {
+            archived_at: None,
+            description: None,
             id: document.id.clone(),
             title: document.title.clone(),
         };
@@ -256,6 +258,7 @@ impl Host {
             .entry(document.id.clone())
             .or_insert_with(|| ARCHIVED_AT.to_owned());
         let archived = ArchivedDocument {
+            description: None,
             id: document.id.clone(),
             title: document.title.clone(),
             archived_at: archived_at.clone(),
@@ -274,6 +277,8 @@ impl Host {
         let document = &self.documents[index].1;
         self.archived.remove(&document.id);
         let restored = DocumentSummary {
+            archived_at: None,
+            description: None,
             id: document.id.clone(),
             title: document.title.clone(),
         };

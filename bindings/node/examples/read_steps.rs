@@ -36,6 +36,9 @@ fn main() {
     values[6] = Some(b"application/json");
     values[7] = Some(length.as_bytes());
     let found = DocumentRef {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4",
         title: "Release readiness",
         source: "# Release readiness\n",
@@ -69,6 +72,9 @@ fn main() {
     ];
     let endpoint = Endpoint::new(Config::new()).expect("an endpoint");
     let document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: found.id.into(),
         title: found.title.into(),
         brief: None,

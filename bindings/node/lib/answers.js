@@ -24,10 +24,26 @@ function badDocument(where, value) {
   fail(`${where} gave a document whose \`revision\` is ${describe(value.revision)}, not a whole number from 0`);
 }
 
-/** `[id, title, …]` as JSON, for the addon. */
+/**
+ * An optional string member `key` of `value`: the string, or undefined when
+ * absent or null; anything else is a TypeError.
+ */
+function optionalString(value, key, where) {
+  const member = value[key];
+  if (member === undefined || member === null) return undefined;
+  if (typeof member !== "string") fail(`${where} gave a document whose \`${key}\` is ${describe(member)}, not a string`);
+  return member;
+}
+
+/**
+ * The summaries as JSON, for the addon: `[id, title, …]`, or, when one has
+ * a `description` or an `archivedAt`, `[null, id, title, description,
+ * archivedAt, …]` (the last two a string or null).
+ */
 function flatSummaries(documents, where) {
   if (!Array.isArray(documents)) fail(`${where} must give an array of { id, title } or "forbidden", not ${describe(documents)}`);
   const flat = new Array(documents.length * 2);
+  let extras = false;
   for (let i = 0; i < documents.length; i++) {
     const summary = documents[i];
     if (!isObject(summary) || typeof summary.id !== "string" || typeof summary.title !== "string") {
@@ -35,11 +51,22 @@ function flatSummaries(documents, where) {
     }
     flat[2 * i] = summary.id;
     flat[2 * i + 1] = summary.title;
+    if (summary.description != null || summary.archivedAt != null) extras = true;
   }
-  return JSON.stringify(flat);
+  if (!extras) return JSON.stringify(flat);
+  const wide = new Array(1 + documents.length * 4);
+  wide[0] = null;
+  for (let i = 0; i < documents.length; i++) {
+    const summary = documents[i];
+    wide[1 + 4 * i] = summary.id;
+    wide[2 + 4 * i] = summary.title;
+    wide[3 + 4 * i] = optionalString(summary, "description", `${where} (index ${i})`) ?? null;
+    wide[4 + 4 * i] = optionalString(summary, "archivedAt", `${where} (index ${i})`) ?? null;
+  }
+  return JSON.stringify(wide);
 }
 
-const CREATE_KINDS = { created: 0, replayed: 1, conflict: 2, forbidden: 3, unavailable: 4 };
+const CREATE_KINDS = { created: 0, replayed: 1, conflict: 2, forbidden: 3, unavailable: 4, "title-taken": 5 };
 
 function isStrings(value) {
   return Array.isArray(value) && value.every((item) => typeof item === "string");
@@ -81,7 +108,10 @@ function answerRead(core, slot, document, where) {
     if (!isBrief(document.brief)) fail(`${where} gave a document whose \`brief\` is not ${BRIEF_KEYS}`);
     brief = JSON.stringify(briefOf(document.brief));
   }
-  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief);
+  const description = optionalString(document, "description", where);
+  const archivedAt = optionalString(document, "archivedAt", where);
+  const url = optionalString(document, "url", where);
+  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief, description, archivedAt, url);
 }
 
 /** The fields of a created document but its source, as JSON for the addon. */
@@ -179,32 +209,46 @@ function answerUpdate(core, slot, answer, plan, where) {
   return native.answerUpdate(core, slot, kind, JSON.stringify(fields), source === plan ? undefined : source);
 }
 
-const RENAME_KINDS = { renamed: 0, archived: 1, conflict: 2, forbidden: 3, unavailable: 4 };
-const ARCHIVE_KINDS = { archived: 0, forbidden: 3, unavailable: 4 };
-const RESTORE_KINDS = { restored: 0, forbidden: 3, unavailable: 4 };
+// "unchanged" (upstream's: nothing to change) succeeds as the change does.
+const RENAME_KINDS = { renamed: 0, unchanged: 0, archived: 1, conflict: 2, forbidden: 3, unavailable: 4 };
+const ARCHIVE_KINDS = { archived: 0, unchanged: 0, forbidden: 3, unavailable: 4 };
+const RESTORE_KINDS = { restored: 0, unchanged: 0, forbidden: 3, unavailable: 4 };
 
-/** Answers a rename effect: { kind: "renamed", document: { id, title } } or a code. */
+/** Answers a rename effect: { kind: "renamed" | "unchanged", document: { id, title, description? } } or a code. */
 function answerRename(core, slot, answer, where) {
   const kind = kindOf(answer, RENAME_KINDS, where);
   if (kind !== 0) return native.answerRename(core, slot, kind);
   const [id, title] = stringsOf(answer, ["id", "title"], where);
-  return native.answerRename(core, slot, kind, id, title);
+  const description = optionalString(answer.document, "description", where);
+  return native.answerRename(core, slot, kind, id, title, description);
 }
 
-/** Answers an archive effect: { kind: "archived", document: { id, title, archivedAt } } or a code. */
+/** Answers an archive effect: { kind: "archived" | "unchanged", document: { id, title, description?, archivedAt } } or a code. */
 function answerArchive(core, slot, answer, where) {
   const kind = kindOf(answer, ARCHIVE_KINDS, where);
   if (kind !== 0) return native.answerArchive(core, slot, kind);
   const [id, title, archivedAt] = stringsOf(answer, ["id", "title", "archivedAt"], where);
-  return native.answerArchive(core, slot, kind, id, title, archivedAt);
+  const description = optionalString(answer.document, "description", where);
+  return native.answerArchive(core, slot, kind, id, title, archivedAt, description);
 }
 
-/** Answers a restore effect: { kind: "restored", document: { id, title } } or a code. */
+/** Answers a restore effect: { kind: "restored" | "unchanged", document: { id, title, description? } } or a code. */
 function answerRestore(core, slot, answer, where) {
   const kind = kindOf(answer, RESTORE_KINDS, where);
   if (kind !== 0) return native.answerRestore(core, slot, kind);
   const [id, title] = stringsOf(answer, ["id", "title"], where);
-  return native.answerRestore(core, slot, kind, id, title);
+  const description = optionalString(answer.document, "description", where);
+  return native.answerRestore(core, slot, kind, id, title, description);
 }
 
-module.exports = { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };
+/**
+ * Answers a document URL's read with `document` (a Document, or undefined /
+ * null for absent: 404): only its source and revision are served.
+ */
+function answerDocument(core, slot, document, where) {
+  if (document === undefined || document === null) return native.documentAnswer(core, slot);
+  if (typeof document !== "object" || !isDocument(document)) badDocument(where, document);
+  return native.documentAnswer(core, slot, document.source, document.revision);
+}
+
+module.exports = { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };

@@ -5,10 +5,10 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
+const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
 
 const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
@@ -30,6 +30,10 @@ function drive(core, settings, hosts, keepAliveMs) {
   // One promise a request: the exchange's failure is handled in the same
   // async function (a .catch on it was a second promise and a closure).
   async function mcp(request) {
+    if (request.url.includes(DOCUMENTS)) {
+      const id = documentIdOf(request.url);
+      if (id !== null) return document(request, id);
+    }
     const slot = core.take();
     try {
       const method = request.method;
@@ -85,7 +89,10 @@ function drive(core, settings, hosts, keepAliveMs) {
             out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
             break;
           case LIST:
-            out = answerList(endpoint, slot, await documents.list(who, out.slice(1)), "documents.list");
+            out = answerList(endpoint, slot, await documents.list(who, out.slice(1), false), "documents.list");
+            break;
+          case LIST_ARCHIVED:
+            out = answerList(endpoint, slot, await documents.list(who, out.slice(1), true), "documents.list");
             break;
           case CREATE: {
             const { input, client } = createInput(out, native.plan(endpoint, slot));
@@ -126,6 +133,37 @@ function drive(core, settings, hosts, keepAliveMs) {
     }
   }
 
+  /**
+   * A request to a document's URL (`/documents/<id>`, as the reference
+   * server serves it): started, its caller found, the document read by
+   * `documents.read(caller, id)`; the endpoint decides every answer.
+   */
+  async function document(request, id) {
+    const slot = core.take();
+    try {
+      let out = native.documentStart(endpoint, slot, request.method, id, flatWebHeaders(request.headers));
+      if (out.charCodeAt(0) === AUTHENTICATE) {
+        let answer = caller(request);
+        if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
+        const verdict = verdictOf(answer);
+        const who = verdict === 2 ? answer.caller : answer;
+        out = native.documentAuthenticate(endpoint, slot, verdict, verdict === 2 ? answer.scopes : undefined);
+        if (out.charCodeAt(0) === DOCUMENT_READ) {
+          out = answerDocument(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
+        }
+      }
+      const head = core.head(out);
+      const body = core.body(out, slot);
+      core.give(slot);
+      // A HEAD is answered with the GET's head alone.
+      return new Response(request.method === "HEAD" || body.length === 0 ? null : body, head.init);
+    } catch (error) {
+      native.release(endpoint, slot);
+      core.give(slot);
+      throw error;
+    }
+  }
+
   /** The response of `out`; the slot is free again once it is made. */
   function respond(slot, out, request) {
     const response = webResponse(core, slot, out, request, keepAliveMs);
@@ -133,6 +171,27 @@ function drive(core, settings, hosts, keepAliveMs) {
     return response;
   }
   return mcp;
+}
+
+const DOCUMENTS = "/documents/";
+
+/**
+ * The document id a request URL's path names, `/documents/<id>` (one path
+ * segment, percent-decoded, as the reference server reads it; a malformed
+ * escape is an id no document has), or null for any other path.
+ */
+function documentIdOf(url) {
+  const target = targetOf(url);
+  const end = target.search(/[?#]/);
+  const path = end < 0 ? target : target.slice(0, end);
+  if (!path.startsWith(DOCUMENTS)) return null;
+  const segment = path.slice(DOCUMENTS.length);
+  if (segment.includes("/")) return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return "";
+  }
 }
 
 /**

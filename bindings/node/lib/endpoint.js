@@ -4,7 +4,7 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
@@ -16,6 +16,7 @@ const KINDS = {
   [AUTHENTICATE]: "authenticate",
   [BODY]: "body",
   [LIST]: "list",
+  [LIST_ARCHIVED]: "list",
   [READ]: "read",
   [CREATE]: "create",
   [UPDATE]: "update",
@@ -114,6 +115,7 @@ class Exchange {
   #client = undefined;
   #head = null;
   #body = "";
+  #archived = false;
 
   constructor(core, slot, out) {
     this.#core = core;
@@ -135,6 +137,7 @@ class Exchange {
       return;
     }
     this.kind = KINDS[tag];
+    this.#archived = tag === LIST_ARCHIVED;
     if (tag === CREATE || tag === UPDATE) {
       const read = tag === CREATE ? createInput : updateInput;
       ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
@@ -212,6 +215,12 @@ class Exchange {
   get repository() {
     this.#expect("list", "repository");
     return this.#payload;
+  }
+
+  /** Whether a "list" step asks for archived documents too (`includeArchived`). */
+  get includeArchived() {
+    this.#expect("list", "includeArchived");
+    return this.#archived;
   }
 
   /** The document a "read" step asks for (an id), or an "archive", "restore" or "read_implementation" step (an id or URL, as sent). */

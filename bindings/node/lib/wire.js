@@ -11,12 +11,14 @@ const APART = 80; // P: the body crosses apart
 const AUTHENTICATE = 97; // a
 const BODY = 98; // b
 const LIST = 108; // l
+const LIST_ARCHIVED = 65; // A: list, archived documents too (includeArchived)
 const READ = 114; // r
 const CREATE = 99; // c
 const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const DOCUMENT_READ = 100; // d: a document URL's read (the id follows)
 const READ_IMPLEMENTATION = 73; // I
 const START_IMPLEMENTATION = 83; // S
 const REPORT = 76; // L
@@ -102,12 +104,14 @@ module.exports = {
   AUTHENTICATE,
   BODY,
   LIST,
+  LIST_ARCHIVED,
   READ,
   CREATE,
   UPDATE,
   RENAME,
   ARCHIVE,
   RESTORE,
+  DOCUMENT_READ,
   READ_IMPLEMENTATION,
   START_IMPLEMENTATION,
   REPORT,

@@ -5,10 +5,10 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, Endpoint, LifecycleAnswer, ListDocuments, Outcome, ReadDocument, ReadImplementation,
-    ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle, RequestParts,
-    Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation, UpdateAnswer,
-    UpdateDocument,
+    Document, DocumentAuthenticate, DocumentRead, Endpoint, LifecycleAnswer, ListDocuments,
+    Outcome, ReadDocument, ReadImplementation, ReadImplementationAnswer, RenameAnswer,
+    RenameDocument, ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument,
+    StartAnswer, StartImplementation, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -49,6 +49,10 @@ pub(crate) enum Pending {
     ReportLifecycle(ReportLifecycle<()>),
     /// A response whose body crosses apart ([`Core::body`]), until it has.
     Reply(Response),
+    /// A request to a document's URL, waiting for its caller.
+    DocumentAuthenticate(DocumentAuthenticate<()>),
+    /// A request to a document's URL, waiting for the document.
+    DocumentRead(DocumentRead<()>),
 }
 
 impl Pending {
@@ -108,6 +112,20 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_document_auth(self) -> Option<DocumentAuthenticate<()>> {
+        match self {
+            Pending::DocumentAuthenticate(auth) => Some(auth),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_document_read(self) -> Option<DocumentRead<()>> {
+        match self {
+            Pending::DocumentRead(read) => Some(read),
+            _ => None,
+        }
+    }
+
     pub(crate) fn into_restore(self) -> Option<RestoreDocument<()>> {
         match self {
             Pending::Restore(restore) => Some(restore),
@@ -130,6 +148,8 @@ impl Pending {
             Pending::StartImplementation(_) => "start_implementation",
             Pending::ReportLifecycle(_) => "report",
             Pending::Reply(_) => "reply",
+            Pending::DocumentAuthenticate(_) => "document authenticate",
+            Pending::DocumentRead(_) => "document read",
         }
     }
 }
@@ -159,6 +179,9 @@ impl Core {
             heads: wire::Heads::default(),
             out: Vec::new(),
             document: Document {
+                archived_at: None,
+                description: None,
+                url: None,
                 id: String::new(),
                 title: String::new(),
                 brief: None,

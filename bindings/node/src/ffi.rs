@@ -167,11 +167,22 @@ unsafe extern "C" fn answer_list(env: sys::napi_env, info: sys::napi_callback_in
     })
 }
 
-/// `answerRead(core, slot, id, title, source, revision, brief?)`: the brief
-/// as JSON.
+/// `answerRead(core, slot, id, title, source, revision, brief?,
+/// description?, archivedAt?, url?)`: the brief as JSON.
 unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, id, title, source, revision, brief] = args::<7>(env, info)?;
+        let [
+            core,
+            slot,
+            id,
+            title,
+            source,
+            revision,
+            brief,
+            description,
+            archived_at,
+            url,
+        ] = args::<10>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let (mut id_text, mut title_text, mut source_text) =
             (Text::new(), Text::new(), Text::new());
@@ -189,11 +200,15 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
                     .map_err(|error| Fault::Misuse(format!("a document's brief: {error}")))?,
             )
         };
+        let mut extra_texts = (Text::new(), Text::new(), Text::new());
         let found = DocumentRef {
             id,
             title,
             source,
             revision,
+            description: optional(env, &mut extra_texts.0, description)?,
+            archived_at: optional(env, &mut extra_texts.1, archived_at)?,
+            url: optional(env, &mut extra_texts.2, url)?,
         };
         outcome(env, core, |core| core.answer_found(slot, found, brief))
     })
@@ -260,11 +275,11 @@ type SummaryAnswer = for<'c, 't> fn(
     &'c mut Core,
     u32,
     ChangeKind,
-    Option<(&'t str, &'t str)>,
+    Option<(&'t str, &'t str, Option<&'t str>)>,
 ) -> Result<&'c [u8], Misuse>;
 
-/// A rename's or restore's answer, `(core, slot, kind, id?, title?)`,
-/// given to `answer`.
+/// A rename's or restore's answer, `(core, slot, kind, id?, title?,
+/// description?)`, given to `answer`.
 ///
 /// # Safety
 /// `env` and `info` are a running callback's.
@@ -275,39 +290,51 @@ unsafe fn answer_summary(
 ) -> Result<Value, Fault> {
     // SAFETY: per this function's contract.
     unsafe {
-        let [core, slot, kind, id, title] = args::<5>(env, info)?;
+        let [core, slot, kind, id, title, description] = args::<6>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let kind = ChangeKind::of(u32_of(env, kind)?)?;
         let mut texts = (Text::new(), Text::new());
-        let document = pair(env, &mut texts, id, title)?;
+        let mut description_text = Text::new();
+        let document = match pair(env, &mut texts, id, title)? {
+            Some((id, title)) => Some((
+                id,
+                title,
+                optional(env, &mut description_text, description)?,
+            )),
+            None => None,
+        };
         outcome(env, core, |core| answer(core, slot, kind, document))
     }
 }
 
-/// `answerRename(core, slot, kind, id?, title?)`.
+/// `answerRename(core, slot, kind, id?, title?, description?)`.
 unsafe extern "C" fn answer_rename(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         answer_summary(env, info, Core::answer_rename)
     })
 }
 
-/// `answerArchive(core, slot, kind, id?, title?, archivedAt?)`.
+/// `answerArchive(core, slot, kind, id?, title?, archivedAt?,
+/// description?)`.
 unsafe extern "C" fn answer_archive(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, kind, id, title, archived_at] = args::<6>(env, info)?;
+        let [core, slot, kind, id, title, archived_at, description] = args::<7>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let kind = ChangeKind::of(u32_of(env, kind)?)?;
         let mut texts = (Text::new(), Text::new());
-        let mut at_text = Text::new();
+        let (mut at_text, mut description_text) = (Text::new(), Text::new());
         let document = match pair(env, &mut texts, id, title)? {
-            Some((id, title)) => Some((id, title, at_text.read(env, archived_at)?)),
+            Some((id, title)) => {
+                let description = optional(env, &mut description_text, description)?;
+                Some(((id, title, description), at_text.read(env, archived_at)?))
+            }
             None => None,
         };
         outcome(env, core, |core| core.answer_archive(slot, kind, document))
     })
 }
 
-/// `answerRestore(core, slot, kind, id?, title?)`.
+/// `answerRestore(core, slot, kind, id?, title?, description?)`.
 unsafe extern "C" fn answer_restore(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         answer_summary(env, info, Core::answer_restore)

@@ -110,6 +110,73 @@ pub fn metadata(
     Ok(out)
 }
 
+/// Starts a request to the URL of document `id` in `slot` (headers
+/// listed): an outcome string (`src/wire.rs`).
+#[napi(catch_unwind)]
+pub fn document_start(
+    core: u32,
+    slot: u32,
+    method: String,
+    id: String,
+    headers: String,
+) -> napi::Result<String> {
+    let out = ffi::with(core, |core| {
+        core.document_start(slot, &method, &id, headers.as_bytes())
+            .map(|out| String::from_utf8_lossy(out).into_owned())
+    })??;
+    Ok(out)
+}
+
+/// Answers a document request's authentication: `verdict` as
+/// `authenticate`'s, with the scopes of a scoped caller.
+#[napi(catch_unwind)]
+pub fn document_authenticate(
+    core: u32,
+    slot: u32,
+    verdict: u32,
+    scopes: Option<Vec<String>>,
+) -> napi::Result<String> {
+    let verdict = Verdict::of(verdict)?;
+    let out = ffi::with(core, |core| {
+        core.document_authenticate(slot, verdict, &scopes.unwrap_or_default())
+            .map(|out| String::from_utf8_lossy(out).into_owned())
+    })??;
+    Ok(out)
+}
+
+/// Answers a document request's read: the document's source and revision,
+/// or neither (404).
+#[napi(catch_unwind)]
+pub fn document_answer(
+    core: u32,
+    slot: u32,
+    source: Option<String>,
+    revision: Option<f64>,
+) -> napi::Result<String> {
+    let found = match (source, revision) {
+        (Some(source), Some(revision)) => {
+            if !(0.0..=9_007_199_254_740_991.0).contains(&revision) || revision.fract() != 0.0 {
+                return Err(Error::new(
+                    Status::InvalidArg,
+                    "a revision: a whole number from 0",
+                ));
+            }
+            Some((source, revision as u64))
+        }
+        _ => None,
+    };
+    let out = ffi::with(core, |core| {
+        core.document_answer(
+            slot,
+            found
+                .as_ref()
+                .map(|(source, revision)| (source.as_str(), *revision)),
+        )
+        .map(|out| String::from_utf8_lossy(out).into_owned())
+    })??;
+    Ok(out)
+}
+
 /// How many exchanges wait for the host (for tests: none is left behind).
 #[napi(catch_unwind)]
 pub fn in_flight(core: u32) -> napi::Result<u32> {

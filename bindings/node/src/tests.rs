@@ -18,6 +18,9 @@ fn a_read_goes_authenticate_body_read_respond_and_frees_its_slot() {
     assert_eq!(text(core.finish(0, Some(READ.as_bytes()))), "rplan-1");
     assert_eq!(core.in_flight(), 1);
     let document = DocumentRef {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "plan-1",
         title: "Plan",
         source: "# Plan\n",
@@ -48,6 +51,9 @@ fn a_body_from_the_apart_size_crosses_apart_from_its_head() {
         core.authenticate(0, Verdict::Caller, &[], Some(READ.as_bytes()))
             .unwrap();
         let document = DocumentRef {
+            archived_at: None,
+            description: None,
+            url: None,
             id: "plan-1",
             title: "Plan",
             source,
@@ -268,7 +274,7 @@ fn the_lifecycle_effects_carry_their_input_and_take_their_answers() {
 
     let out = effect(&mut core, "rename_document", r#"{"id":"é","title":" T "}"#);
     assert_eq!(out, "n1:éT");
-    let out = text(core.answer_rename(0, ChangeKind::Done, Some(("é", "T"))));
+    let out = text(core.answer_rename(0, ChangeKind::Done, Some(("é", "T", None))));
     assert!(
         out.contains(r#""structuredContent":{"id":"é","title":"T"}"#),
         "{out}"
@@ -283,7 +289,7 @@ fn the_lifecycle_effects_carry_their_input_and_take_their_answers() {
         "an archive is answered archived, forbidden or unavailable"
     );
     // A misuse leaves the exchange waiting for its answer.
-    let out = text(core.answer_archive(0, ChangeKind::Done, Some(("d", "T", "then"))));
+    let out = text(core.answer_archive(0, ChangeKind::Done, Some((("d", "T", None), "then"))));
     assert!(
         out.contains(r#""structuredContent":{"id":"d","title":"T","archivedAt":"then"}"#),
         "{out}"

@@ -32,6 +32,7 @@
 //! | `a` | authenticate | — |
 //! | `b` | push the body (also: a push taken in) | — |
 //! | `l` | list documents | the repository |
+//! | `A` | list documents, archived ones too (`includeArchived`) | the repository |
 //! | `r` | read a document | the id |
 //! | `c` | create a document | the host input but its plan, as JSON (the plan crosses apart: `plan`) |
 //! | `u` | update a document | as `c`: the host input but its plan as JSON (`{id, revision, idempotencyKey, fingerprint}`) |

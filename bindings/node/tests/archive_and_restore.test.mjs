@@ -72,7 +72,7 @@ test("an Endpoint's archive and restore steps carry the locator and take each an
   assert.equal(step.id, "/documents/d");
   step = step.answer({ kind: "forbidden" });
   assert.deepEqual(JSON.parse(step.body).result.structuredContent, { code: "repository-forbidden" });
-  assert.throws(() => begin("archive_document").answer({ kind: "restored", document: { id: "d", title: "T" } }), /answer\(archived\) must give \{ kind: "archived" \| "forbidden" \| "unavailable" \}/);
+  assert.throws(() => begin("archive_document").answer({ kind: "restored", document: { id: "d", title: "T" } }), /answer\(archived\) must give \{ kind: "archived" \| "unchanged" \| "forbidden" \| "unavailable" \}/);
   assert.throws(() => begin("restore_document").answer({ kind: "archived" }), /answer\(restored\) must give \{ kind: "restored"/);
   assert.throws(() => begin("archive_document").answer({ kind: "archived", document: { id: "d", title: "T" } }), /`archivedAt` is undefined/);
 });

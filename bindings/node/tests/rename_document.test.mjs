@@ -63,7 +63,7 @@ test("an Endpoint's rename step carries the input and takes each answer", () => 
 
 test("a rename answer that is not what its type says rejects with a TypeError naming it", async () => {
   for (const [answer, says] of [
-    [{ kind: "locked" }, /rename\.rename must give \{ kind: "renamed" \| "archived" \| "conflict" \| "forbidden" \| "unavailable" \}/],
+    [{ kind: "locked" }, /rename\.rename must give \{ kind: "renamed" \| "unchanged" \| "archived" \| "conflict" \| "forbidden" \| "unavailable" \}/],
     [{ kind: "renamed" }, /"renamed" answer carries a document/],
     [{ kind: "renamed", document: { id: "d" } }, /`title` is undefined/],
   ]) {

@@ -69,6 +69,8 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
                 let summaries: Vec<DocumentSummary> = (host.documents.values())
                     .filter(|(repository, _)| repository == list.repository())
                     .map(|(_, doc)| DocumentSummary {
+                        archived_at: None,
+                        description: None,
                         id: doc.id.clone(),
                         title: doc.title.clone(),
                     })
@@ -146,6 +148,9 @@ async fn main() -> Result<(), String> {
         }
     }
     let seed = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: "Release readiness".into(),
         brief: None,

@@ -44,6 +44,7 @@ fn answer(archive: ArchiveDocument<Caller>, stored: ArchiveOutcome) -> Done {
         } => (
             ArchiveResult::Archived,
             archive.answer(ArchiveAnswer::Archived(&ArchivedDocument {
+                description: None,
                 id,
                 title,
                 archived_at,

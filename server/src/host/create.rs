@@ -13,7 +13,7 @@ impl Host {
     pub(super) async fn create(&self, create: CreateDocument<Caller>) -> Result<Done, StoreError> {
         let (draft, id) = draft(&create);
         let stored = self.store.create(create.caller(), &id, &draft).await?;
-        Ok(answer(create, stored))
+        Ok(answer(create, stored, self.public_url()))
     }
 }
 
@@ -21,10 +21,11 @@ impl Host {
 pub(super) fn create_blocking(
     store: &Sqlite,
     create: CreateDocument<Caller>,
+    public_url: Option<&str>,
 ) -> Result<Done, StoreError> {
     let (draft, id) = draft(&create);
     let stored = store.create(create.caller(), &id, &draft)?;
-    Ok(answer(create, stored))
+    Ok(answer(create, stored, public_url))
 }
 
 /// The create's draft for the store, and a fresh document id.
@@ -44,9 +45,9 @@ fn draft(create: &CreateDocument<Caller>) -> (Draft, String) {
 
 /// Answers a create with what the store did, and names the result for logs
 /// and metrics.
-fn answer(create: CreateDocument<Caller>, stored: CreateOutcome) -> Done {
+fn answer(create: CreateDocument<Caller>, stored: CreateOutcome, public_url: Option<&str>) -> Done {
     let (result, next) = match stored {
-        CreateOutcome::New(created) => match document(created) {
+        CreateOutcome::New(created) => match document(created, public_url) {
             Some(document) => (
                 CreateResult::Created,
                 create.answer(CreateAnswer::Created(&document)),
@@ -56,7 +57,7 @@ fn answer(create: CreateDocument<Caller>, stored: CreateOutcome) -> Done {
                 create.answer(CreateAnswer::Unavailable),
             ),
         },
-        CreateOutcome::Replayed(created) => match document(created) {
+        CreateOutcome::Replayed(created) => match document(created, public_url) {
             Some(document) => (
                 CreateResult::Replayed,
                 create.answer(CreateAnswer::Replayed(&document)),
@@ -80,7 +81,7 @@ fn answer(create: CreateDocument<Caller>, stored: CreateOutcome) -> Done {
 
 /// The stored document as the tool returns it; `None` (logged) if its stored
 /// brief no longer parses, so no partial document is ever sent.
-fn document(created: Created) -> Option<CreatedDocument> {
+fn document(created: Created, public_url: Option<&str>) -> Option<CreatedDocument> {
     let brief = match serde_json::from_str(&created.brief) {
         Ok(brief) => brief,
         Err(error) => {
@@ -97,6 +98,6 @@ fn document(created: Created) -> Option<CreatedDocument> {
         brief,
         source: created.document.source,
         revision: created.document.revision,
-        url: created.url,
+        url: super::public_url_of(public_url, created.url),
     })
 }

@@ -32,7 +32,12 @@ fn answer(rename: RenameDocument<Caller>, stored: RenameOutcome) -> Done {
     let (result, next) = match stored {
         RenameOutcome::Renamed { id, title } => (
             RenameResult::Renamed,
-            rename.answer(RenameAnswer::Renamed(&DocumentSummary { id, title })),
+            rename.answer(RenameAnswer::Renamed(&DocumentSummary {
+                archived_at: None,
+                description: None,
+                id,
+                title,
+            })),
         ),
         RenameOutcome::Archived => (
             RenameResult::Archived,

@@ -32,7 +32,12 @@ fn answer(restore: RestoreDocument<Caller>, stored: RestoreOutcome) -> Done {
     let (result, next) = match stored {
         RestoreOutcome::Restored { id, title } => (
             RestoreResult::Restored,
-            restore.answer(RestoreAnswer::Restored(&DocumentSummary { id, title })),
+            restore.answer(RestoreAnswer::Restored(&DocumentSummary {
+                archived_at: None,
+                description: None,
+                id,
+                title,
+            })),
         ),
         RestoreOutcome::Unavailable => (
             RestoreResult::Unavailable,

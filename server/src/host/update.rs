@@ -13,7 +13,7 @@ impl Host {
     /// key; answered once it committed.
     pub(super) async fn update(&self, update: UpdateDocument<Caller>) -> Result<Done, StoreError> {
         let stored = self.store.update(update.caller(), &input(&update)).await?;
-        Ok(answer(update, stored))
+        Ok(answer(update, stored, self.public_url()))
     }
 }
 
@@ -21,9 +21,10 @@ impl Host {
 pub(super) fn update_blocking(
     store: &Sqlite,
     update: UpdateDocument<Caller>,
+    public_url: Option<&str>,
 ) -> Result<Done, StoreError> {
     let stored = store.update(update.caller(), &input(&update))?;
-    Ok(answer(update, stored))
+    Ok(answer(update, stored, public_url))
 }
 
 /// What the store is asked: the locator as sent, the canonical plan.
@@ -41,15 +42,15 @@ fn input(update: &UpdateDocument<Caller>) -> Update {
 /// Answers an update with what the store did, and names the result for
 /// logs and metrics. The store never answers `forbidden` (a document the
 /// caller may not see is `unavailable`) or `protected`.
-fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome) -> Done {
+fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome, public_url: Option<&str>) -> Done {
     let (result, next) = match stored {
         UpdateOutcome::Updated(revised) => (
             UpdateResult::Updated,
-            update.answer(UpdateAnswer::Updated(&document(revised))),
+            update.answer(UpdateAnswer::Updated(&document(revised, public_url))),
         ),
         UpdateOutcome::Replayed(revised) => (
             UpdateResult::Replayed,
-            update.answer(UpdateAnswer::Replayed(&document(revised))),
+            update.answer(UpdateAnswer::Replayed(&document(revised, public_url))),
         ),
         UpdateOutcome::Conflict => (
             UpdateResult::Conflict,
@@ -73,8 +74,9 @@ fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome) -> Done {
 }
 
 /// The document as the tool returns it (the store parsed its brief).
-fn document(revised: Revised) -> UpdatedDocument {
+fn document(revised: Revised, public_url: Option<&str>) -> UpdatedDocument {
     let Revised { document, url } = revised;
+    let url = super::public_url_of(public_url, url);
     UpdatedDocument {
         id: document.id,
         title: document.title,

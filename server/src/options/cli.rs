@@ -111,6 +111,10 @@ struct Serving {
         verbatim_doc_comment
     )]
     instructions_file: Option<PathBuf>,
+    /// where clients reach this server, http(s)://HOST[:PORT][/PATH]: the
+    /// documents' url is then URL/documents/ID (default /documents/ID)
+    #[arg(long, value_name = "URL", value_parser = values::public_url, allow_hyphen_values = true, verbatim_doc_comment)]
+    public_url: Option<String>,
 }
 
 /// Where the documents and tokens are kept.
@@ -241,6 +245,7 @@ impl Cli {
             origins: serving.origins,
             resource_metadata: serving.resource_metadata,
             instructions_file: serving.instructions_file,
+            public_url: serving.public_url,
             log_format: operations.log_format.unwrap_or(LogFormat::Text),
             shutdown_timeout: operations
                 .shutdown_timeout

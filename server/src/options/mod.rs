@@ -71,6 +71,10 @@ pub struct Options {
     pub resource_metadata: Option<String>,
     /// `--instructions-file`: replaces the built-in instructions.
     pub instructions_file: Option<PathBuf>,
+    /// `--public-url`, without a trailing `/`: documents' `url` is
+    /// `<public-url>/documents/<id>` (SURFACE.md §3); `None`:
+    /// `/documents/<id>`.
+    pub public_url: Option<String>,
     pub log_format: LogFormat,
     /// How long requests in flight may take to finish after SIGTERM/SIGINT.
     pub shutdown_timeout: Duration,

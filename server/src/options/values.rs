@@ -112,3 +112,30 @@ pub fn statement_timeout(text: &str) -> Result<Duration, String> {
         format!("--db-statement-timeout: {text:?} is not a number of seconds from 0 to 86400")
     })
 }
+
+/// `--public-url`: an absolute `http://` or `https://` URL with a host and
+/// no query, fragment or whitespace, kept without its trailing `/`s.
+pub fn public_url(text: &str) -> Result<String, String> {
+    let refused = || {
+        format!(
+            "--public-url {text:?}: expected http(s)://HOST[:PORT][/PATH], \
+             without a query or fragment"
+        )
+    };
+    let lower = text.get(..8).unwrap_or(text).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &text[8..]
+    } else if lower.starts_with("http://") {
+        &text[7..]
+    } else {
+        return Err(refused());
+    };
+    let host = rest.split('/').next().unwrap_or_default();
+    let bad = host.is_empty()
+        || text.contains(['?', '#'])
+        || text.chars().any(|c| c.is_whitespace() || c.is_control());
+    if bad {
+        return Err(refused());
+    }
+    Ok(text.trim_end_matches('/').to_owned())
+}

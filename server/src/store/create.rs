@@ -40,9 +40,11 @@ pub enum CreateOutcome {
     Forbidden,
 }
 
-/// A created document as a create answers it, with its canonical URL.
-pub(super) fn created(document: Document, brief: String) -> Created {
-    let url = format!("/documents/{}", document.id);
+/// A created document as a create answers it, with its canonical URL (also
+/// in the document's `url`, as a read gives it).
+pub(super) fn created(mut document: Document, brief: String) -> Created {
+    let url = super::documents::url_of(&document.id);
+    document.url = Some(url.clone());
     Created {
         document,
         brief,
@@ -54,6 +56,9 @@ pub(super) fn created(document: Document, brief: String) -> Created {
 /// each engine answers it once it committed.
 pub(super) fn new_document(id: &str, draft: &Draft) -> CreateOutcome {
     let document = Document {
+        archived_at: None,
+        description: None,
+        url: None,
         id: id.to_owned(),
         title: draft.title.clone(),
         brief: None,

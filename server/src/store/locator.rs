@@ -1,6 +1,8 @@
-//! Which document a write tool's `id` names (LIFECYCLE.md §1): a document
-//! id, or the document's canonical URL as the servers give it (`url`:
-//! `/documents/<id>`), also absolute with any host.
+//! Which document a read's or a write tool's `id` names (LIFECYCLE.md §1,
+//! SURFACE.md §3): a document id, or the document's canonical URL as the
+//! servers give it (`url`: `/documents/<id>`, or
+//! `<public-url>/documents/<id>`), also absolute with any host and any path
+//! before `/documents/`.
 
 use std::borrow::Cow;
 
@@ -8,8 +10,9 @@ use std::borrow::Cow;
 const PATH: &str = "/documents/";
 
 /// The document id `locator` names: the `<id>` of `/documents/<id>` or of
-/// `http://HOST/documents/<id>` / `https://HOST/documents/<id>` (the scheme
-/// in any case, any non-empty host), where `<id>` is one non-empty path
+/// `http://HOST[/PATH]/documents/<id>` / `https://HOST[/PATH]/documents/<id>`
+/// (the scheme in any case, any non-empty host, any path before it: a
+/// `--public-url` with a path), where `<id>` is one non-empty path
 /// segment, percent-decoded to UTF-8, and there is no query or fragment;
 /// anything else (a malformed escape included) is itself the id, exactly as
 /// sent. One pass over the locator; borrowed unless an escape was decoded.
@@ -25,10 +28,11 @@ fn url_segment(locator: &str) -> Option<&str> {
     let path = match after_scheme(locator) {
         Some(rest) => {
             let (host, path) = rest.split_at(rest.find('/')?);
-            if host.is_empty() || host.contains(['?', '#']) {
+            if host.is_empty() || rest.contains(['?', '#']) {
                 return None;
             }
-            path
+            // The last `/documents/`: a public URL's path may come before.
+            &path[path.rfind(PATH)?..]
         }
         None => locator,
     };

@@ -12,14 +12,17 @@
 //!   the earlier creation (the document as created: revision 0, its first
 //!   title and plan), a conflict (the key was used for another request) or
 //!   forbidden;
-//! - an update, a rename, an archive and a restore (LIFECYCLE.md §2–§4) name
-//!   their document by id or canonical URL ([`document_id`]); a caller
+//! - a read, an update, an archive and a restore (LIFECYCLE.md §2, §4;
+//!   SURFACE.md §3) name their document by id or canonical URL
+//!   ([`document_id`]); a rename by its id only (SURFACE.md §6); a caller
 //!   without a grant on its repository gets `Unavailable`, as for a missing
 //!   one. An update is a compare-and-set of the revision, keyed by caller +
-//!   idempotency key among updates (only an applied update records its key;
-//!   a replay answers the document as that update left it); every replaced
-//!   plan and title stays in the store (`plan_history`, `title_history`);
-//!   archived documents are out of lists and reads;
+//!   idempotency key among updates (an applied update records its key, and
+//!   so does a no-op one, whose plan equals the stored one: it stores no
+//!   revision; a replay answers the document as that update left it);
+//!   every replaced plan and title stays in the store (`plan_history`,
+//!   `title_history`); archived documents are out of lists unless asked
+//!   for, and are read, with their `archivedAt` (SURFACE.md §2, §3);
 //! - every write is one transaction, answered only after it committed (and,
 //!   on SQLite files, was synced);
 //! - reads never wait for a connection held by a create: each engine keeps
@@ -97,7 +100,7 @@ pub use sqlite::Sqlite;
 pub use tokens::{TokenAdded, token_digest};
 pub use update::{Revised, Update, UpdateOutcome};
 
-pub(crate) use documents::revision_of;
+pub(crate) use documents::{revision_of, url_of, write_url};
 pub(crate) use tokens::push_hex;
 
 /// The store of a server: one engine or the other.
@@ -178,15 +181,17 @@ contract! {
     /// (for `/readyz`).
     fn ready() -> ();
 
-    /// The live documents of `repository`, ordered by title then id
-    /// (byte-wise), or [`Listing::Forbidden`] when `caller` has no grant
+    /// The live documents of `repository` (with `include_archived`, the
+    /// archived ones too, with their `archived_at`), ordered by title then
+    /// id (byte-wise), or [`Listing::Forbidden`] when `caller` has no grant
     /// for it.
-    fn list(caller: &str, repository: &str) -> Listing<Vec<DocumentSummary>>;
+    fn list(caller: &str, repository: &str, include_archived: bool) -> Listing<Vec<DocumentSummary>>;
 
-    /// The document `id`, when it exists, is not archived and `caller` may
-    /// see it, with the brief it was created with (none when it was
-    /// imported). A missing, archived or forbidden document gives `None`.
-    fn read(caller: &str, id: &str) -> Option<Document>;
+    /// The document `locator` names ([`document_id`]), when it exists and
+    /// `caller` may see it, with the brief it was created with (none when
+    /// it was imported), its `archived_at` when archived, and its `url`
+    /// (`/documents/<id>`). A missing or forbidden document gives `None`.
+    fn read(caller: &str, locator: &str) -> Option<Document>;
 
     // Creates (`create.rs`).
 
@@ -205,9 +210,9 @@ contract! {
 
     // Renames, archives and restores (`lifecycle.rs`).
 
-    /// Gives the document `locator` names the title `title` (the last
-    /// rename wins; the replaced title is kept).
-    fn rename(caller: &str, locator: &str, title: &str) -> RenameOutcome;
+    /// Gives the document `id` (an id only: a URL names none) the title
+    /// `title` (the last rename wins; the replaced title is kept).
+    fn rename(caller: &str, id: &str, title: &str) -> RenameOutcome;
 
     /// Archives the document `locator` names, as of `now` (the host's
     /// clock); one already archived keeps its time.

@@ -22,7 +22,8 @@ pub struct Update {
 }
 
 /// A document as an update answers it: its brief (the creation's, when it
-/// has one) in [`Document::brief`], and its canonical URL.
+/// has one) in [`Document::brief`], and its canonical URL (here and in
+/// [`Document::url`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Revised {
     pub document: Document,
@@ -33,7 +34,9 @@ pub struct Revised {
 /// replayed or conflict, archived, revision conflict, updated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateOutcome {
-    /// The plan was stored as the next revision; the replaced one is kept.
+    /// The plan was stored as the next revision, the replaced one kept; or
+    /// it equals the stored plan, and the document is answered at its
+    /// current revision (nothing stored but the key).
     Updated(Revised),
     /// The caller made this update before (same key, same fingerprint): the
     /// document as that update left it (its revision, its plan, the title
@@ -52,8 +55,10 @@ pub enum UpdateOutcome {
     Unavailable,
 }
 
-/// A document as an update answers it, with its canonical URL.
-pub(super) fn revised(document: Document) -> Revised {
-    let url = format!("/documents/{}", document.id);
+/// A document as an update answers it, with its canonical URL (also in
+/// the document's `url`, as a read gives it).
+pub(super) fn revised(mut document: Document) -> Revised {
+    let url = super::documents::url_of(&document.id);
+    document.url = Some(url.clone());
     Revised { document, url }
 }

@@ -137,7 +137,7 @@ pub async fn seeded(engine: Engine) -> Option<(Store, Database)> {
 /// The ids `caller` lists in `repository`, which must answer (not be
 /// forbidden).
 pub async fn ids(store: &Store, caller: &str, repository: &str) -> Vec<String> {
-    match store.list(caller, repository).await.unwrap() {
+    match store.list(caller, repository, false).await.unwrap() {
         Listing::Listed(documents) => documents.into_iter().map(|d| d.id).collect(),
         Listing::Forbidden => panic!("{caller} may not list {repository}"),
     }

@@ -64,7 +64,7 @@ pub fn draft(key: &str) -> Draft {
 
 /// The ids of [`REPOSITORY`] as `all` lists them.
 pub fn listed(store: &Sqlite) -> Vec<String> {
-    match store.list("all", REPOSITORY).unwrap() {
+    match store.list("all", REPOSITORY, false).unwrap() {
         Listing::Listed(summaries) => summaries.into_iter().map(|summary| summary.id).collect(),
         Listing::Forbidden => panic!("`all` has a grant for {REPOSITORY}"),
     }

@@ -35,6 +35,14 @@ impl<C> ListDocuments<C> {
         self.repository.as_str()
     }
 
+    /// Whether the caller asked for archived documents too
+    /// (`includeArchived`, `false` when absent; SURFACE.md §2): then an
+    /// archived one is answered with its
+    /// [`archived_at`](DocumentSummary::archived_at).
+    pub fn include_archived(&self) -> bool {
+        self.pending.dispatch.include_archived
+    }
+
     /// Answers with the documents, in the order to present them.
     pub fn answer(self, documents: &[DocumentSummary]) -> Outcome<C> {
         self.answer_with(documents)
@@ -63,6 +71,7 @@ impl<C> fmt::Debug for ListDocuments<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDocuments")
             .field("repository", &self.repository.as_str())
+            .field("include_archived", &self.include_archived())
             .finish_non_exhaustive()
     }
 }

@@ -30,14 +30,20 @@ impl<C> ReadDocument<C> {
         self.pending.caller()
     }
 
-    /// The document id asked for (1–128 characters, not blank).
+    /// The document asked for, as sent (1–128 characters, not blank): an
+    /// id, or a locator the host resolves as its write tools do (its
+    /// canonical URL or path).
     pub fn id(&self) -> &str {
         self.document.as_str()
     }
 
-    /// Answers with the document, or `None` when it is missing, archived,
-    /// or the caller may not see it (the three must be indistinguishable).
-    /// A document with a [`brief`](Document::brief) is answered with it.
+    /// Answers with the document, or `None` when it is missing or the
+    /// caller may not see it (the two must be indistinguishable). An
+    /// archived document is read, with its
+    /// [`archived_at`](Document::archived_at) (SURFACE.md §3). Each
+    /// optional member ([`description`](Document::description),
+    /// [`brief`](Document::brief), [`url`](Document::url)) is answered
+    /// when the document has it.
     pub fn answer(self, document: Option<&Document>) -> Outcome<C> {
         self.pending
             .answer(|out, frame| read::write_result(out, frame, document))

@@ -19,6 +19,8 @@ pub enum CreateKind {
     Forbidden,
     /// The store cannot create now.
     Unavailable,
+    /// The title is taken in the repository (`title-taken`).
+    TitleTaken,
 }
 
 impl CreateKind {
@@ -29,6 +31,7 @@ impl CreateKind {
             2 => CreateKind::Conflict,
             3 => CreateKind::Forbidden,
             4 => CreateKind::Unavailable,
+            5 => CreateKind::TitleTaken,
             _ => return Err(Misuse(format!("{code} is not a create answer"))),
         })
     }
@@ -81,6 +84,7 @@ impl Core {
             (CreateKind::Replayed, Some(document)) => CreateAnswer::Replayed(document),
             (CreateKind::Conflict, _) => CreateAnswer::Conflict,
             (CreateKind::Forbidden, _) => CreateAnswer::Forbidden,
+            (CreateKind::TitleTaken, _) => CreateAnswer::TitleTaken,
             _ => CreateAnswer::Unavailable,
         };
         let outcome = create.answer(answer);

@@ -40,12 +40,12 @@ impl ChangeKind {
 
 impl Core {
     /// Answers the rename effect in `slot`; [`ChangeKind::Done`] with the
-    /// document's id and title.
+    /// document's id, title and description, if any.
     pub fn answer_rename(
         &mut self,
         slot: u32,
         kind: ChangeKind,
-        document: Option<(&str, &str)>,
+        document: Option<Described<'_>>,
     ) -> Result<&[u8], Misuse> {
         let rename = self.take(slot, "rename", Pending::into_rename)?;
         let summary = summary(kind, document, "a renamed document")?;
@@ -61,12 +61,13 @@ impl Core {
     }
 
     /// Answers the archive effect in `slot`; [`ChangeKind::Done`] with the
-    /// document's id, title and the time it was archived.
+    /// document's id, title, description (if any) and the time it was
+    /// archived.
     pub fn answer_archive(
         &mut self,
         slot: u32,
         kind: ChangeKind,
-        document: Option<(&str, &str, &str)>,
+        document: Option<(Described<'_>, &str)>,
     ) -> Result<&[u8], Misuse> {
         if matches!(kind, ChangeKind::Archived | ChangeKind::Conflict) {
             return Err(Misuse(
@@ -75,11 +76,14 @@ impl Core {
         }
         let archive = self.take(slot, "archive", Pending::into_archive)?;
         let archived = match (kind, document) {
-            (ChangeKind::Done, Some((id, title, archived_at))) => Some(ArchivedDocument {
-                id: id.to_owned(),
-                title: title.to_owned(),
-                archived_at: archived_at.to_owned(),
-            }),
+            (ChangeKind::Done, Some(((id, title, description), archived_at))) => {
+                Some(ArchivedDocument {
+                    id: id.to_owned(),
+                    title: title.to_owned(),
+                    description: description.map(str::to_owned),
+                    archived_at: archived_at.to_owned(),
+                })
+            }
             (ChangeKind::Done, None) => {
                 return Err(Misuse("an archived document is missing".into()));
             }
@@ -95,12 +99,12 @@ impl Core {
     }
 
     /// Answers the restore effect in `slot`; [`ChangeKind::Done`] with the
-    /// document's id and title.
+    /// document's id, title and description, if any.
     pub fn answer_restore(
         &mut self,
         slot: u32,
         kind: ChangeKind,
-        document: Option<(&str, &str)>,
+        document: Option<Described<'_>>,
     ) -> Result<&[u8], Misuse> {
         if matches!(kind, ChangeKind::Archived | ChangeKind::Conflict) {
             return Err(Misuse(
@@ -119,17 +123,22 @@ impl Core {
     }
 }
 
+/// A changed document's id, title and description, if any.
+pub type Described<'a> = (&'a str, &'a str, Option<&'a str>);
+
 /// The document of a [`ChangeKind::Done`] answer (`what` names it when
 /// missing); none for the others.
 fn summary(
     kind: ChangeKind,
-    document: Option<(&str, &str)>,
+    document: Option<Described<'_>>,
     what: &str,
 ) -> Result<Option<DocumentSummary>, Misuse> {
     match (kind, document) {
-        (ChangeKind::Done, Some((id, title))) => Ok(Some(DocumentSummary {
+        (ChangeKind::Done, Some((id, title, description))) => Ok(Some(DocumentSummary {
             id: id.to_owned(),
             title: title.to_owned(),
+            description: description.map(str::to_owned),
+            archived_at: None,
         })),
         (ChangeKind::Done, None) => Err(Misuse(format!("{what} is missing"))),
         _ => Ok(None),

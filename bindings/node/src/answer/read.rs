@@ -16,6 +16,25 @@ pub struct DocumentRef<'a> {
     pub source: &'a str,
     /// The revision number, from 0.
     pub revision: u64,
+    /// A generated line about it, when the host keeps one.
+    pub description: Option<&'a str>,
+    /// When it was archived (the host's string), for an archived document.
+    pub archived_at: Option<&'a str>,
+    /// Where people open it, when the host gives it.
+    pub url: Option<&'a str>,
+}
+
+/// `to` holding `from`, reusing its buffer.
+fn keep(to: &mut Option<String>, from: Option<&str>) {
+    match from {
+        None => *to = None,
+        Some(from) => {
+            let mut kept = to.take().unwrap_or_default();
+            kept.clear();
+            kept.push_str(from);
+            *to = Some(kept);
+        }
+    }
 }
 
 impl Core {
@@ -40,6 +59,9 @@ impl Core {
         }
         document.brief = brief;
         document.revision = found.revision;
+        keep(&mut document.description, found.description);
+        keep(&mut document.archived_at, found.archived_at);
+        keep(&mut document.url, found.url);
         let outcome = read.answer(Some(&self.document));
         self.settle(slot, outcome)
     }

@@ -95,7 +95,9 @@ impl Core {
                 Pending::Body(intake)
             }
             Outcome::List(list) => {
-                self.out.push(b'l');
+                // `A`: archived documents asked for too (`includeArchived`).
+                self.out
+                    .push(if list.include_archived() { b'A' } else { b'l' });
                 self.out.extend_from_slice(list.repository().as_bytes());
                 Pending::List(list)
             }

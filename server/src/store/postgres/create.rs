@@ -109,6 +109,9 @@ async fn create_on(
             return Ok(CreateOutcome::Conflict);
         }
         let document = Document {
+            archived_at: None,
+            description: None,
+            url: None,
             id: text(&row, 1)?,
             title: text(&row, 2)?,
             brief: None,

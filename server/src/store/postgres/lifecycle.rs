@@ -69,14 +69,14 @@ const RESTORE: &str = "WITH doc AS (
 SELECT doc.id, doc.title FROM doc";
 
 impl Postgres {
-    /// See [`crate::store::Store::rename`].
+    /// See [`crate::store::Store::rename`]: the document named by its id
+    /// only.
     pub async fn rename(
         &self,
         caller: &str,
-        locator: &str,
+        id: &str,
         title: &str,
     ) -> Result<RenameOutcome, StoreError> {
-        let id = document_id(locator);
         let (id, title_bytes) = (id.as_bytes(), title.as_bytes());
         let params: [(&(dyn ToSql + Sync), Type); 3] = [
             (&caller, Type::TEXT),

@@ -89,8 +89,8 @@ DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 /// made, nothing copied): a document's provenance (`base_branch`,
 /// `base_commit`), its graph versions as they stand and every drafted
 /// revision, its implementation runs (at most one not ended: the partial
-/// unique index) and their events (a key once a document). The version 2
-/// update function is dropped: its successor answers `document-locked`.
+/// unique index) and their events (a key once a document). The earlier
+/// update functions are dropped: their successor answers `document-locked`.
 const V3: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch text, ADD COLUMN base_commit text;
 CREATE TABLE graph_versions (
@@ -149,6 +149,7 @@ CREATE TABLE implementation_events (
     UNIQUE (document_id, idempotency_key)
 );
 DROP FUNCTION IF EXISTS chopin_update_v1(text, bytea, bigint, bytea, bytea, text);
+DROP FUNCTION IF EXISTS chopin_update_v2(text, bytea, bigint, bytea, bytea, text);
 "#;
 
 /// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
@@ -178,12 +179,14 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
 /// not once per request, without any named statement on the protocol
 /// (which a pooler in transaction mode would hand to another connection).
 ///
-/// `list`: the live documents of repository `p_repository` when `p_caller`
-/// has a grant for it (the grant depends on the repository alone, so it is
+/// `list`: the live documents of repository `p_repository` (with
+/// `p_archived`, the archived ones too, each with its `archived_at`) when
+/// `p_caller` has a grant for it (the grant depends on the repository alone, so it is
 /// checked once, not per row), else one row of NULLs: forbidden. `read`:
-/// document `p_id` if it is live and `p_caller` may see it, with its brief
-/// (the one it was created with; none for an imported document, whose
-/// `brief` column holds the schema's default).
+/// document `p_id` if `p_caller` may see it, archived or not (SURFACE.md
+/// §3), with its brief (the one it was created with; none for an imported
+/// document, whose `brief` column holds the schema's default) and its
+/// `archived_at`.
 ///
 /// `update` (LIFECYCLE.md §2, see `update.rs` for how racers agree): one
 /// statement, so one snapshot, taken before any wait. One row: the document
@@ -192,7 +195,9 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
 /// caller's earlier update under `p_key` (whether its fingerprint is this
 /// one, its document, revision and title; with the same fingerprint, the
 /// plan of that revision, the current one or the latest kept, and the
-/// brief). The revision is compared and set by the `UPDATE`, which waits for
+/// brief); and whether the plan equals the stored one (a no-op, SURFACE.md
+/// §5: nothing stored but the key, at the current revision). The revision
+/// is compared and set by the `UPDATE`, which waits for
 /// a racing write of the row and then sees its revision. The replaced plan
 /// is copied into `plan_history` from the table (the snapshot's row, at
 /// revision `p_revision`), not through `doc`: a value read from the table
@@ -200,43 +205,44 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
 /// decompressed and compressed again (milliseconds for a 256 KiB plan).
 pub(super) const FUNCTIONS: [(&str, &str); 3] = [
     (
-        "chopin_list_v2(text,text)",
-        r#"CREATE FUNCTION chopin_list_v2(p_caller text, p_repository text)
-RETURNS TABLE (id bytea, title bytea) LANGUAGE plpgsql STABLE AS $body$
+        "chopin_list_v3(text,text,boolean)",
+        r#"CREATE FUNCTION chopin_list_v3(p_caller text, p_repository text, p_archived boolean)
+RETURNS TABLE (id bytea, title bytea, archived_at text) LANGUAGE plpgsql STABLE AS $body$
 #variable_conflict use_column
 BEGIN
-    RETURN QUERY SELECT d.id, d.title FROM documents d
-        WHERE d.repository = p_repository AND d.archived_at IS NULL
+    RETURN QUERY SELECT d.id, d.title, d.archived_at FROM documents d
+        WHERE d.repository = p_repository AND (d.archived_at IS NULL OR p_archived)
           AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = p_caller
             AND (g.repository = '*' OR g.repository = p_repository))
       UNION ALL
-        SELECT NULL::bytea, NULL::bytea WHERE NOT EXISTS (SELECT 1 FROM grants g
+        SELECT NULL::bytea, NULL::bytea, NULL::text WHERE NOT EXISTS (SELECT 1 FROM grants g
           WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = p_repository));
 END
 $body$"#,
     ),
     (
-        "chopin_read_v2(text,bytea)",
-        r#"CREATE FUNCTION chopin_read_v2(p_caller text, p_id bytea)
-RETURNS TABLE (id bytea, title bytea, source bytea, revision bigint, brief text)
+        "chopin_read_v3(text,bytea)",
+        r#"CREATE FUNCTION chopin_read_v3(p_caller text, p_id bytea)
+RETURNS TABLE (id bytea, title bytea, source bytea, revision bigint, brief text,
+    archived_at text)
 LANGUAGE plpgsql STABLE AS $body$
 #variable_conflict use_column
 BEGIN
     RETURN QUERY SELECT d.id, d.title, d.source, d.revision,
-            CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
+            CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END, d.archived_at
         FROM documents d
-        WHERE d.id = p_id AND d.archived_at IS NULL AND EXISTS (SELECT 1 FROM grants g
+        WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g
           WHERE g.caller = p_caller AND (g.repository = '*' OR g.repository = d.repository));
 END
 $body$"#,
     ),
     (
-        "chopin_update_v2(text,bytea,bigint,bytea,bytea,text)",
-        r#"CREATE FUNCTION chopin_update_v2(p_caller text, p_id bytea, p_revision bigint,
+        "chopin_update_v3(text,bytea,bigint,bytea,bytea,text)",
+        r#"CREATE FUNCTION chopin_update_v3(p_caller text, p_id bytea, p_revision bigint,
     p_plan bytea, p_key bytea, p_fingerprint text)
 RETURNS TABLE (id bytea, revision bigint, archived boolean, title bytea, brief text,
     same_request boolean, earlier_id bytea, earlier_revision bigint, earlier_title bytea,
-    replay_source bytea, replay_brief text, locked boolean)
+    replay_source bytea, replay_brief text, no_op boolean, locked boolean)
 LANGUAGE plpgsql AS $body$
 #variable_conflict use_column
 BEGIN
@@ -246,6 +252,7 @@ BEGIN
     PERFORM 1 FROM documents d WHERE d.id = p_id FOR UPDATE;
     RETURN QUERY WITH doc AS (
         SELECT d.id, d.revision, d.archived_at IS NOT NULL AS archived,
+            d.source = p_plan AS same_plan,
             EXISTS (SELECT 1 FROM implementation_runs r
               WHERE r.document_id = d.id AND r.ended_at IS NULL) AS locked
         FROM documents d
@@ -259,8 +266,14 @@ BEGIN
         FROM doc
         WHERE d.id = doc.id AND d.revision = p_revision AND d.archived_at IS NULL
           AND doc.revision = p_revision AND NOT doc.archived AND NOT doc.locked
+          AND NOT doc.same_plan
           AND NOT EXISTS (SELECT 1 FROM earlier)
         RETURNING d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
+    ), unchanged AS (
+        SELECT d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
+        FROM documents d, doc
+        WHERE d.id = doc.id AND doc.revision = p_revision AND NOT doc.archived
+          AND doc.same_plan AND NOT doc.locked AND NOT EXISTS (SELECT 1 FROM earlier)
     ), kept AS (
         INSERT INTO plan_history (document_id, revision, source, replaced_by)
         SELECT o.id, o.revision, o.source, p_caller FROM documents o, changed
@@ -269,13 +282,18 @@ BEGIN
         INSERT INTO updates (caller, idempotency_key, fingerprint, document_id, revision, title)
         SELECT p_caller, p_key, p_fingerprint, doc.id, p_revision + 1, changed.title
         FROM doc, changed
+        UNION ALL
+        SELECT p_caller, p_key, p_fingerprint, doc.id, p_revision, unchanged.title
+        FROM doc, unchanged
     )
-    SELECT doc.id, doc.revision, doc.archived, changed.title, changed.brief,
+    SELECT doc.id, doc.revision, doc.archived, coalesce(changed.title, unchanged.title),
+        coalesce(changed.brief, unchanged.brief),
         earlier.fingerprint = p_fingerprint, earlier.document_id, earlier.revision,
-        earlier.title, replay.source, replay.brief, doc.locked
+        earlier.title, replay.source, replay.brief, unchanged.title IS NOT NULL, doc.locked
     FROM (SELECT 1) AS one
     LEFT JOIN doc ON true
     LEFT JOIN changed ON true
+    LEFT JOIN unchanged ON true
     LEFT JOIN earlier ON true
     LEFT JOIN LATERAL (
         SELECT CASE WHEN r.revision = earlier.revision THEN r.source

@@ -60,6 +60,9 @@ impl Sqlite {
         let earlier = tx
             .query_row(AS_CREATED, params![caller, draft.idempotency_key], |row| {
                 let document = Document {
+                    archived_at: None,
+                    description: None,
+                    url: None,
                     id: row.get(0)?,
                     title: row.get(1)?,
                     brief: None,

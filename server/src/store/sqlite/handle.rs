@@ -25,7 +25,7 @@ use rusqlite::types::Type;
 use rusqlite::{Connection, ffi};
 
 use super::read::{LIST, READ};
-use crate::store::revision_of;
+use crate::store::{revision_of, write_url};
 
 /// A connection and, once it has listed or read, its prepared statements.
 /// Everything else uses the connection as a [`Connection`] (`Deref`).
@@ -87,6 +87,12 @@ impl Handle {
                 }
                 document.revision = revision_of(integer(stmt.0, 3)?);
                 document.brief = brief(stmt.0, 4)?;
+                document.archived_at = optional_text(stmt.0, 5)?;
+                document.description = None;
+                // The URL's buffer is kept, as the text fields' are.
+                let mut url = document.url.take().unwrap_or_default();
+                write_url(&mut url, &document.id);
+                document.url = Some(url);
                 Ok(true)
             }
             ffi::SQLITE_DONE => Ok(false),
@@ -258,6 +264,22 @@ fn brief(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<Option<
         std::slice::from_raw_parts(bytes, length as usize)
     };
     serde_json::from_slice(json).map(Some).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(index as usize, Type::Text, Box::new(e))
+    })
+}
+
+/// Column `index` of the current row: NULL as `None`, TEXT as its string
+/// (as rusqlite reads an `Option<String>`; no conversion).
+fn optional_text(stmt: *mut ffi::sqlite3_stmt, index: c_int) -> rusqlite::Result<Option<String>> {
+    // SAFETY: `stmt` is on a row and `index` is one of its columns; the type
+    // is asked first, so nothing is converted.
+    let kind = unsafe { ffi::sqlite3_column_type(stmt, index) };
+    if kind == ffi::SQLITE_NULL {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    append_text(stmt, index, &mut bytes)?;
+    String::from_utf8(bytes).map(Some).map_err(|e| {
         rusqlite::Error::FromSqlConversionFailure(index as usize, Type::Text, Box::new(e))
     })
 }

@@ -38,7 +38,11 @@ pub(super) fn find(
     caller: &str,
     locator: &str,
 ) -> Result<Option<Found>, StoreError> {
-    let id = document_id(locator);
+    find_id(tx, caller, &document_id(locator))
+}
+
+/// The document `id` (an id only), if `caller` may see it, archived or not.
+fn find_id(tx: &Transaction<'_>, caller: &str, id: &str) -> Result<Option<Found>, StoreError> {
     Ok(tx
         .prepare_cached(FIND)?
         .query_row(params![caller, id], |row| {
@@ -54,16 +58,12 @@ pub(super) fn find(
 }
 
 impl Sqlite {
-    /// See [`crate::store::Store::rename`]. Blocks for the commit's fsync.
-    pub fn rename(
-        &self,
-        caller: &str,
-        locator: &str,
-        title: &str,
-    ) -> Result<RenameOutcome, StoreError> {
+    /// See [`crate::store::Store::rename`]: the document named by its id
+    /// only. Blocks for the commit's fsync.
+    pub fn rename(&self, caller: &str, id: &str, title: &str) -> Result<RenameOutcome, StoreError> {
         let mut conn = self.writer();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let Some(found) = find(&tx, caller, locator)? else {
+        let Some(found) = find_id(&tx, caller, id)? else {
             return Ok(RenameOutcome::Unavailable);
         };
         if found.archived_at.is_some() {

@@ -8,7 +8,7 @@ use chopin_mcp::{Document, DocumentSummary, DocumentSummaryRef};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{OnRuntime, Sqlite};
-use crate::store::{Listing, StoreError, revision_of};
+use crate::store::{Listing, StoreError, document_id, revision_of, url_of};
 
 /// The readiness query: it reads the schema, so a database that lost its
 /// tables is not ready.
@@ -44,20 +44,30 @@ pub(super) const LIST: &str = "SELECT d.id, d.title FROM documents d
       AND d.archived_at IS NULL
     ORDER BY d.title, d.id";
 
+/// `list` with `includeArchived` (SURFACE.md §2): [`LIST`] without the
+/// `archived_at IS NULL` key, each row with its `archived_at` (NULL when
+/// live). Rare, so run through rusqlite ([`Sqlite::list`]).
+pub(super) const LIST_ALL: &str = "SELECT d.id, d.title, d.archived_at FROM documents d
+    WHERE d.repository = CASE
+      WHEN EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
+        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)
+      THEN ?2 END
+    ORDER BY d.title, d.id";
+
 /// Whether `caller` (?1) has a grant for repository ?2.
 const GRANTED: &str =
     "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
     OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = ?2)";
 
-/// `read`: document ?2 if it is live and `caller` (?1) may see it (the
-/// grant's two lookups as in [`LIST`]), with its brief: the one it was
-/// created with, none for an imported document (whose `brief` column holds
-/// the schema's default). Constant text, so each connection prepares it once
-/// (`prepare_cached`).
+/// `read`: document ?2 if `caller` (?1) may see it (the grant's two
+/// lookups as in [`LIST`]), archived or not (SURFACE.md §3), with its
+/// brief: the one it was created with, none for an imported document (whose
+/// `brief` column holds the schema's default); and its `archived_at`.
+/// Constant text, so each connection prepares it once (`prepare_cached`).
 pub(super) const READ: &str = "SELECT d.id, d.title, d.source, d.revision,
-      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
+      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END, d.archived_at
     FROM documents d
-    WHERE d.id = ?2 AND d.archived_at IS NULL
+    WHERE d.id = ?2
       AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
         OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = d.repository))";
 
@@ -67,13 +77,17 @@ impl Sqlite {
         &self,
         caller: &str,
         repository: &str,
+        include_archived: bool,
     ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
         self.reading(|conn| {
-            let mut statement = conn.prepare_cached(LIST)?;
+            let mut statement =
+                conn.prepare_cached(if include_archived { LIST_ALL } else { LIST })?;
             let rows = statement.query_map(params![caller, repository], |row| {
                 Ok(DocumentSummary {
                     id: row.get(0)?,
                     title: row.get(1)?,
+                    description: None,
+                    archived_at: if include_archived { row.get(2)? } else { None },
                 })
             })?;
             let documents: Vec<DocumentSummary> = rows.collect::<Result<_, _>>()?;
@@ -82,8 +96,8 @@ impl Sqlite {
         })
     }
 
-    /// [`Sqlite::list`] into one buffer: the summaries' text read from each
-    /// row as it comes (no `String` per field), for answering with
+    /// [`Sqlite::list`] of the live documents into one buffer: the
+    /// summaries' text read from each row as it comes (no `String` per field), for answering with
     /// `Summaries::borrowed`.
     pub fn list_summaries(
         &self,
@@ -111,27 +125,29 @@ impl Sqlite {
     }
 
     /// See [`crate::store::Store::read`].
-    pub fn read(&self, caller: &str, id: &str) -> Result<Option<Document>, StoreError> {
+    pub fn read(&self, caller: &str, locator: &str) -> Result<Option<Document>, StoreError> {
+        let id = document_id(locator);
         self.reading(|conn| {
             let mut statement = conn.prepare_cached(READ)?;
             Ok(statement
-                .query_row(params![caller, id], document_row)
+                .query_row(params![caller, &*id], document_row)
                 .optional()?)
         })
     }
 
     /// [`Sqlite::read`] into `document`, reusing its buffers: `true` with
     /// the document there, `false` (and `document` untouched) when it is
-    /// missing, archived or the caller may not see it. Stepped through
-    /// SQLite's C interface (`handle`); the same answers and failures as
+    /// missing or the caller may not see it. Stepped through SQLite's C
+    /// interface (`handle`); the same answers and failures as
     /// [`Sqlite::read`].
     pub fn read_into(
         &self,
         caller: &str,
-        id: &str,
+        locator: &str,
         document: &mut Document,
     ) -> Result<bool, StoreError> {
-        self.reading(|conn| Ok(conn.read_into([caller, id], document)?))
+        let id = document_id(locator);
+        self.reading(|conn| Ok(conn.read_into([caller, &id], document)?))
     }
 
     /// See [`crate::store::Store::ready`]: one trivial query on a reader connection.
@@ -176,6 +192,8 @@ impl Summaries {
                 let summary = DocumentSummaryRef {
                     id: &self.text[start..id_end],
                     title: &self.text[id_end..title_end],
+                    description: None,
+                    archived_at: None,
                 };
                 start = title_end;
                 summary
@@ -187,9 +205,13 @@ impl Summaries {
 /// A [`READ`] row.
 fn document_row(row: &rusqlite::Row<'_>) -> Result<Document, rusqlite::Error> {
     let brief: Option<String> = row.get(4)?;
+    let id: String = row.get(0)?;
     Ok(Document {
-        id: row.get(0)?,
+        url: Some(url_of(&id)),
+        id,
         title: row.get(1)?,
+        description: None,
+        archived_at: row.get(5)?,
         brief: brief
             .map(|json| serde_json::from_str(&json))
             .transpose()
@@ -238,9 +260,10 @@ impl OnRuntime<'_> {
         self,
         caller: &str,
         repository: &str,
+        include_archived: bool,
     ) -> Result<Listing<Vec<DocumentSummary>>, StoreError> {
         // One indexed SELECT on a reader connection: run inline.
-        self.0.list(caller, repository)
+        self.0.list(caller, repository, include_archived)
     }
 
     /// See [`Sqlite::read`]: inline.

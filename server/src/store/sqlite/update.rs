@@ -65,12 +65,27 @@ impl Sqlite {
                 current: found.revision,
             });
         }
-        let next = found.revision + 1;
-        let stored_next = i64::try_from(next)
-            .map_err(|_| StoreError::Invalid(format!("revision {next} is out of range")))?;
         // Before anything is written: a brief that cannot be answered
         // leaves nothing behind.
         let brief = brief_of(found.brief.as_deref())?;
+        let unchanged: bool = tx
+            .prepare_cached("SELECT source = ?2 FROM documents WHERE id = ?1")?
+            .query_row(params![found.id, update.plan], |row| row.get(0))?;
+        if unchanged {
+            // A no-op (SURFACE.md §5): no revision stored, the key recorded
+            // at the current one, so that a retry replays it.
+            record(&tx, caller, update, &found.id, found.revision, &found.title)?;
+            tx.commit()?;
+            return Ok(UpdateOutcome::Updated(revised(Document {
+                id: found.id,
+                title: found.title,
+                brief,
+                source: update.plan.clone(),
+                revision: found.revision,
+                ..Document::default()
+            })));
+        }
+        let next = found.revision + 1;
         tx.prepare_cached(concat!(
             "INSERT INTO plan_history (document_id, revision, source, replaced_at, replaced_by)
              SELECT id, revision, source, ",
@@ -78,23 +93,10 @@ impl Sqlite {
             ", ?2 FROM documents WHERE id = ?1"
         ))?
         .execute(params![found.id, caller])?;
+        let stored_next = stored(next)?;
         tx.prepare_cached("UPDATE documents SET source = ?2, revision = ?3 WHERE id = ?1")?
             .execute(params![found.id, update.plan, stored_next])?;
-        tx.prepare_cached(concat!(
-            "INSERT INTO updates (caller, idempotency_key, fingerprint, document_id, revision,
-               title, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ",
-            now!(),
-            ")"
-        ))?
-        .execute(params![
-            caller,
-            update.idempotency_key,
-            update.fingerprint,
-            found.id,
-            stored_next,
-            found.title
-        ])?;
+        record(&tx, caller, update, &found.id, next, &found.title)?;
         tx.commit()?;
         Ok(UpdateOutcome::Updated(revised(Document {
             id: found.id,
@@ -102,8 +104,43 @@ impl Sqlite {
             brief,
             source: update.plan.clone(),
             revision: next,
+            ..Document::default()
         })))
     }
+}
+
+/// A revision as the store keeps it.
+fn stored(revision: u64) -> Result<i64, StoreError> {
+    i64::try_from(revision)
+        .map_err(|_| StoreError::Invalid(format!("revision {revision} is out of range")))
+}
+
+/// Records `caller`'s key for `update`, which left document `id` at
+/// `revision` with `title`.
+fn record(
+    tx: &Transaction<'_>,
+    caller: &str,
+    update: &Update,
+    id: &str,
+    revision: u64,
+    title: &str,
+) -> Result<(), StoreError> {
+    tx.prepare_cached(concat!(
+        "INSERT INTO updates (caller, idempotency_key, fingerprint, document_id, revision,
+           title, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ",
+        now!(),
+        ")"
+    ))?
+    .execute(params![
+        caller,
+        update.idempotency_key,
+        update.fingerprint,
+        id,
+        stored(revision)?,
+        title
+    ])?;
+    Ok(())
 }
 
 /// The document `id` as the update that made `revision` left it, with
@@ -126,6 +163,7 @@ fn as_left(
         brief: brief_of(brief.as_deref())?,
         source,
         revision: revision_of(revision),
+        ..Document::default()
     }))
 }
 
