@@ -224,6 +224,15 @@ async fn an_update_while_a_run_is_active_is_document_locked_after_its_replay_che
     ));
     let locked = change(DOC, 3, "# Changed\n", "u2", "f2");
     assert_eq!(update(&store, CALLER, &locked).await, UpdateOutcome::Locked);
+    // A no-op update (the same plan) is locked too.
+    let same = change(
+        DOC,
+        3,
+        &engines::read(&store, CALLER, DOC).await.source,
+        "u3",
+        "f3",
+    );
+    assert_eq!(update(&store, CALLER, &same).await, UpdateOutcome::Locked);
     assert_eq!(
         engines::read(&store, CALLER, DOC).await.revision,
         3,
