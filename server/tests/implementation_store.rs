@@ -16,7 +16,9 @@ mod engines;
 mod implementation;
 
 use chopin_mcp::implementation::{PrState, Refusal, VersionState};
-use chopin_mcp_server::store::{ClaimOutcome, Loaded, ReportOutcome, Store, UpdateOutcome};
+use chopin_mcp_server::store::{
+    ClaimOutcome, GraphOutcome, Loaded, ReportOutcome, Store, UpdateOutcome,
+};
 use engines::{Engine, change, seeded, update};
 use implementation::{
     CALLER, DOC, approved, block, call, claim, claim_a, complete, report, report_pr, start, verify,
@@ -34,6 +36,7 @@ on_every_engine!(
     a_caller_without_a_grant_cannot_claim_report_or_read,
     a_claim_naming_another_repository_is_forbidden,
     bound_runs_refuse_another_callers_call_before_its_key,
+    a_created_document_has_its_provenance_and_an_imported_one_gets_it_from_its_first_draft,
 );
 
 /// The document's `LIFE` from `doc`, parsed.
@@ -376,4 +379,47 @@ async fn bound_runs_refuse_another_callers_call_before_its_key(engine: Engine) {
     accepted(store.report(CALLER, &own).await.unwrap());
     // Unbound (the default), any caller with a grant reports on the run.
     accepted(store.report("root", &by_root("k2", false)).await.unwrap());
+}
+
+async fn a_created_document_has_its_provenance_and_an_imported_one_gets_it_from_its_first_draft(
+    engine: Engine,
+) {
+    let Some((store, _)) = seeded(engine).await else {
+        return;
+    };
+    let mut created = engines::draft("c-1", "f", "acme/plans");
+    created.base = Some(("trunk".into(), "feedface".into()));
+    let id = match engines::create(&store, CALLER, "NEW", &created).await {
+        chopin_mcp_server::store::CreateOutcome::New(created) => created.document.id,
+        other => panic!("not created: {other:?}"),
+    };
+    // No --base-branch/--base-commit needed: the creation recorded them.
+    let mut draft = implementation::graph(implementation::tasks(), 0, None);
+    draft.locator = id.clone();
+    draft.base = None;
+    let drafted = store.graph_draft(&draft).await.unwrap();
+    assert!(matches!(drafted, GraphOutcome::Stored(_)), "{drafted:?}");
+    store.graph_approve(&id, 1, 1, "operator").await.unwrap();
+    let shown = store
+        .read_implementation(CALLER, &id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(shown.base, Some(("trunk".into(), "feedface".into())));
+    // An imported document without provenance needs it on its first draft,
+    // and keeps the first it was given.
+    let mut draft = implementation::graph(implementation::tasks(), 3, None);
+    draft.base = None;
+    assert_eq!(
+        store.graph_draft(&draft).await.unwrap(),
+        GraphOutcome::NoProvenance
+    );
+    approved(&store).await;
+    let mut again = implementation::graph(implementation::tasks(), 3, Some(1));
+    again.base = Some(("other".into(), "0000".into()));
+    store.graph_draft(&again).await.unwrap();
+    assert_eq!(
+        rows(&store).await.base,
+        Some(("main".into(), "0123abcd".into()))
+    );
 }

@@ -44,6 +44,7 @@ fn v1_create(fingerprint: &str) -> Draft {
         title: c.title.to_owned(),
         source: c.source.to_owned(),
         brief: c.brief.to_owned(),
+        base: None,
     }
 }
 
