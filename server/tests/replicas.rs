@@ -171,7 +171,7 @@ fn replicas_starting_at_once_on_an_empty_database_all_start() {
     let versions = cluster
         .psql(name, "SELECT version FROM chopin_schema")
         .unwrap();
-    assert_eq!(versions, "2");
+    assert_eq!(versions, "3");
 }
 
 #[test]
@@ -203,18 +203,18 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
     drop(replica(&url));
     let name = pg::database_name(&url);
     cluster
-        .psql(name, "INSERT INTO chopin_schema (version) VALUES (3)")
+        .psql(name, "INSERT INTO chopin_schema (version) VALUES (4)")
         .unwrap();
     let (code, stderr) = support::run(SERVER, &["--db", &url]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("schema version 3, newer than this server's 2"),
+        stderr.contains("schema version 4, newer than this server's 3"),
         "{stderr}"
     );
     let versions = cluster
         .psql(name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "2\n3");
+    assert_eq!(versions, "3\n4");
 }
 
 #[test]

@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use support::{SERVERS, Server, temp_path};
 
 /// What the banner of the start that migrated says.
-const MIGRATED: &str = "database of schema version 1 migrated in place to version 2";
+const MIGRATED: &str = "database of schema version 1 migrated in place to version 3";
 
 fn token_of(caller: &str) -> &'static str {
     CONTENT
@@ -171,7 +171,7 @@ fn replicas_start_at_once_on_version_1(through_pgbouncer: bool) {
     let versions = cluster
         .psql(&name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "1\n2");
+    assert_eq!(versions, "1\n3");
 }
 
 #[test]
