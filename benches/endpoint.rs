@@ -4,9 +4,9 @@
 use bytes::Bytes;
 use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header,
-    LifecycleAnswer, Outcome, ReadImplementationAnswer, RenameAnswer, RequestParts, Response,
-    RestoreAnswer, SequentialIds, StartAnswer, UpdateAnswer, UpdatedDocument,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, InvokeAnswer,
+    LifecycleAnswer, Outcome, PlannerRefusal, ReadImplementationAnswer, RenameAnswer, RequestParts,
+    Response, RestoreAnswer, SequentialIds, StartAnswer, UpdateAnswer, UpdatedDocument,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -116,6 +116,9 @@ fn drive(
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::InvokePlanner(invoke) => {
+                invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
+            }
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
             }

@@ -50,6 +50,8 @@ pub struct Config {
     pub(crate) scope_names: Option<(String, String)>,
     /// The write scope's name, when renamed.
     pub(crate) write_scope: Option<String>,
+    /// `invoke_planner`'s description, when replaced.
+    pub(crate) planner_description: Option<String>,
     /// `initialize` replies issue session ids (SURFACE.md §10).
     pub(crate) client_sessions: bool,
 }
@@ -70,6 +72,7 @@ pub(crate) struct Offered {
     pub rename: bool,
     pub archive: bool,
     pub restore: bool,
+    pub planner: bool,
     /// `read_implementation` (IMPLEMENTATION.md §2.1).
     pub implementation_reads: bool,
     /// The seven implementation tools that write.
@@ -84,6 +87,7 @@ impl Offered {
         rename: false,
         archive: false,
         restore: false,
+        planner: false,
         implementation_reads: false,
         implementation_writes: false,
     };
@@ -115,6 +119,7 @@ impl Config {
             oauth: None,
             scope_names: None,
             write_scope: None,
+            planner_description: None,
             client_sessions: true,
         }
     }
@@ -158,6 +163,27 @@ impl Config {
     /// carry out restore effects.
     pub fn enable_restore(mut self) -> Self {
         self.tools.restore = true;
+        self
+    }
+
+    /// Offers `invoke_planner` (SURFACE.md §9): the host will be asked to
+    /// post instructions to documents' planners, each attributed to its
+    /// caller, and to answer without waiting for the planner's turn. Calls
+    /// need the write scope beside the read scope. Unless
+    /// [`body_budget`](Self::body_budget) says otherwise, the budget becomes
+    /// [`CREATION_BUDGET`].
+    pub fn enable_planner(mut self) -> Self {
+        self.tools.planner = true;
+        self
+    }
+
+    /// Replaces `invoke_planner`'s description in `tools/list` (default:
+    /// `Post an instruction to a document's planner, attributed to the
+    /// caller, and return the document without waiting for the turn.`):
+    /// for a host whose planners follow rules of their own to tell the
+    /// model about.
+    pub fn planner_description(mut self, description: impl Into<String>) -> Self {
+        self.planner_description = Some(description.into());
         self
     }
 
@@ -412,6 +438,7 @@ impl fmt::Debug for Config {
             .field("oauth", &self.oauth)
             .field("scope_names", &self.scope_names)
             .field("write_scope", &self.write_scope)
+            .field("planner_description", &self.planner_description)
             .field("client_sessions", &self.client_sessions)
             .finish_non_exhaustive()
     }

@@ -37,7 +37,7 @@ pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
 pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
-    DocumentOutcome, DocumentRead, Endpoint, ListDocuments, Outcome, ReadDocument,
+    DocumentOutcome, DocumentRead, Endpoint, InvokePlanner, ListDocuments, Outcome, ReadDocument,
     ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
     UpdateDocument,
 };
@@ -50,6 +50,7 @@ pub use tools::create::{Brief, CreateAnswer, CreatedDocument, NewDocument};
 pub use tools::implementation::{
     LifecycleAnswer, ReadImplementationAnswer, StartAnswer, StartRequest,
 };
+pub use tools::invoke::{InvokeAnswer, PlannerDocument, PlannerRefusal};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
 pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};

@@ -164,6 +164,42 @@ export type RestoreAnswer =
   | { kind: "restored" | "unchanged"; document: DocumentSummary }
   | { kind: "forbidden" | "unavailable" };
 
+/**
+ * What `invoke_planner` asks: the locator, the instruction (not blank, at
+ * most 64 KiB of UTF-8, never trimmed) and, when the caller named one, an
+ * absolute `checkout` path — each as sent.
+ */
+export type InvokePlannerInput = { id: string; instruction: string; checkout?: string };
+
+/** The document a planner was asked about, as `invoke_planner` answers it. */
+export interface PlannerDocument {
+  id: string;
+  title: string;
+  /** A generated one-line description, when the host has one. */
+  description?: string;
+  /** Where the document is read (the host's URL). */
+  url: string;
+}
+
+/** Why a host did not post the instruction (SURFACE.md §9). */
+export type PlannerRefusalCode =
+  | "document-unavailable"
+  | "repository-forbidden"
+  | "document-archived"
+  | "planner-owner-unavailable"
+  | "checkout-unverified"
+  | "planner-unavailable"
+  | "planner-queue-full";
+
+/**
+ * The host's answer to `invoke_planner`: `invoked` (posted; the turn need
+ * not have begun) with the document, or `refused` with one of the seven
+ * codes (anything else is a `TypeError`).
+ */
+export type InvokeAnswer =
+  | { kind: "invoked"; document: PlannerDocument }
+  | { kind: "refused"; code: PlannerRefusalCode };
+
 /** A value that may come synchronously or as a promise. */
 export type Awaitable<T> = T | Promise<T>;
 
@@ -224,6 +260,15 @@ export interface DocumentArchiver<Caller = any> {
 /** The host's restore of the archived document `id` (an id or canonical URL, as sent; see `RestoreAnswer`). */
 export interface DocumentRestorer<Caller = any> {
   restore(caller: Caller, id: string): Awaitable<RestoreAnswer>;
+}
+
+/**
+ * The host's planner: post the instruction, attributed to the caller, and
+ * answer without waiting for the turn (see `InvokeAnswer`). `client` is the
+ * client that called (Chopin's own hosts ignore it).
+ */
+export interface PlannerInvoker<Caller = any> {
+  invoke(caller: Caller, input: InvokePlannerInput, client: ClientInfo): Awaitable<InvokeAnswer>;
 }
 
 // The implementation runs' types and `rules` (IMPLEMENTATION.md) are in
@@ -315,6 +360,8 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   archive?: DocumentArchiver<Caller>;
   /** Offers `restore_document`. */
   restore?: DocumentRestorer<Caller>;
+  /** Offers `invoke_planner` (needs the write scope; raises the body budget to 786432 bytes). */
+  invoke?: PlannerInvoker<Caller>;
   /** Offers `read_implementation`, and with `start` and `report` the eight implementation tools. */
   implementations?: ImplementationHost<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
@@ -359,6 +406,8 @@ export interface EndpointOptions extends EndpointSettings {
   archive?: boolean;
   /** Offer `restore_document`: "restore" steps come. */
   restore?: boolean;
+  /** Offer `invoke_planner`: "invoke" steps come. */
+  invoke?: boolean;
   /** `true`: the eight implementation tools ("read_implementation", "start_implementation" and "report" steps come); `"read"`: `read_implementation` alone. */
   implementations?: boolean | "read";
 }
@@ -490,6 +539,16 @@ export interface Restore<Caller> extends StepBase {
   answer(answer: RestoreAnswer): Step<Caller>;
 }
 
+/** Post an instruction to a document's planner (only with `invoke: true`). */
+export interface Invoke<Caller> extends StepBase {
+  readonly kind: "invoke";
+  readonly caller: Caller;
+  readonly input: InvokePlannerInput;
+  /** The client that called. */
+  readonly client: ClientInfo;
+  answer(answer: InvokeAnswer): Step<Caller>;
+}
+
 /** Read document `id`'s implementation (only with `implementations`). */
 export interface ReadImplementationStep<Caller> extends StepBase {
   readonly kind: "read_implementation";
@@ -526,6 +585,7 @@ export type Step<Caller = any> =
   | Rename<Caller>
   | Archive<Caller>
   | Restore<Caller>
+  | Invoke<Caller>
   | ReadImplementationStep<Caller>
   | StartImplementationStep<Caller>
   | ReportStep<Caller>;

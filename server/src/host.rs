@@ -2,11 +2,12 @@
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the effects: list and read here, each write
 //! tool in a file of its own (`host/create.rs`, `update.rs`, `rename.rs`,
-//! `archive.rs`, `restore.rs`).
+//! `archive.rs`, `restore.rs`, `invoke.rs`).
 
 mod archive;
 mod create;
 mod implementation;
+mod invoke;
 mod rename;
 mod restore;
 mod update;
@@ -24,6 +25,7 @@ use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
 use crate::options::Options;
+use crate::planner::Planner;
 use crate::store::{
     ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
     Started, Store, StoreError, token_digest,
@@ -97,6 +99,8 @@ pub struct Host {
     read_only: bool,
     /// `--bind-runs`: a lifecycle call on another caller's run is `run`.
     bind_runs: bool,
+    /// The planner, with `--planner-command` (SURFACE.md §9).
+    pub planner: Option<Arc<Planner>>,
     /// `--public-url`: prefixed to every document's `url`.
     public_url: Option<String>,
 }
@@ -115,6 +119,14 @@ impl Host {
             .await
             .map_err(|e| format!("cannot set up the database: {e}"))?;
         let mut host = Host::finish(options, bound, store, started, setup.import.len(), token)?;
+        if let Some(planner) = &host.planner {
+            let interrupted = host
+                .store
+                .interrupt_turns(planner.owner())
+                .await
+                .map_err(|e| format!("cannot mark the planner's unfinished turns: {e}"))?;
+            host.note_interrupted(interrupted);
+        }
         if let Some(settings) = &options.oauth {
             // Every caller a static token names: an OAuth caller of the same
             // name is refused (AUTH.md §2).
@@ -154,14 +166,22 @@ impl Host {
         let started = sqlite
             .setup(&setup)
             .map_err(|e| format!("cannot set up the database: {e}"))?;
-        Host::finish(
+        let sqlite = std::sync::Arc::new(sqlite);
+        let mut host = Host::finish(
             options,
             bound,
-            Store::Sqlite(std::sync::Arc::new(sqlite)),
+            Store::Sqlite(Arc::clone(&sqlite)),
             started,
             setup.import.len(),
             token,
-        )
+        )?;
+        if let Some(planner) = &host.planner {
+            let interrupted = sqlite
+                .interrupt_turns(planner.owner())
+                .map_err(|e| format!("cannot mark the planner's unfinished turns: {e}"))?;
+            host.note_interrupted(interrupted);
+        }
+        Ok(host)
     }
 
     fn finish(
@@ -246,6 +266,10 @@ impl Host {
                 config.enable_implementations()
             };
         }
+        let planner = invoke::start_planner(options, &store, &mut notes)?;
+        if planner.is_some() {
+            config = config.enable_planner();
+        }
         if let Some(instructions) = instructions(options, config.generated_instructions())? {
             config = config.instructions(instructions);
         }
@@ -288,6 +312,7 @@ impl Host {
             generated,
             read_only: options.read_only,
             bind_runs: options.bind_runs,
+            planner,
             public_url: options.public_url.clone(),
         })
     }
@@ -327,11 +352,16 @@ impl Host {
         for note in &self.notes {
             println!("{note}");
         }
-        let mode = if self.read_only {
-            "read-only (no write tool is offered)"
-        } else {
-            "read-write (offered: create_document, update_document, rename_document, \
-             archive_document, restore_document)"
+        let mode = match (self.read_only, self.planner.is_some()) {
+            (true, _) => "read-only (no write tool is offered)",
+            (false, false) => {
+                "read-write (offered: create_document, update_document, rename_document, \
+                 archive_document, restore_document)"
+            }
+            (false, true) => {
+                "read-write (offered: create_document, update_document, rename_document, \
+                 archive_document, restore_document, invoke_planner)"
+            }
         };
         println!("mode: {mode}");
         if let Some(token) = &self.generated {
@@ -384,6 +414,7 @@ impl Host {
             Outcome::ReadImplementation(read) => self.read_implementation(read).await?,
             Outcome::StartImplementation(start) => self.start_implementation(start).await?,
             Outcome::ReportLifecycle(report) => self.report_lifecycle(report).await?,
+            Outcome::InvokePlanner(invoke) => noted(written, self.invoke(invoke).await?),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -478,6 +509,9 @@ impl Host {
             Now::Await(Outcome::Rename(rename)) => rename::rename_blocking(store, rename)?,
             Now::Await(Outcome::Archive(archive)) => archive::archive_blocking(store, archive)?,
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
+            Now::Await(Outcome::InvokePlanner(invoke)) => {
+                invoke::invoke_blocking(store, self.planner.as_deref(), invoke)?
+            }
             Now::Await(
                 implementation @ (Outcome::ReadImplementation(_)
                 | Outcome::StartImplementation(_)

@@ -24,6 +24,7 @@ pub mod labels;
 pub mod metrics;
 pub mod oauth;
 pub mod options;
+pub mod planner;
 pub mod record;
 pub mod runs;
 pub mod serve;

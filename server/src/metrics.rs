@@ -69,6 +69,8 @@ pub struct Metrics {
     /// [`Written::slot`].
     writes: Vec<IntCounter>,
     pub store_errors: IntCounter,
+    /// `planner_turns_total` by how a turn ended.
+    planner_turns: IntCounterVec,
 }
 
 static METRICS: OnceLock<Metrics> = OnceLock::new();
@@ -80,6 +82,16 @@ pub fn get() -> Option<&'static Metrics> {
 }
 
 /// Installs the metrics (once; later calls return the same).
+/// Counts an invoke_planner turn that ended as `state`.
+pub fn planner_turn(state: &str) {
+    if let Some(metrics) = get() {
+        metrics
+            .planner_turns
+            .with_label_values(&["invoke_planner", state])
+            .inc();
+    }
+}
+
 pub fn install() -> &'static Metrics {
     METRICS.get_or_init(|| Metrics::new().expect("metric definitions are valid"))
 }
@@ -118,17 +130,25 @@ impl Metrics {
         // One counter per write tool: `creates_total`, `updates_total`, …
         let write_vecs = Written::FIELDS
             .iter()
-            .map(|field| {
+            .zip(Written::TOOLS)
+            .map(|(field, tool)| {
                 IntCounterVec::new(
                     Opts::new(
                         format!("{field}s_total"),
-                        format!("{field}_document calls, by result."),
+                        format!("{tool} calls, by result."),
                     ),
                     &["result"],
                 )
             })
             .collect::<prometheus::Result<Vec<_>>>()?;
         let store_errors = IntCounter::new("store_errors_total", "Store operations that failed.")?;
+        let planner_turns = IntCounterVec::new(
+            Opts::new(
+                "planner_turns_total",
+                "invoke_planner turns run, by how they ended (exited, timed-out, failed).",
+            ),
+            &["tool", "state"],
+        )?;
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(durations.clone()))?;
         registry.register(Box::new(in_flight.clone()))?;
@@ -138,6 +158,7 @@ impl Metrics {
             registry.register(Box::new(family.clone()))?;
         }
         registry.register(Box::new(store_errors.clone()))?;
+        registry.register(Box::new(planner_turns.clone()))?;
         Ok(Metrics {
             registry,
             requests,
@@ -159,6 +180,7 @@ impl Metrics {
                 .map(|w| write_vecs[w.family()].with_label_values(&[w.as_str()]))
                 .collect(),
             store_errors,
+            planner_turns,
         })
     }
 

@@ -147,6 +147,7 @@ impl Record {
             Outcome::Rename(_) => Some(Tool::RenameDocument),
             Outcome::Archive(_) => Some(Tool::ArchiveDocument),
             Outcome::Restore(_) => Some(Tool::RestoreDocument),
+            Outcome::InvokePlanner(_) => Some(Tool::InvokePlanner),
             Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_)

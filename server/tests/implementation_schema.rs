@@ -25,7 +25,8 @@ use implementation::{CALLER, DOC};
 fn as_version_2(path: &std::path::Path) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute_batch(
-        "DROP TABLE implementation_events;
+        "DROP TABLE planner_turns;
+         DROP TABLE implementation_events;
          DROP TABLE implementation_runs;
          DROP TABLE graph_revisions;
          DROP TABLE graph_versions;

@@ -168,7 +168,7 @@ async fn a_version_1_sqlite_file_is_migrated_in_place_with_everything_in_it() {
     assert_migrated_at_start(&started);
     assert_eq!(user_version(&path), SCHEMA_VERSION);
     assert_everything_is_there(&store).await;
-    // The next start finds version 2 and changes nothing.
+    // The next start finds the current version and changes nothing.
     let again = store.setup(&Setup::default()).await.unwrap();
     assert_eq!(again.found_version, SCHEMA_VERSION);
 }

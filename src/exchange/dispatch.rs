@@ -12,8 +12,9 @@
 use bytes::Bytes;
 
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
-    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -76,6 +77,7 @@ pub(crate) fn wants_client(effect: &Effect) -> bool {
         effect,
         Effect::Create(_)
             | Effect::Update(_)
+            | Effect::InvokePlanner(_)
             | Effect::StartImplementation(_)
             | Effect::Lifecycle(_)
     )
@@ -281,6 +283,9 @@ impl<C> Dispatch<C> {
             } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
             Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
             Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
+            Effect::InvokePlanner(invocation) => {
+                Outcome::InvokePlanner(InvokePlanner::new(self, id, invocation, client()))
+            }
             Effect::ReadImplementation(locator) => {
                 Outcome::ReadImplementation(ReadImplementation::new(self, id, locator))
             }

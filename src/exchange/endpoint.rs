@@ -84,7 +84,7 @@ impl Endpoint {
         }
         let auth = Auth::new(&config)?;
         let allowlist = Allowlist::new(&config)?;
-        let tools = tools::list_result(config.tools);
+        let tools = tools::list_result(&config);
         Ok(Endpoint {
             inner: Arc::new(Inner {
                 budget,

@@ -30,8 +30,9 @@ mod outcome;
 pub use body::{BodyChunks, BodyIntake};
 pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
-    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    UpdateDocument,
 };
 pub use endpoint::{Authenticate, Endpoint};
 pub use outcome::Outcome;

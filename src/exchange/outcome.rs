@@ -7,8 +7,9 @@ use bytes::Bytes;
 
 use super::body::BodyIntake;
 use super::effect::{
-    ArchiveDocument, CreateDocument, ListDocuments, ReadDocument, ReadImplementation,
-    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, UpdateDocument,
+    ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
+    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    UpdateDocument,
 };
 use super::endpoint::Authenticate;
 use crate::cors;
@@ -61,6 +62,9 @@ pub enum Outcome<C> {
     /// Restore an archived document (only on endpoints with
     /// [`Config::enable_restore`](crate::Config::enable_restore)).
     Restore(RestoreDocument<C>),
+    /// Post an instruction to a document's planner (only on endpoints with
+    /// [`Config::enable_planner`](crate::Config::enable_planner)).
+    InvokePlanner(InvokePlanner<C>),
     /// Read a document's implementation (only on endpoints with
     /// [`Config::enable_implementations`](crate::Config::enable_implementations)
     /// or [`Config::enable_implementation_reads`](crate::Config::enable_implementation_reads)).
@@ -107,6 +111,7 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Rename(effect) => f.debug_tuple("Rename").field(effect).finish(),
             Outcome::Archive(effect) => f.debug_tuple("Archive").field(effect).finish(),
             Outcome::Restore(effect) => f.debug_tuple("Restore").field(effect).finish(),
+            Outcome::InvokePlanner(effect) => f.debug_tuple("InvokePlanner").field(effect).finish(),
             Outcome::ReadImplementation(effect) => {
                 f.debug_tuple("ReadImplementation").field(effect).finish()
             }

@@ -6,6 +6,7 @@
 //! Not part of the public API.
 
 mod lifecycle;
+mod planner;
 
 use bytes::Bytes;
 
@@ -72,6 +73,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .allow_origin("https://allowed.example")
         .enable_creation()
         .enable_lifecycle()
+        .enable_planner()
         .enable_implementations()
         .id_source(SequentialIds::new(1));
     config = if oauth {
@@ -200,6 +202,10 @@ fn drive(
             Outcome::Restore(restore) => {
                 effects.push("restore");
                 lifecycle::answer_restore(restore, answers.byte())
+            }
+            Outcome::InvokePlanner(invoke) => {
+                effects.push("invoke_planner");
+                planner::answer_invoke(invoke, answers.byte())
             }
             // Answered unavailable: the fuzzed inputs reach the argument
             // checks and the session gate; the answers are the rules'.
@@ -677,6 +683,7 @@ pub fn ops(data: &[u8]) {
                     Outcome::Rename(rename) => lifecycle::answer_rename(rename, choice),
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
+                    Outcome::InvokePlanner(invoke) => planner::answer_invoke(invoke, choice),
                     Outcome::ReadImplementation(read) => {
                         read.answer(ReadImplementationAnswer::<()>::Unavailable)
                     }

@@ -13,6 +13,7 @@ use crate::jsonrpc::{self, RpcError};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
 use crate::tools::implementation::{self, Lifecycle, StartRequest};
+use crate::tools::invoke::{self, Invocation};
 use crate::tools::update::{self, DocumentUpdate};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
@@ -36,6 +37,7 @@ pub(crate) enum Effect {
     },
     Archive(String),
     Restore(String),
+    InvokePlanner(Box<Invocation>),
     /// `read_implementation`'s locator, as sent.
     ReadImplementation(String),
     StartImplementation(Box<StartRequest>),
@@ -122,6 +124,9 @@ pub(crate) fn step(
         Tool::RestoreDocument => {
             Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
         }
+        Tool::InvokePlanner => Effect::InvokePlanner(Box::new(
+            invoke::arguments(arguments).ok_or(invoke::INVALID)?,
+        )),
         Tool::ReadImplementation => Effect::ReadImplementation(
             implementation::read(arguments).ok_or(implementation::INVALID_READ)?,
         ),

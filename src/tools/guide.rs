@@ -26,7 +26,7 @@ impl Config {
     /// # let _ = config;
     /// ```
     pub fn generated_instructions(&self) -> String {
-        instructions(self.tools)
+        instructions(self.tools, self.planner_description.as_deref())
     }
 
     /// The budget in force: the configured one, else SURFACE.md §1.8's rule
@@ -42,9 +42,11 @@ const AUTHORITATIVE: &str =
 
 /// The instructions for `offered` (SURFACE.md §10): [`AUTHORITATIVE`], then
 /// `<name>: <description>` for each offered tool after the two read tools,
-/// in tool order, joined by `\n`; before the implementation tools' lines,
-/// IMPLEMENTATION.md §2.1's [`implementation::INSTRUCTION`].
-pub(crate) fn instructions(offered: Offered) -> String {
+/// in tool order, joined by `\n`; `invoke_planner`'s description is
+/// `planner_description` when the host replaced it; before the
+/// implementation tools' lines, IMPLEMENTATION.md §2.1's
+/// [`implementation::INSTRUCTION`].
+pub(crate) fn instructions(offered: Offered, planner_description: Option<&str>) -> String {
     let mut out = String::from(AUTHORITATIVE);
     let described = Tool::ALL
         .into_iter()
@@ -60,7 +62,10 @@ pub(crate) fn instructions(offered: Offered) -> String {
         out.push('\n');
         out.push_str(tool.name());
         out.push_str(": ");
-        out.push_str(&tool.description());
+        match (tool, planner_description) {
+            (Tool::InvokePlanner, Some(description)) => out.push_str(description),
+            _ => out.push_str(&tool.description()),
+        }
     }
     out
 }
@@ -69,7 +74,7 @@ pub(crate) fn instructions(offered: Offered) -> String {
 /// family; any other tool's calls fit the read-only budget.
 fn need(tool: Tool) -> usize {
     match tool {
-        Tool::CreateDocument | Tool::UpdateDocument => CREATION_BUDGET,
+        Tool::CreateDocument | Tool::UpdateDocument | Tool::InvokePlanner => CREATION_BUDGET,
         tool if tool.is_implementation_write() => CREATION_BUDGET,
         _ => READ_ONLY_BUDGET,
     }

@@ -8,6 +8,7 @@ pub(crate) mod call;
 pub(crate) mod create;
 pub(crate) mod guide;
 pub(crate) mod implementation;
+pub(crate) mod invoke;
 pub(crate) mod list;
 pub(crate) mod read;
 pub(crate) mod rename;
@@ -27,7 +28,7 @@ pub(crate) use schema::{
 };
 
 use crate::auth::Granted;
-use crate::config::Offered;
+use crate::config::{Config, Offered};
 use crate::json::{self, Compact, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
@@ -108,6 +109,7 @@ pub(crate) enum Tool {
     RenameDocument,
     ArchiveDocument,
     RestoreDocument,
+    InvokePlanner,
     ReadImplementation,
     StartImplementation,
     StartTask,
@@ -121,7 +123,7 @@ pub(crate) enum Tool {
 impl Tool {
     /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1,
     /// IMPLEMENTATION.md §2.1).
-    const ALL: [Tool; 15] = [
+    const ALL: [Tool; 16] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -129,6 +131,7 @@ impl Tool {
         Tool::RenameDocument,
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
+        Tool::InvokePlanner,
         Tool::ReadImplementation,
         Tool::StartImplementation,
         Tool::StartTask,
@@ -148,6 +151,7 @@ impl Tool {
             Tool::RenameDocument => "rename_document",
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
+            Tool::InvokePlanner => "invoke_planner",
             Tool::ReadImplementation => "read_implementation",
             Tool::StartImplementation => "start_implementation",
             Tool::StartTask => "start_task",
@@ -168,6 +172,7 @@ impl Tool {
             Tool::RenameDocument => rename::DEFINITION,
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
+            Tool::InvokePlanner => invoke::DEFINITION,
             Tool::ReadImplementation => implementation::READ_IMPLEMENTATION,
             Tool::StartImplementation => implementation::START_IMPLEMENTATION,
             Tool::StartTask => implementation::START_TASK,
@@ -200,6 +205,7 @@ impl Tool {
             Tool::RenameDocument => offered.rename,
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
+            Tool::InvokePlanner => offered.planner,
             Tool::ReadImplementation => offered.implementation_reads,
             Tool::StartImplementation
             | Tool::StartTask
@@ -222,7 +228,8 @@ impl Tool {
                 Tool::UpdateDocument
                 | Tool::RenameDocument
                 | Tool::ArchiveDocument
-                | Tool::RestoreDocument,
+                | Tool::RestoreDocument
+                | Tool::InvokePlanner,
             ) => (false, true),
             Some(tool) if tool.is_implementation_write() => (false, true),
             Some(_) | None => (false, false),
@@ -254,15 +261,24 @@ impl Tool {
     }
 }
 
-/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint.
-pub(crate) fn list_result(offered: Offered) -> Vec<u8> {
+/// The `tools/list` result, `{"tools":[…]}`, computed once per endpoint:
+/// the offered tools' definitions, `invoke_planner`'s with the configured
+/// description.
+pub(crate) fn list_result(config: &Config) -> Vec<u8> {
     let mut out = b"{\"tools\":[".to_vec();
-    let listed = Tool::ALL.into_iter().filter(|tool| tool.offered(offered));
+    let listed = Tool::ALL
+        .into_iter()
+        .filter(|tool| tool.offered(config.tools));
     for (index, tool) in listed.enumerate() {
         if index > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(tool.definition().as_bytes());
+        match (tool, &config.planner_description) {
+            (Tool::InvokePlanner, Some(description)) => {
+                invoke::write_definition(&mut out, description);
+            }
+            _ => out.extend_from_slice(tool.definition().as_bytes()),
+        }
     }
     out.extend_from_slice(b"]}");
     out
@@ -586,17 +602,13 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
             assert_eq!(value["name"], tool.name());
         }
-        let all = Offered {
-            create: true,
-            update: true,
-            rename: true,
-            archive: true,
-            restore: true,
-            implementation_reads: true,
-            implementation_writes: true,
-        };
-        for (offered, count) in [(Offered::READ_ONLY, 2), (all, 15)] {
-            let list: serde_json::Value = serde_json::from_slice(&list_result(offered)).unwrap();
+        let all = Config::new()
+            .enable_creation()
+            .enable_lifecycle()
+            .enable_planner()
+            .enable_implementations();
+        for (config, count) in [(Config::new(), 2), (all, 16)] {
+            let list: serde_json::Value = serde_json::from_slice(&list_result(&config)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }
     }

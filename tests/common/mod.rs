@@ -4,6 +4,7 @@
 
 pub mod implementation;
 mod implementation_effects;
+mod planner;
 mod writes;
 
 use std::collections::HashMap;
@@ -11,11 +12,13 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use chopin_mcp::{
     BodyChunks, ClientInfo, Config, CreateAnswer, CreatedDocument, Document, DocumentOutcome,
-    DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome, RequestParts,
-    Response, SequentialIds, UpdatedDocument,
+    DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome,
+    PlannerDocument, PlannerRefusal, RequestParts, Response, SequentialIds, UpdatedDocument,
 };
 #[allow(unused_imports)] // used by the implementation tools' tests
 pub use implementation_effects::{Reported, STARTED_AT, Started};
+#[allow(unused_imports)] // used by the write tools' tests
+pub use planner::{Invoked, planner_document, refusing};
 use serde_json::{Value, json};
 #[allow(unused_imports)] // used by the write tools' tests
 pub use writes::{
@@ -50,6 +53,8 @@ pub enum Step {
     Rename(String),
     Archive(String),
     Restore(String),
+    /// A planner effect, with the locator as the host received it.
+    Invoke(String),
     /// The implementation effects: the locator, or the lifecycle tool.
     ReadImplementation(String),
     StartImplementation(String),
@@ -110,6 +115,10 @@ pub struct Host {
     pub rename_inputs: Vec<(String, String)>,
     /// Archived documents' ids and when they were archived.
     pub archived: HashMap<String, String>,
+    /// How the planner answers every call.
+    pub planner: Result<PlannerDocument, PlannerRefusal>,
+    /// Every planner effect's arguments, in order.
+    pub invoke_inputs: Vec<Invoked>,
     /// The client of every effect that names one (create, update), in order.
     pub clients: Vec<ClientInfo>,
     /// Every claim, and every lifecycle report, as received.
@@ -163,6 +172,8 @@ impl Host {
             update_inputs: Vec::new(),
             rename_inputs: Vec::new(),
             archived: HashMap::new(),
+            planner: Ok(planner_document()),
+            invoke_inputs: Vec::new(),
             clients: Vec::new(),
             started: Vec::new(),
             reported: Vec::new(),
@@ -322,6 +333,7 @@ impl Host {
                 Outcome::Rename(rename) => self.rename(rename),
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
+                Outcome::InvokePlanner(invoke) => self.invoke(invoke),
                 Outcome::ReadImplementation(read) => self.read_implementation(read),
                 Outcome::StartImplementation(start) => self.start_implementation(start),
                 Outcome::ReportLifecycle(report) => self.report_lifecycle(report),

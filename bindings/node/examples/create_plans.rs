@@ -20,9 +20,9 @@ use std::time::Instant;
 use std::{env, fs, hint};
 
 use chopin_mcp::{
-    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, LifecycleAnswer,
-    Outcome, ReadImplementationAnswer, RenameAnswer, RequestParts, RestoreAnswer, StartAnswer,
-    UpdateAnswer,
+    ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, InvokeAnswer,
+    LifecycleAnswer, Outcome, PlannerRefusal, ReadImplementationAnswer, RenameAnswer, RequestParts,
+    RestoreAnswer, StartAnswer, UpdateAnswer,
 };
 use chopin_test_support::plans;
 
@@ -80,6 +80,9 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::InvokePlanner(invoke) => {
+                invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
+            }
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
             }

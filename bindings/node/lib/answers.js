@@ -241,6 +241,40 @@ function answerRestore(core, slot, answer, where) {
   return native.answerRestore(core, slot, kind, id, title, description);
 }
 
+/** The codes of a planner's refusal (SURFACE.md §9), in the addon's order from 1. */
+const PLANNER_REFUSALS = [
+  "document-unavailable",
+  "repository-forbidden",
+  "document-archived",
+  "planner-owner-unavailable",
+  "checkout-unverified",
+  "planner-unavailable",
+  "planner-queue-full",
+];
+
+/**
+ * Answers a planner effect: { kind: "invoked", document: { id, title,
+ * description?, url } } or { kind: "refused", code } with one of the seven
+ * codes.
+ */
+function answerInvoke(core, slot, answer, where) {
+  const kind = kindOf(answer, { invoked: 0, refused: 1 }, where);
+  if (kind === 1) {
+    const code = PLANNER_REFUSALS.indexOf(answer.code);
+    if (typeof answer.code !== "string" || code < 0) {
+      const codes = PLANNER_REFUSALS.map((name) => `"${name}"`).join(" | ");
+      fail(`${where}: a "refused" answer carries a \`code\`, one of ${codes}, not ${describe(answer.code)}`);
+    }
+    return native.answerInvoke(core, slot, code + 1);
+  }
+  const [id, title, url] = stringsOf(answer, ["id", "title", "url"], where);
+  const description = answer.document.description;
+  if (description !== undefined && description !== null && typeof description !== "string") {
+    fail(`${where}: the document's \`description\` is ${describe(description)}, not a string`);
+  }
+  return native.answerInvoke(core, slot, 0, id, title, url, description ?? undefined);
+}
+
 /**
  * Answers a document URL's read with `document` (a Document, or undefined /
  * null for absent: 404): only its source and revision are served.
@@ -251,4 +285,4 @@ function answerDocument(core, slot, document, where) {
   return native.documentAnswer(core, slot, document.source, document.revision);
 }
 
-module.exports = { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore };
+module.exports = { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, PLANNER_REFUSALS };

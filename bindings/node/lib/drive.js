@@ -5,10 +5,10 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, invokeInput } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
+const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke } = require("./answers.js");
 
 const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
@@ -17,12 +17,12 @@ const KEEP_ALIVE = native.keepAlive();
 /**
  * The request function of a handler over `core`, with its `settings` (as
  * the addon got them), its host functions `hosts` ({ caller, documents,
- * create?, update?, rename?, archive?, restore?, implementations? },
- * checked) and the
- * keep-alive period of its event streams.
+ * create?, update?, rename?, archive?, restore?, invoke?,
+ * implementations? }, checked) and the keep-alive period of its event
+ * streams.
  */
 function drive(core, settings, hosts, keepAliveMs) {
-  const { caller, documents, create, update, rename, archive, restore, implementations } = hosts;
+  const { caller, documents, create, update, rename, archive, restore, invoke, implementations } = hosts;
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
   const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
@@ -113,6 +113,11 @@ function drive(core, settings, hosts, keepAliveMs) {
           case RESTORE:
             out = answerRestore(endpoint, slot, await restore.restore(who, out.slice(1)), "restore.restore");
             break;
+          case INVOKE: {
+            const { input, client } = invokeInput(out);
+            out = answerInvoke(endpoint, slot, await invoke.invoke(who, input, client), "invoke.invoke");
+            break;
+          }
           case READ_IMPLEMENTATION:
             out = answerReadImplementation(endpoint, slot, await implementations.read(who, out.slice(1)), "implementations.read");
             break;

@@ -4,11 +4,11 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput, invokeInput } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore } = require("./answers.js");
+const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke } = require("./answers.js");
 const { Core, SLOTS, hook } = require("./core.js");
 const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
@@ -23,6 +23,7 @@ const KINDS = {
   [RENAME]: "rename",
   [ARCHIVE]: "archive",
   [RESTORE]: "restore",
+  [INVOKE]: "invoke",
   [READ_IMPLEMENTATION]: "read_implementation",
   [START_IMPLEMENTATION]: "start_implementation",
   [REPORT]: "report",
@@ -30,7 +31,7 @@ const KINDS = {
 
 /** The steps that name their document by `id`, and those with an `input`. */
 const LOCATED = ["read", "archive", "restore", "read_implementation"];
-const WITH_INPUT = ["create", "update", "rename", "start_implementation", "report"];
+const WITH_INPUT = ["create", "update", "rename", "invoke", "start_implementation", "report"];
 
 class Endpoint {
   #core;
@@ -142,6 +143,7 @@ class Exchange {
       const read = tag === CREATE ? createInput : updateInput;
       ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
     } else if (tag === RENAME) this.#input = renameInput(out);
+    else if (tag === INVOKE) ({ input: this.#input, client: this.#client } = invokeInput(out));
     else if (tag === START_IMPLEMENTATION || tag === REPORT) this.#input = implementationInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
@@ -196,6 +198,9 @@ class Exchange {
       case "restore":
         this.#settle(answerRestore(core.native, this.#slot, value, "answer(restored)"));
         break;
+      case "invoke":
+        this.#settle(answerInvoke(core.native, this.#slot, value, "answer(invoked)"));
+        break;
       case "read_implementation":
         this.#settle(answerReadImplementation(core.native, this.#slot, value, "answer(implementation)"));
         break;
@@ -229,15 +234,15 @@ class Exchange {
     return this.#payload;
   }
 
-  /** What a "create", "update", "rename", "start_implementation" or "report" step asks the host to store. */
+  /** What a "create", "update", "rename", "invoke", "start_implementation" or "report" step asks of the host. */
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;
   }
 
-  /** Who a "create" or "update" step's client says it is: `{ name, version }` (SURFACE.md §10; `unknown` when not said). */
+  /** Who a "create", "update" or "invoke" step's client says it is: `{ name, version }` (SURFACE.md §10; `unknown` when not said). */
   get client() {
-    this.#expect(["create", "update"], "client");
+    this.#expect(["create", "update", "invoke"], "client");
     return this.#client;
   }
 

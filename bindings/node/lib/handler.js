@@ -11,7 +11,7 @@ const { offeredBy } = require("./implementations.js");
 function handler(options) {
   if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
   const settings = settingsOf(options, HANDLER_OWN, "handler(options)");
-  const { caller, documents, create, update, rename, archive, restore } = options;
+  const { caller, documents, create, update, rename, archive, restore, invoke } = options;
   if (typeof caller !== "function") fail("handler(options): `caller` must be a function (request) => caller | undefined");
   if (!isObject(documents) || typeof documents.list !== "function" || typeof documents.read !== "function") {
     fail("handler(options): `documents` must be { list(caller, repository), read(caller, id) }");
@@ -34,7 +34,7 @@ function handler(options) {
     }
   }
   const core = new Core(settings);
-  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, implementations }, keepAliveMs);
+  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, invoke, implementations }, keepAliveMs);
   hook(mcp, core);
   return mcp;
 }

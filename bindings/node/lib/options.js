@@ -92,7 +92,7 @@ function settingsOf(options, own, where) {
 }
 
 /** The write capabilities, each offered when its option is given. */
-const WRITES = ["create", "update", "rename", "archive", "restore"];
+const WRITES = ["create", "update", "rename", "archive", "restore", "invoke"];
 const HANDLER_OWN = ["caller", "documents", ...WRITES, "implementations", "keepAliveMs"];
 
 /** What each write capability's host object is, for a TypeError. */
@@ -102,6 +102,7 @@ const WRITE_SHAPES = {
   rename: "{ rename(caller, input) }",
   archive: "{ archive(caller, id) }",
   restore: "{ restore(caller, id) }",
+  invoke: "{ invoke(caller, input, client) }",
 };
 
 /** new Endpoint()'s own options: the write capabilities, each true or false. */

@@ -18,6 +18,7 @@ const UPDATE = 117; // u
 const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
+const INVOKE = 105; // i
 const DOCUMENT_READ = 100; // d: a document URL's read (the id follows)
 const READ_IMPLEMENTATION = 73; // I
 const START_IMPLEMENTATION = 83; // S
@@ -96,6 +97,17 @@ function renameInput(out) {
   return { id, title };
 }
 
+/**
+ * The host input of a planner effect and its client: the outcome's fields
+ * as JSON; `checkout` only when the caller named one.
+ */
+function invokeInput(out) {
+  const fields = JSON.parse(out.slice(1));
+  const input = { id: fields.id, instruction: fields.instruction };
+  if (fields.checkout !== undefined) input.checkout = fields.checkout;
+  return { input, client: fields.client };
+}
+
 module.exports = {
   RESPOND,
   NEW_HEAD,
@@ -111,6 +123,7 @@ module.exports = {
   RENAME,
   ARCHIVE,
   RESTORE,
+  INVOKE,
   DOCUMENT_READ,
   READ_IMPLEMENTATION,
   START_IMPLEMENTATION,
@@ -121,4 +134,5 @@ module.exports = {
   createInput,
   updateInput,
   renameInput,
+  invokeInput,
 };

@@ -5,10 +5,11 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, DocumentAuthenticate, DocumentRead, Endpoint, LifecycleAnswer, ListDocuments,
-    Outcome, ReadDocument, ReadImplementation, ReadImplementationAnswer, RenameAnswer,
-    RenameDocument, ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument,
-    StartAnswer, StartImplementation, UpdateAnswer, UpdateDocument,
+    Document, DocumentAuthenticate, DocumentRead, Endpoint, InvokeAnswer, InvokePlanner,
+    LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument, ReadImplementation,
+    ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle, RequestParts,
+    Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation, UpdateAnswer,
+    UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -44,6 +45,7 @@ pub(crate) enum Pending {
     Rename(RenameDocument<()>),
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
+    Invoke(InvokePlanner<()>),
     ReadImplementation(ReadImplementation<()>),
     StartImplementation(StartImplementation<()>),
     ReportLifecycle(ReportLifecycle<()>),
@@ -133,6 +135,13 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_invoke(self) -> Option<InvokePlanner<()>> {
+        match self {
+            Pending::Invoke(invoke) => Some(invoke),
+            _ => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Pending::Authenticate(_) => "authenticate",
@@ -144,6 +153,7 @@ impl Pending {
             Pending::Rename(_) => "rename",
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
+            Pending::Invoke(_) => "invoke",
             Pending::ReadImplementation(_) => "read_implementation",
             Pending::StartImplementation(_) => "start_implementation",
             Pending::ReportLifecycle(_) => "report",
@@ -281,6 +291,9 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::Rename(rename) => rename.answer(RenameAnswer::Unavailable),
             Outcome::Archive(archive) => archive.answer(ArchiveAnswer::Unavailable),
             Outcome::Restore(restore) => restore.answer(RestoreAnswer::Unavailable),
+            Outcome::InvokePlanner(invoke) => {
+                invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
+            }
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
             }

@@ -314,6 +314,28 @@ unsafe extern "C" fn answer_rename(env: sys::napi_env, info: sys::napi_callback_
     })
 }
 
+/// `answerInvoke(core, slot, code, id?, title?, url?, description?)`: code
+/// 0 is invoked, with the document; 1 to 7 a refusal
+/// ([`Core::answer_invoke`]).
+unsafe extern "C" fn answer_invoke(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe {
+        let [core, slot, code, id, title, url, description] = args::<7>(env, info)?;
+        let (core, slot, code) = (u32_of(env, core)?, u32_of(env, slot)?, u32_of(env, code)?);
+        let mut texts = (Text::new(), Text::new());
+        let (mut url_text, mut description_text) = (Text::new(), Text::new());
+        let document = match pair(env, &mut texts, id, title)? {
+            Some((id, title)) => Some((
+                id,
+                title,
+                url_text.read(env, url)?,
+                optional(env, &mut description_text, description)?,
+            )),
+            None => None,
+        };
+        outcome(env, core, |core| core.answer_invoke(slot, code, document))
+    })
+}
+
 /// `answerArchive(core, slot, kind, id?, title?, archivedAt?,
 /// description?)`.
 unsafe extern "C" fn answer_archive(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
@@ -397,7 +419,7 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 19] = [
+const EXPORTS: [(&CStr, Callback); 20] = [
     (c"start", start),
     (c"run", run),
     (c"startListed", start_listed),
@@ -413,6 +435,7 @@ const EXPORTS: [(&CStr, Callback); 19] = [
     (c"answerRename", answer_rename),
     (c"answerArchive", answer_archive),
     (c"answerRestore", answer_restore),
+    (c"answerInvoke", answer_invoke),
     (c"answerImplementation", answer_impl),
     (c"plan", plan),
     (c"body", body),

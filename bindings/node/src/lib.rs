@@ -38,7 +38,7 @@ mod step;
 mod wire;
 
 pub use answer::{
-    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, UpdateKind, Verdict,
+    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, PlannerFields, UpdateKind, Verdict,
 };
 pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;

@@ -22,6 +22,8 @@ pub(crate) struct Options {
     archive: bool,
     #[serde(default)]
     restore: bool,
+    #[serde(default)]
+    invoke: bool,
     /// `"all"`: the eight implementation tools; `"read"`:
     /// `read_implementation` alone.
     implementations: Option<String>,
@@ -91,6 +93,9 @@ impl Options {
         }
         if self.restore {
             config = config.enable_restore();
+        }
+        if self.invoke {
+            config = config.enable_planner();
         }
         match self.implementations.as_deref() {
             None => {}

@@ -39,6 +39,7 @@
 //! | `n` | rename a document | the length of the locator in UTF-16 units, `:`, the locator as sent, then the trimmed title |
 //! | `v` | archive a document | the locator as sent |
 //! | `s` | restore a document | the locator as sent |
+//! | `i` | post an instruction to a document's planner | the host input and the client as JSON (`{id, instruction, checkout?, client: {name, version}}`) |
 //!
 //! A head text is the status (followed by ` stream` for an accepted GET's
 //! open event stream), then each header's name and value, every item on a

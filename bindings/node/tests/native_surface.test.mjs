@@ -14,7 +14,7 @@ const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {},
 
 test("the addon exports the functions index.cjs uses, and no other", () => {
   assert.deepEqual(Object.keys(native).sort(), [
-    "answerAbsent", "answerArchive", "answerCreate", "answerImplementation", "answerList", "answerListForbidden", "answerRead", "answerRename",
+    "answerAbsent", "answerArchive", "answerCreate", "answerImplementation", "answerInvoke", "answerList", "answerListForbidden", "answerRead", "answerRename",
     "answerRestore", "answerUpdate", "authenticate", "body", "budget", "documentAnswer", "documentAuthenticate", "documentStart",
     "endpoint", "endpointId", "finish", "implementationRule", "inFlight", "keepAlive",
     "metadata", "namedHeaders", "plan", "push", "release", "run", "start", "startListed", "tools",
@@ -44,6 +44,7 @@ test("each function with wrong arguments throws, and the endpoint still works", 
   assert.throws(() => native.authenticate(core, 0, 9), /not an authentication verdict/);
   assert.throws(() => native.answerList(core, 1, "[]"), /no exchange/);
   assert.throws(() => native.answerUpdate(core, 0, 9), /9 is not an update answer/);
+  assert.throws(() => native.answerInvoke(core, 0, 8), /8 is not a planner answer/);
   assert.throws(() => native.answerRename(core, 0, 5), /5 is not a rename, archive or restore answer/);
   assert.throws(() => native.answerArchive(core, 0, 0), /waits for the authenticate answer, not archive/);
   assert.equal(native.authenticate(core, 0, 1), "b");

@@ -9,6 +9,8 @@ import type {
   DocumentReader,
   ImplementationHost,
   ImplementationState,
+  InvokeAnswer,
+  InvokePlannerInput,
   ReportAnswer,
   StartImplementationAnswer,
   RenameAnswer,
@@ -75,6 +77,13 @@ handler({
   rename: { rename: (_caller, input) => ({ kind: "renamed", document: { id: input.id, title: input.title } }) },
   archive: { archive: (_caller, id) => ({ kind: "archived", document: { id, title: "T", archivedAt: "2026-08-23T12:34:56.000Z" } }) },
   restore: { restore: (_caller, id) => ({ kind: "restored", document: { id, title: "T" } }) },
+  invoke: {
+    invoke(_caller, input: InvokePlannerInput, client: ClientInfo): InvokeAnswer {
+      return input.checkout === undefined
+        ? { kind: "invoked", document: { id: input.id, title: client.name, url: "/d" } }
+        : { kind: "refused", code: "checkout-unverified" };
+    },
+  },
   scopes: { read: "plans:read", create: "plans:create", write: "plans:write" },
 });
 
@@ -118,6 +127,9 @@ async function serve(endpoint: Endpoint, method: string, rawHeaders: string[], b
       case "restore":
         step = step.answer({ kind: "restored", document: { id: step.id, title: "T" } });
         break;
+      case "invoke":
+        step = step.answer({ kind: "invoked", document: { id: step.input.id, title: step.client.name, url: "/d" } });
+        break;
     }
   }
   const answer: { status: number; headers: Readonly<Record<string, string>>; body: string; stream: boolean } = step;
@@ -140,7 +152,11 @@ const badDocument: Document = { id: "d", title: "T", source: "s", revision: "4" 
 const noRevision: UpdateAnswer = { kind: "revision-conflict" };
 // @ts-expect-error a rename is not answered "locked"
 const locked: RenameAnswer = { kind: "locked" };
-void [wrongKind, noDocument, badDocument, noRevision, locked];
+// @ts-expect-error a planner refuses with one of its seven codes
+const busy: InvokeAnswer = { kind: "refused", code: "planner-busy" };
+// @ts-expect-error an invoked document has a url
+const noUrl: InvokeAnswer = { kind: "invoked", document: { id: "d", title: "T" } };
+void [wrongKind, noDocument, badDocument, noRevision, locked, busy, noUrl];
 function answerRead(step: Step) {
   if (step.kind === "read") {
     // @ts-expect-error a read is answered with a document, not a list

@@ -89,6 +89,7 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
             | Outcome::Rename(_)
             | Outcome::Archive(_)
             | Outcome::Restore(_)
+            | Outcome::InvokePlanner(_)
             | Outcome::ReadImplementation(_)
             | Outcome::StartImplementation(_)
             | Outcome::ReportLifecycle(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),

@@ -72,7 +72,7 @@ mod written;
 
 pub use scan::{Refusal, is_batch, is_issues_result, refusal, sniff};
 pub use written::{
-    ArchiveResult, CreateResult, RenameResult, RestoreResult, UpdateResult, Written,
+    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult, Written,
 };
 
 label_set! {
@@ -128,6 +128,7 @@ label_set! {
         CompleteTask => "complete_task",
         ReportVerification => "report_verification",
         RequestRevision => "request_revision",
+        InvokePlanner => "invoke_planner",
         Other => "other",
     }
 }
@@ -150,6 +151,7 @@ impl Tool {
             b"complete_task" => Tool::CompleteTask,
             b"report_verification" => Tool::ReportVerification,
             b"request_revision" => Tool::RequestRevision,
+            b"invoke_planner" => Tool::InvokePlanner,
             _ => Tool::Other,
         }
     }
@@ -197,6 +199,8 @@ label_set! {
         Claim => "claim",
         /// A lifecycle tool's report.
         Report => "report",
+        /// An invoke_planner's turn recorded (not the turn's run).
+        Invoke => "invoke",
         /// The readiness query of `/readyz`.
         Ready => "ready",
     }
@@ -217,6 +221,7 @@ impl StoreOperation {
             Outcome::ReadImplementation(_) => StoreOperation::ReadImplementation,
             Outcome::StartImplementation(_) => StoreOperation::Claim,
             Outcome::ReportLifecycle(_) => StoreOperation::Report,
+            Outcome::InvokePlanner(_) => StoreOperation::Invoke,
             Outcome::Read(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)

@@ -78,6 +78,21 @@ label_set! {
     }
 }
 
+label_set! {
+    /// What became of an invoke_planner call (the turn's own end is the
+    /// planner's: `planner_turns_total`).
+    pub enum InvokeResult {
+        /// Recorded and queued for a worker.
+        Invoked => "invoked",
+        /// The document is archived.
+        Archived => "archived",
+        /// The server's turns and queue were full.
+        QueueFull => "queue_full",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
 /// What became of a write: its tool's own result. Each write tool has its
 /// log field (`create=…`, `update=…`, …) and its counter
 /// (`creates_total`, `updates_total`, …), labelled with the result.
@@ -88,11 +103,24 @@ pub enum Written {
     Rename(RenameResult),
     Archive(ArchiveResult),
     Restore(RestoreResult),
+    Invoke(InvokeResult),
 }
 
 impl Written {
     /// The write tools' log fields, in the order of [`Written::family`].
-    pub const FIELDS: [&'static str; 5] = ["create", "update", "rename", "archive", "restore"];
+    pub const FIELDS: [&'static str; 6] =
+        ["create", "update", "rename", "archive", "restore", "invoke"];
+
+    /// The write tools' names, in the order of [`Written::FIELDS`] (for
+    /// the counters' help).
+    pub const TOOLS: [&'static str; 6] = [
+        "create_document",
+        "update_document",
+        "rename_document",
+        "archive_document",
+        "restore_document",
+        "invoke_planner",
+    ];
 
     /// Every value, tool by tool: the order of [`Written::slot`].
     pub fn all() -> impl Iterator<Item = Written> {
@@ -101,11 +129,13 @@ impl Written {
         let rename = RenameResult::ALL.iter().map(|&r| Written::Rename(r));
         let archive = ArchiveResult::ALL.iter().map(|&r| Written::Archive(r));
         let restore = RestoreResult::ALL.iter().map(|&r| Written::Restore(r));
+        let invoke = InvokeResult::ALL.iter().map(|&r| Written::Invoke(r));
         create
             .chain(update)
             .chain(rename)
             .chain(archive)
             .chain(restore)
+            .chain(invoke)
     }
 
     /// Its tool's place in [`Written::FIELDS`].
@@ -116,11 +146,12 @@ impl Written {
             Written::Rename(_) => 2,
             Written::Archive(_) => 3,
             Written::Restore(_) => 4,
+            Written::Invoke(_) => 5,
         }
     }
 
     /// Its tool's log field: `create`, `update`, `rename`, `archive`,
-    /// `restore`.
+    /// `restore`, `invoke`.
     pub fn field(self) -> &'static str {
         Written::FIELDS[self.family()]
     }
@@ -133,6 +164,7 @@ impl Written {
             Written::Rename(result) => result.as_str(),
             Written::Archive(result) => result.as_str(),
             Written::Restore(result) => result.as_str(),
+            Written::Invoke(result) => result.as_str(),
         }
     }
 
@@ -144,12 +176,14 @@ impl Written {
             Written::Rename(r) => (2, r.index()),
             Written::Archive(r) => (3, r.index()),
             Written::Restore(r) => (4, r.index()),
+            Written::Invoke(r) => (5, r.index()),
         };
         let sizes = [
             CreateResult::ALL.len(),
             UpdateResult::ALL.len(),
             RenameResult::ALL.len(),
             ArchiveResult::ALL.len(),
+            RestoreResult::ALL.len(),
         ];
         sizes[..before].iter().sum::<usize>() + index
     }

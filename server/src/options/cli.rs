@@ -37,6 +37,8 @@ pub struct Cli {
     #[command(flatten)]
     oauth: crate::oauth::Flags,
     #[command(flatten)]
+    planner: super::planner::PlannerFlags,
+    #[command(flatten)]
     operations: Operations,
 }
 
@@ -219,6 +221,7 @@ impl Cli {
             serving,
             store,
             oauth,
+            planner,
             operations,
         } = self;
         match command {
@@ -260,6 +263,7 @@ impl Cli {
                     .unwrap_or(defaults.statement_timeout),
             },
             oauth: oauth.finish()?,
+            planner: planner.finish(serving.read_only)?,
         }))
     }
 }

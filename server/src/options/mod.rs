@@ -15,10 +15,12 @@ use crate::store::{Database, Limits};
 
 mod cli;
 mod help;
+mod planner;
 mod values;
 
 pub use help::HelpText;
 pub(crate) use help::render as render_help;
+pub use planner::PlannerOptions;
 
 /// `chopin-mcp-server --help`, as clap renders it.
 pub const USAGE: HelpText = HelpText::new(|| {
@@ -89,6 +91,9 @@ pub struct Options {
     pub db_limits: Limits,
     /// The OAuth flags (AUTH.md §2); `None` without `--oauth-issuer`.
     pub oauth: Option<crate::oauth::Settings>,
+    /// The planner (SURFACE.md §9); `None` without `--planner-command`:
+    /// then `invoke_planner` is not offered.
+    pub planner: Option<PlannerOptions>,
 }
 
 /// What the command line asks for.

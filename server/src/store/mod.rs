@@ -79,6 +79,7 @@ mod implementations;
 mod lifecycle;
 mod limits;
 mod locator;
+mod planner;
 pub mod postgres;
 mod setup;
 mod sqlite;
@@ -94,6 +95,7 @@ pub use implementations::{
 pub use lifecycle::{ArchiveOutcome, RenameOutcome, RestoreOutcome, timestamp};
 pub use limits::{DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT, Limits, UNBOUNDED_REQUEST};
 pub use locator::document_id;
+pub use planner::{InvokeOutcome, NewTurn, TurnEnd, UNFINISHED};
 pub use postgres::{Postgres, tls};
 pub use setup::{ALL_REPOSITORIES, FirstToken, Imported, SCHEMA_VERSION, Setup, Started};
 pub use sqlite::Sqlite;
@@ -253,6 +255,24 @@ contract! {
     /// A lifecycle call: records its event exactly once per key (§1.2's
     /// order), ending the run and unlocking its version when due.
     fn report(caller: &str, asked: &Reported) -> ReportOutcome;
+
+    // The planner's turns (`planner.rs`).
+
+    /// Records `turn` as `queued` for the document its locator names, if
+    /// the caller may see it, it is live and `turn.admitted`; else says
+    /// which of those it is not (in that order), writing nothing.
+    fn invoke(turn: &NewTurn) -> InvokeOutcome;
+
+    /// Marks turn `turn` `running`, with the time.
+    fn start_turn(turn: i64) -> ();
+
+    /// Records how turn `turn` ended, with the time (also over a turn
+    /// marked `interrupted` meanwhile: what happened wins).
+    fn finish_turn(turn: i64, end: &TurnEnd) -> ();
+
+    /// Marks every turn `server` left `queued` or `running` as
+    /// `interrupted`; how many there were.
+    fn interrupt_turns(server: &str) -> usize;
 
     // Tokens (`tokens.rs`).
 

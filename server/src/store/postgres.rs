@@ -35,6 +35,7 @@
 mod create;
 mod implementations;
 mod lifecycle;
+mod planner;
 mod query;
 mod read;
 mod schema;

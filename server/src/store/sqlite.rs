@@ -43,6 +43,7 @@ mod handle;
 mod implementations;
 mod lifecycle;
 mod memory;
+mod planner;
 mod read;
 mod schema;
 mod setup;

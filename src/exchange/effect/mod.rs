@@ -10,6 +10,7 @@
 mod archive;
 mod create;
 mod implementation;
+mod invoke_planner;
 mod list;
 mod read;
 mod rename;
@@ -19,6 +20,7 @@ mod update;
 pub use archive::ArchiveDocument;
 pub use create::CreateDocument;
 pub use implementation::{ReadImplementation, ReportLifecycle, StartImplementation};
+pub use invoke_planner::InvokePlanner;
 pub use list::ListDocuments;
 pub use read::ReadDocument;
 pub use rename::RenameDocument;

@@ -157,6 +157,10 @@ impl Core {
                 self.out.extend_from_slice(restore.id().as_bytes());
                 Pending::Restore(restore)
             }
+            Outcome::InvokePlanner(invoke) => {
+                super::invoke::push_invoke(&mut self.out, &invoke);
+                Pending::Invoke(invoke)
+            }
             Outcome::ReadImplementation(read) => {
                 self.out.push(b'I');
                 self.out.extend_from_slice(read.locator().as_bytes());

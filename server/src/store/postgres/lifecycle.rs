@@ -135,7 +135,7 @@ impl Postgres {
 
     /// `statement` with `params` in a transaction of its own on the write
     /// pool, under the request's deadline: its row, if any.
-    async fn write_one(
+    pub(super) async fn write_one(
         &self,
         statement: &str,
         params: &[(&(dyn ToSql + Sync), Type)],

@@ -91,7 +91,7 @@ DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 /// revision, its implementation runs (at most one not ended: the partial
 /// unique index) and their events (a key once a document). The earlier
 /// update functions are dropped: their successor answers `document-locked`.
-const V3: &str = r#"
+const V3_IMPLEMENTATIONS: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch text, ADD COLUMN base_commit text;
 CREATE TABLE graph_versions (
     document_id   bytea NOT NULL REFERENCES documents (id),
@@ -152,6 +152,34 @@ DROP FUNCTION IF EXISTS chopin_update_v1(text, bytea, bigint, bytea, bytea, text
 DROP FUNCTION IF EXISTS chopin_update_v2(text, bytea, bigint, bytea, bytea, text);
 "#;
 
+/// Version 3, from version 2 (a table made): `planner_turns`, each
+/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// and with which client (its `clientInfo` name and version), what (`bytea`: an instruction may hold U+0000), the checkout named
+/// (recorded, never used), when, the server that holds it, its state
+/// (`queued`, `running`, `exited`, `timed-out`, `failed`, `interrupted`),
+/// when it started and ended, its exit status and the first 64 KiB of its
+/// output. The index finds a server's unfinished turns at start.
+const V3_PLANNER: &str = r#"
+CREATE TABLE planner_turns (
+    seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    document_id  bytea NOT NULL REFERENCES documents (id),
+    caller       text COLLATE "C" NOT NULL,
+    client_name    text NOT NULL,
+    client_version text NOT NULL,
+    instruction  bytea NOT NULL,
+    checkout     text,
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    server       text COLLATE "C" NOT NULL,
+    state        text COLLATE "C" NOT NULL,
+    started_at   timestamptz,
+    finished_at  timestamptz,
+    exit_status  integer,
+    output       bytea
+);
+CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
+CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
+"#;
+
 /// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
 /// recording the version reached in `chopin_schema`.
 pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), StoreError> {
@@ -162,7 +190,8 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
         tx.batch_execute(V2).await?;
     }
     if found < 3 {
-        tx.batch_execute(V3).await?;
+        tx.batch_execute(V3_IMPLEMENTATIONS).await?;
+        tx.batch_execute(V3_PLANNER).await?;
     }
     tx.execute_typed(
         "INSERT INTO chopin_schema (version) VALUES ($1)",

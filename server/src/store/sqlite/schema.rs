@@ -91,7 +91,7 @@ CREATE TABLE updates (
 /// - `implementation_runs`: each claim; at most one not ended a document
 ///   (the partial unique index);
 /// - `implementation_events`: each run's log, a key once a document.
-const V3: &str = r#"
+const V3_IMPLEMENTATIONS: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch TEXT;
 ALTER TABLE documents ADD COLUMN base_commit TEXT;
 CREATE TABLE graph_versions (
@@ -151,6 +151,34 @@ CREATE TABLE implementation_events (
 );
 "#;
 
+/// Version 3, from version 2 (a table made): `planner_turns`, each
+/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// and with which client (its `clientInfo` name and version), what, the checkout named (recorded, never used), when, the server that
+/// holds it, its state (`queued`, `running`, `exited`, `timed-out`,
+/// `failed`, `interrupted`), when it started and ended, its exit status and
+/// the first 64 KiB of its output. The index finds a server's unfinished
+/// turns at start.
+const V3_PLANNER: &str = "
+CREATE TABLE planner_turns (
+    seq          INTEGER PRIMARY KEY,
+    document_id  TEXT NOT NULL REFERENCES documents (id),
+    caller       TEXT NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT NOT NULL,
+    instruction  TEXT NOT NULL,
+    checkout     TEXT,
+    requested_at TEXT NOT NULL,
+    server       TEXT NOT NULL,
+    state        TEXT NOT NULL,
+    started_at   TEXT,
+    finished_at  TEXT,
+    exit_status  INTEGER,
+    output       TEXT
+);
+CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
+CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
+";
+
 /// Brings a database of schema `found` (0: none, or the plain-token layout
 /// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
 /// transaction; how many plain tokens were replaced by digests.
@@ -164,7 +192,8 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
         tx.execute_batch(V2)?;
     }
     if found < 3 {
-        tx.execute_batch(V3)?;
+        tx.execute_batch(V3_IMPLEMENTATIONS)?;
+        tx.execute_batch(V3_PLANNER)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)
