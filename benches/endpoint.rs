@@ -6,7 +6,8 @@ use chopin_mcp::negotiate::quality;
 use chopin_mcp::{
     ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Document, Endpoint, Header, InvokeAnswer,
     LifecycleAnswer, Outcome, PlannerRefusal, ReadImplementationAnswer, RenameAnswer, RequestParts,
-    Response, RestoreAnswer, SequentialIds, StartAnswer, UpdateAnswer, UpdatedDocument,
+    Response, RestoreAnswer, SequentialIds, StartAnswer, StoreImageAnswer, UpdateAnswer,
+    UpdatedDocument,
 };
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
 
@@ -119,6 +120,7 @@ fn drive(
             Outcome::InvokePlanner(invoke) => {
                 invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
             }
+            Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
             }

@@ -13,6 +13,9 @@ pub const READ_ONLY_BUDGET: usize = 65_536;
 /// The body budget of an endpoint that creates or updates documents: room
 /// for a 256 KiB plan with JSON escaping and the brief.
 pub const CREATION_BUDGET: usize = 786_432;
+/// The body budget of an endpoint that offers `upload_image` (SURFACE.md
+/// §1.8): ⌈1 MiB / 3⌉ · 4 bytes of base64 and 64 KiB beside them.
+pub const UPLOAD_BUDGET: usize = 1_463_640;
 
 /// Everything an [`Endpoint`](crate::Endpoint) is built from.
 ///
@@ -77,6 +80,7 @@ pub(crate) struct Offered {
     pub implementation_reads: bool,
     /// The seven implementation tools that write.
     pub implementation_writes: bool,
+    pub upload: bool,
 }
 
 impl Offered {
@@ -90,6 +94,7 @@ impl Offered {
         planner: false,
         implementation_reads: false,
         implementation_writes: false,
+        upload: false,
     };
 }
 
@@ -221,6 +226,15 @@ impl Config {
             .enable_rename()
             .enable_archive()
             .enable_restore()
+    }
+
+    /// Offers `upload_image` (SURFACE.md §8): the host will be asked to keep
+    /// images, each checked (type, signature, at most 1 MiB) and named by its
+    /// SHA-256, for a document. Unless [`body_budget`](Self::body_budget)
+    /// says otherwise, the budget becomes [`UPLOAD_BUDGET`].
+    pub fn enable_upload(mut self) -> Self {
+        self.tools.upload = true;
+        self
     }
 
     /// The most body bytes (after chunked decoding) a request may carry.

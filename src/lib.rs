@@ -14,6 +14,7 @@ mod headers;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod http1;
+mod image;
 pub mod implementation;
 mod json;
 mod jsonrpc;
@@ -34,13 +35,17 @@ pub use auth::{Granted, Scopes};
 /// validates and canonicalizes the plans `create_document` accepts.
 pub use chopin_dialect as dialect;
 pub use chopin_dialect::{IdSource, SequentialIds, SystemIds, ulid_from_parts};
-pub use config::{CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET};
+pub use config::{
+    CREATION_BUDGET, Config, ConfigError, MAX_CACHE_TTL_MS, READ_ONLY_BUDGET, UPLOAD_BUDGET,
+};
 pub use exchange::{
     ArchiveDocument, Authenticate, BodyChunks, BodyIntake, CreateDocument, DocumentAuthenticate,
-    DocumentOutcome, DocumentRead, Endpoint, InvokePlanner, ListDocuments, Outcome, ReadDocument,
-    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
+    DocumentOutcome, DocumentRead, Endpoint, ImageAnswer, ImageAuthenticate, ImageOutcome,
+    InvokePlanner, ListDocuments, Outcome, ReadDocument, ReadImage, ReadImplementation,
+    RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation, StoreImage,
     UpdateDocument,
 };
+pub use image::ImageType;
 pub use jsonrpc::MAX_BATCH;
 pub use request::{Header, RequestParts};
 pub use response::Response;
@@ -53,7 +58,10 @@ pub use tools::implementation::{
 pub use tools::invoke::{InvokeAnswer, PlannerDocument, PlannerRefusal};
 pub use tools::rename::RenameAnswer;
 pub use tools::restore::RestoreAnswer;
-pub use tools::update::{DocumentUpdate, UpdateAnswer, UpdatedDocument};
+pub use tools::update::{
+    DocumentUpdate, PreparedUpdate, UpdateAnswer, UpdatedDocument, prepare_update,
+};
+pub use tools::upload::StoreImageAnswer;
 pub use tools::{Document, DocumentSummary, DocumentSummaryRef};
 pub use version::{Era, ProtocolVersion};
 

@@ -1,5 +1,6 @@
 //! Finished HTTP responses.
 
+use crate::image::ImageType;
 use bytes::Bytes;
 
 /// What the body of a [`Response`] is.
@@ -15,6 +16,8 @@ pub(crate) enum ContentType {
     EventStream,
     /// `text/markdown; charset=utf-8`: a document's plan.
     Markdown,
+    /// An image's own type (`image/png`, …).
+    Image(ImageType),
 }
 
 impl ContentType {
@@ -25,6 +28,7 @@ impl ContentType {
             ContentType::Json => Some("application/json"),
             ContentType::EventStream => Some("text/event-stream"),
             ContentType::Markdown => Some("text/markdown; charset=utf-8"),
+            ContentType::Image(kind) => Some(kind.mime()),
         }
     }
 }
@@ -95,6 +99,9 @@ pub struct Response {
     /// has two, so they share one value.
     tag: Tag,
     tagged: Option<Bytes>,
+    /// `content-security-policy: default-src 'none'; sandbox` and
+    /// `content-disposition: inline` (a served image).
+    sandboxed: bool,
     /// Headers a layer above added (the CORS grant), with the value of the
     /// first.
     decoration: Option<(&'static Decoration, Bytes)>,
@@ -130,6 +137,8 @@ pub(crate) enum Cache {
     PrivateRevalidate,
     /// Public metadata (an hour).
     PublicHour,
+    /// An image: its URL names its digest, so it never changes.
+    PrivateImmutable,
 }
 
 /// Headers that a layer above a response adds after the response's own:
@@ -152,6 +161,7 @@ impl Response {
             retry_after: false,
             tag: Tag::Challenge,
             tagged: None,
+            sandboxed: false,
             decoration: None,
             body: body.into(),
         }
@@ -206,6 +216,15 @@ impl Response {
     pub(crate) fn with_retry_after(self) -> Self {
         Response {
             retry_after: true,
+            ..self
+        }
+    }
+
+    /// Adds `content-security-policy: default-src 'none'; sandbox` and
+    /// `content-disposition: inline`: bytes a browser shows, never runs.
+    pub(crate) fn sandboxed(self) -> Self {
+        Response {
+            sandboxed: true,
             ..self
         }
     }
@@ -311,6 +330,7 @@ impl Response {
             Cache::Revalidate => b"no-cache",
             Cache::PrivateRevalidate => b"private, no-cache",
             Cache::PublicHour => b"public, max-age=3600",
+            Cache::PrivateImmutable => b"private, max-age=31536000, immutable",
         };
         let content_type = self
             .content_type()
@@ -328,6 +348,14 @@ impl Response {
             Tag::Etag => ("etag", value),
             Tag::SessionId => ("mcp-session-id", value),
         });
+        let sandbox: &'static [(&'static str, &'static [u8])] = if self.sandboxed {
+            &[
+                ("content-security-policy", b"default-src 'none'; sandbox"),
+                ("content-disposition", b"inline"),
+            ]
+        } else {
+            &[]
+        };
         let (first, fixed) = match &self.decoration {
             Some((decoration, value)) => (Some((decoration.name, &value[..])), decoration.fixed),
             None => (None, &[][..]),
@@ -342,6 +370,7 @@ impl Response {
             .chain(unbuffered)
             .chain(retry_after)
             .chain(tagged)
+            .chain(sandbox.iter().copied())
             .chain(first)
             .chain(fixed.iter().copied())
     }

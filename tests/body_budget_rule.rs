@@ -1,10 +1,10 @@
-//! SURFACE.md §1.8: one budget rule over the offered tools — 786432 bytes
-//! with a tool that takes a plan (create, update), else 65536; a configured
-//! `body_budget` overrides it.
+//! SURFACE.md §1.8: one budget rule over the offered tools — 1463640 bytes
+//! with upload_image; else 786432 with a tool that takes a plan (create,
+//! update); else 65536; a configured `body_budget` overrides it.
 
 mod common;
 
-use chopin_mcp::{CREATION_BUDGET, Config, READ_ONLY_BUDGET};
+use chopin_mcp::{CREATION_BUDGET, Config, READ_ONLY_BUDGET, UPLOAD_BUDGET};
 use common::{Host, Request, endpoint_with};
 
 /// A ping of exactly `len` bytes.
@@ -50,6 +50,15 @@ fn each_tool_set_gets_its_budget() {
             "read-write",
             Config::new().enable_creation().enable_lifecycle(),
             CREATION_BUDGET,
+        ),
+        ("upload only", Config::new().enable_upload(), UPLOAD_BUDGET),
+        (
+            "read-write with upload",
+            Config::new()
+                .enable_creation()
+                .enable_lifecycle()
+                .enable_upload(),
+            UPLOAD_BUDGET,
         ),
     ];
     for (what, config, budget) in cases {

@@ -54,6 +54,11 @@ fn update_seeds_keep_their_invariants() {
 }
 
 #[test]
+fn image_seeds_keep_their_invariants() {
+    replay("image", chopin_mcp::fuzz::image);
+}
+
+#[test]
 fn message_seeds_agree_with_serde_json() {
     replay("message", |data| {
         chopin_mcp::fuzz::message(data);

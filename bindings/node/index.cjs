@@ -25,6 +25,7 @@
 //   lib/endpoint.js   Endpoint and Exchange: the steps for hosts without Web Requests
 //   lib/tools.js      tools() and TOOLS
 //   lib/implementations.js  the `implementations` option, its answers, and `rules`
+//   lib/prepare.js    prepareUpdate(): an update's host input outside the handler
 
 // Loaded here, before any room of lib/, for its advice when it is missing.
 loadAddon();
@@ -50,6 +51,7 @@ const { tools, TOOLS } = require("./lib/tools.js");
 const { scoped, UNAVAILABLE } = require("./lib/caller.js");
 const { KEEP_ALIVE } = require("./lib/drive.js");
 const { rules } = require("./lib/implementations.js");
+const { prepareUpdate } = require("./lib/prepare.js");
 
 /** The keep-alive comment an open event stream sends every 15 s or so. */
 const KEEP_ALIVE_TEXT = new TextDecoder().decode(KEEP_ALIVE);
@@ -63,4 +65,5 @@ module.exports = {
   UNAVAILABLE,
   KEEP_ALIVE: KEEP_ALIVE_TEXT,
   rules,
+  prepareUpdate,
 };

@@ -200,6 +200,29 @@ export type InvokeAnswer =
   | { kind: "invoked"; document: PlannerDocument }
   | { kind: "refused"; code: PlannerRefusalCode };
 
+/** The host input of an upload (upstream's `{ id, mimeType, bytes }`): `id` a locator as sent, the bytes checked (type, signature, at most 1 MiB). */
+export type UploadImageInput = {
+  id: string;
+  mimeType: "image/png" | "image/jpeg" | "image/webp" | "image/gif";
+  bytes: Uint8Array;
+};
+
+/** What the core worked out of an upload's bytes: their SHA-256 (64 lowercase hex digits) and where they are served, `/images/<sha256>.<png|jpg|webp|gif>`. */
+export type UploadImagePaths = { sha256: string; path: string };
+
+/**
+ * The host's answer to an upload: `uploaded` (kept, now or already: the
+ * result names the core's path; a `path` given must equal it, else a
+ * `TypeError`), `archived`, `forbidden`, `unavailable`, or `too-large` (past
+ * the host's quota).
+ */
+export type UploadAnswer =
+  | { kind: "uploaded"; path?: string }
+  | { kind: "archived" | "forbidden" | "unavailable" | "too-large" };
+
+/** An image a caller may load: the type it was stored as, and its bytes. */
+export type StoredImage = { mimeType: string; bytes: Uint8Array | ArrayBuffer };
+
 /** A value that may come synchronously or as a promise. */
 export type Awaitable<T> = T | Promise<T>;
 
@@ -271,6 +294,21 @@ export interface PlannerInvoker<Caller = any> {
   invoke(caller: Caller, input: InvokePlannerInput, client: ClientInfo): Awaitable<InvokeAnswer>;
 }
 
+/** The host's keeping of an image for the document `input.id` names (see `UploadAnswer`); keyed by the bytes' digest, so the same bytes again are the same image. */
+export interface ImageUploader<Caller = any> {
+  upload(caller: Caller, input: UploadImageInput, paths: UploadImagePaths): Awaitable<UploadAnswer>;
+}
+
+/**
+ * The host's images for `/images/<file>`: the image with digest `sha256`
+ * when the caller may read some document it was uploaded to (archived ones
+ * too); `undefined` otherwise (strangers and unknown digests alike: 404);
+ * `"unavailable"` when the store cannot answer now (503). `mimeType` is the
+ * type the URL names; an image stored as another is not found.
+ */
+export interface ImageReader<Caller = any> {
+  read(caller: Caller, sha256: string, mimeType: string): Awaitable<StoredImage | "unavailable" | undefined | null>;
+}
 // The implementation runs' types and `rules` (IMPLEMENTATION.md) are in
 // lib/implementations.d.ts, re-exported here.
 export * from "./lib/implementations.js";
@@ -362,6 +400,10 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
   restore?: DocumentRestorer<Caller>;
   /** Offers `invoke_planner` (needs the write scope; raises the body budget to 786432 bytes). */
   invoke?: PlannerInvoker<Caller>;
+  /** Offers `upload_image` (and raises the body budget to 1463640 bytes). */
+  upload?: ImageUploader<Caller>;
+  /** Serves `/images/<file>`: the handler answers those requests with the images `read` finds. */
+  images?: ImageReader<Caller>;
   /** Offers `read_implementation`, and with `start` and `report` the eight implementation tools. */
   implementations?: ImplementationHost<Caller>;
   /** How often an open GET event stream gets a keep-alive comment, in ms (default 15000). */
@@ -374,6 +416,34 @@ export interface HandlerOptions<Caller> extends EndpointSettings {
  * promise reject with that error; no response is made for that request.
  */
 export function handler<Caller>(options: HandlerOptions<Caller>): (request: Request) => Promise<Response>;
+
+/** One problem found in a plan (Chopin's dialect issue), as `update_document` and `create_document` answer it. */
+export type PlanIssue = {
+  /** The issue code, e.g. `unknown-component`. */
+  code: string;
+  /** A structural English sentence that never echoes authored prose. */
+  message: string;
+  /** Where in the tree: `root > paragraph[0] > link[0]`. */
+  path: string;
+  /** UTF-8 byte offset into the submitted plan. */
+  offset?: number;
+  /** 1-based line. */
+  line?: number;
+  /** 1-based column in Unicode scalar values. */
+  column?: number;
+};
+
+/**
+ * `update_document`'s arguments prepared as a handler prepares its update:
+ * `{input}`, exactly what `update.update` would be given (the canonical
+ * plan with ids minted from the clock and randomness, the fingerprint of
+ * the submitted values); `{issues}` for a plan that is not clean; or
+ * `undefined` where the handler answers "update_document requires a valid
+ * revision and plan". For hosts that store an update outside the handler.
+ */
+export function prepareUpdate(
+  value: Record<string, unknown>,
+): { input: UpdateDocumentInput } | { issues: PlanIssue[] } | undefined;
 
 /** One tool as `tools/list` gives it. */
 export type Tool = {
@@ -408,6 +478,8 @@ export interface EndpointOptions extends EndpointSettings {
   restore?: boolean;
   /** Offer `invoke_planner`: "invoke" steps come. */
   invoke?: boolean;
+  /** Offer `upload_image`: "upload" steps come. */
+  upload?: boolean;
   /** `true`: the eight implementation tools ("read_implementation", "start_implementation" and "report" steps come); `"read"`: `read_implementation` alone. */
   implementations?: boolean | "read";
 }
@@ -440,6 +512,8 @@ export class Endpoint {
   begin<Caller = any>(method: string, headers: RequestHeaders): Step<Caller>;
   /** Protected Resource Metadata when `target` is its path (and `oauth` is set), else `undefined`: ask before routing. */
   metadata(method: string, target: string, headers: RequestHeaders): EndpointResponse | undefined;
+  /** Starts the exchange of a request to `/images/<file>`: "authenticate", "image", then "respond" (a 200's `body` is the image's bytes). */
+  image<Caller = any>(method: string, file: string, headers: RequestHeaders): ImageStep<Caller>;
 }
 
 /** Members every step of an exchange has. */
@@ -549,6 +623,40 @@ export interface Invoke<Caller> extends StepBase {
   answer(answer: InvokeAnswer): Step<Caller>;
 }
 
+/** Keep an image for a document (only with `upload: true`). */
+export interface Upload<Caller> extends StepBase {
+  readonly kind: "upload";
+  readonly caller: Caller;
+  readonly input: UploadImageInput;
+  readonly sha256: string;
+  readonly path: string;
+  answer(answer: UploadAnswer): Step<Caller>;
+}
+
+/** Find the image `sha256` of type `mimeType` for the caller (an image URL's exchange). */
+export interface ImageRead<Caller> extends StepBase {
+  readonly kind: "image";
+  readonly caller: Caller;
+  readonly sha256: string;
+  readonly mimeType: string;
+  answer(image: StoredImage | "unavailable" | undefined | null): ImageStep<Caller>;
+}
+
+/** An image URL's response: a 200's body is the image's bytes. */
+export interface ImageRespond extends StepBase {
+  readonly kind: "respond";
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array | string;
+  readonly stream: false;
+}
+
+/** Where an image URL's exchange stands. */
+export type ImageStep<Caller = any> =
+  | ImageRespond
+  | (StepBase & { readonly kind: "authenticate"; answer(caller: CallerAnswer<Caller>): ImageStep<Caller> })
+  | ImageRead<Caller>;
+
 /** Read document `id`'s implementation (only with `implementations`). */
 export interface ReadImplementationStep<Caller> extends StepBase {
   readonly kind: "read_implementation";
@@ -586,6 +694,7 @@ export type Step<Caller = any> =
   | Archive<Caller>
   | Restore<Caller>
   | Invoke<Caller>
+  | Upload<Caller>
   | ReadImplementationStep<Caller>
   | StartImplementationStep<Caller>
   | ReportStep<Caller>;

@@ -2,4 +2,5 @@
 // named exports.
 import chopin from "./index.cjs";
 
-export const { handler, Endpoint, TOOLS, tools, scoped, UNAVAILABLE, KEEP_ALIVE, rules } = chopin;
+export const { handler, Endpoint, TOOLS, tools, scoped, UNAVAILABLE, KEEP_ALIVE, rules, prepareUpdate } =
+  chopin;

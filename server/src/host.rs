@@ -2,7 +2,7 @@
 //! database, the token table, the endpoint configuration, the start-up
 //! banner, and carrying out the effects: list and read here, each write
 //! tool in a file of its own (`host/create.rs`, `update.rs`, `rename.rs`,
-//! `archive.rs`, `restore.rs`, `invoke.rs`).
+//! `archive.rs`, `restore.rs`, `invoke.rs`, `upload.rs`).
 
 mod archive;
 mod create;
@@ -11,6 +11,7 @@ mod invoke;
 mod rename;
 mod restore;
 mod update;
+mod upload;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -28,7 +29,7 @@ use crate::options::Options;
 use crate::planner::Planner;
 use crate::store::{
     ALL_REPOSITORIES, Database, FirstToken, Imported, Listing, SCHEMA_VERSION, Setup, Sqlite,
-    Started, Store, StoreError, token_digest,
+    Started, Store, StoreError, quota_bytes, token_digest,
 };
 use crate::token::random_token;
 
@@ -101,6 +102,9 @@ pub struct Host {
     bind_runs: bool,
     /// The planner, with `--planner-command` (SURFACE.md §9).
     pub planner: Option<Arc<Planner>>,
+    /// `--image-quota-mib` in bytes: what each repository's images may
+    /// take (0: `upload_image` is not offered).
+    image_quota: i64,
     /// `--public-url`: prefixed to every document's `url`.
     public_url: Option<String>,
 }
@@ -258,6 +262,9 @@ impl Host {
         let mut config = Config::new().server_title(TITLE);
         if !options.read_only {
             config = config.enable_creation().enable_lifecycle();
+            if options.image_quota_mib > 0 {
+                config = config.enable_upload();
+            }
         }
         if options.implementations {
             config = if options.read_only {
@@ -313,6 +320,7 @@ impl Host {
             read_only: options.read_only,
             bind_runs: options.bind_runs,
             planner,
+            image_quota: quota_bytes(options.image_quota_mib),
             public_url: options.public_url.clone(),
         })
     }
@@ -352,16 +360,20 @@ impl Host {
         for note in &self.notes {
             println!("{note}");
         }
-        let mode = match (self.read_only, self.planner.is_some()) {
-            (true, _) => "read-only (no write tool is offered)",
-            (false, false) => {
-                "read-write (offered: create_document, update_document, rename_document, \
-                 archive_document, restore_document)"
+        let mode = if self.read_only {
+            "read-only (no write tool is offered)".to_owned()
+        } else {
+            let mut offered = String::from(
+                "create_document, update_document, rename_document, archive_document, \
+                 restore_document",
+            );
+            if self.planner.is_some() {
+                offered.push_str(", invoke_planner");
             }
-            (false, true) => {
-                "read-write (offered: create_document, update_document, rename_document, \
-                 archive_document, restore_document, invoke_planner)"
+            if self.image_quota != 0 {
+                offered.push_str(", upload_image");
             }
+            format!("read-write (offered: {offered})")
         };
         println!("mode: {mode}");
         if let Some(token) = &self.generated {
@@ -415,6 +427,7 @@ impl Host {
             Outcome::StartImplementation(start) => self.start_implementation(start).await?,
             Outcome::ReportLifecycle(report) => self.report_lifecycle(report).await?,
             Outcome::InvokePlanner(invoke) => noted(written, self.invoke(invoke).await?),
+            Outcome::StoreImage(store) => noted(written, self.upload(store).await?),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -511,6 +524,9 @@ impl Host {
             Now::Await(Outcome::Restore(restore)) => restore::restore_blocking(store, restore)?,
             Now::Await(Outcome::InvokePlanner(invoke)) => {
                 invoke::invoke_blocking(store, self.planner.as_deref(), invoke)?
+            }
+            Now::Await(Outcome::StoreImage(image)) => {
+                upload::upload_blocking(store, self.image_quota, image)?
             }
             Now::Await(
                 implementation @ (Outcome::ReadImplementation(_)

@@ -148,6 +148,7 @@ impl Record {
             Outcome::Archive(_) => Some(Tool::ArchiveDocument),
             Outcome::Restore(_) => Some(Tool::RestoreDocument),
             Outcome::InvokePlanner(_) => Some(Tool::InvokePlanner),
+            Outcome::StoreImage(_) => Some(Tool::UploadImage),
             Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_)

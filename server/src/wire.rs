@@ -146,6 +146,15 @@ pub fn date() -> [u8; DATE_LEN] {
 /// `url` as this prefix and its id.
 pub const DOCUMENTS: &str = "/documents/";
 
+/// Where an image's URL starts: `upload_image` answers `/images/<file>`.
+pub const IMAGES: &str = "/images/";
+
+/// The file an image path names: `/images/<file>`, the rest of the path as
+/// it is (the endpoint judges it: no name it serves needs decoding).
+pub fn image_file(path: &str) -> Option<&str> {
+    path.strip_prefix(IMAGES)
+}
+
 /// The document id a path names: `/documents/<id>`, the id one path segment,
 /// percent-decoded (`%2F` is a `/` of the id) and UTF-8; `None` for any
 /// other path.

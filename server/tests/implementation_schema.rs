@@ -26,6 +26,8 @@ fn as_version_2(path: &std::path::Path) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute_batch(
         "DROP TABLE planner_turns;
+         DROP TABLE document_images;
+         DROP TABLE images;
          DROP TABLE implementation_events;
          DROP TABLE implementation_runs;
          DROP TABLE graph_revisions;

@@ -102,11 +102,13 @@ fn a_foreign_host_is_refused() {
 
 #[test]
 fn a_chunked_body_over_the_budget_gets_413_before_it_ends() {
-    // Read-only servers budget 65536 bytes; creating ones 786432.
+    // Read-only servers budget 65536 bytes; creating ones 786432; with
+    // upload_image (the default) 1463640.
     for (name, extra, budget) in SERVERS.iter().flat_map(|name| {
         [
             (*name, &["--read-only"][..], 65_536),
-            (*name, &[][..], 786_432),
+            (*name, &["--image-quota-mib", "0"][..], 786_432),
+            (*name, &[][..], 1_463_640),
         ]
     }) {
         let server = Server::seeded_with(name, extra);

@@ -45,6 +45,7 @@ fn built_in_instructions_say_how_the_tools_fit_together_for_the_mode() {
                 "rename_document",
                 "archive_document",
                 "restore_document",
+                "upload_image",
                 // IMPLEMENTATION.md §2.1: the implementation tools, after
                 // their instruction (`--no-implementations` leaves them out).
                 "Read the canonical implementation before every implementation or lifecycle \

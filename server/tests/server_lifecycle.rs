@@ -380,6 +380,7 @@ fn a_read_only_server_offers_no_write_tool_and_a_read_write_one_all_four() {
                 "rename_document",
                 "archive_document",
                 "restore_document",
+                "upload_image",
                 "read_implementation",
                 "start_implementation",
                 "start_task",
@@ -395,7 +396,7 @@ fn a_read_only_server_offers_no_write_tool_and_a_read_write_one_all_four() {
         assert_eq!(
             line,
             "read-write (offered: create_document, update_document, rename_document, \
-             archive_document, restore_document)",
+             archive_document, restore_document, upload_image)",
             "{name}"
         );
     }

@@ -1,6 +1,6 @@
 //! A database of schema version 1 (made and written as version 1 servers
 //! did: `support/schema_v1.rs`) started by the server binaries: migrated to
-//! version 2 in place at start, the banner says so (once: a later start
+//! version 3 in place at start, the banner says so (once: a later start
 //! has nothing to migrate), and over HTTP every document, token, grant and
 //! create idempotency record still answers, the write tools work on the old
 //! documents — on a SQLite file through both servers, and on PostgreSQL

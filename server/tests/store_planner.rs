@@ -233,16 +233,17 @@ fn a_sqlite_row_keeps_what_was_asked_and_how_the_turn_ended() {
 
 #[test]
 fn a_version_2_sqlite_file_gains_the_turns_table_in_place() {
-    // A version 2 file: today's layout without the version 3 table.
+    // A version 2 file: today's layout without the version 3 tables.
     let old = temp_db("planner-v2");
     {
         Sqlite::open(&old).unwrap().setup(&with_a()).unwrap();
     }
     {
         let conn = rusqlite::Connection::open(&old).unwrap();
-        // Version 3's other additions (implementation runs) go too.
+        // Version 3's other additions (images, implementation runs) go too.
         conn.execute_batch(
-            "DROP TABLE planner_turns; DROP TABLE implementation_events;
+            "DROP TABLE planner_turns; DROP TABLE document_images; DROP TABLE images;
+             DROP TABLE implementation_events;
              DROP TABLE implementation_runs; DROP TABLE graph_revisions;
              DROP TABLE graph_versions; ALTER TABLE documents DROP COLUMN base_branch;
              ALTER TABLE documents DROP COLUMN base_commit; PRAGMA user_version = 2;",
@@ -296,7 +297,7 @@ async fn a_version_2_postgres_database_gains_the_turns_table_in_place() {
     cluster
         .psql(
             &name,
-            "DROP TABLE planner_turns; DROP TABLE implementation_events;
+            "DROP TABLE planner_turns, document_images, images; DROP TABLE implementation_events;
              DROP TABLE implementation_runs; DROP TABLE graph_revisions;
              DROP TABLE graph_versions;
              ALTER TABLE documents DROP COLUMN base_branch, DROP COLUMN base_commit;

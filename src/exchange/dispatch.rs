@@ -14,7 +14,7 @@ use bytes::Bytes;
 use super::effect::{
     ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
     ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
-    UpdateDocument,
+    StoreImage, UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -286,6 +286,7 @@ impl<C> Dispatch<C> {
             Effect::InvokePlanner(invocation) => {
                 Outcome::InvokePlanner(InvokePlanner::new(self, id, invocation, client()))
             }
+            Effect::StoreImage(upload) => Outcome::StoreImage(StoreImage::new(self, id, upload)),
             Effect::ReadImplementation(locator) => {
                 Outcome::ReadImplementation(ReadImplementation::new(self, id, locator))
             }

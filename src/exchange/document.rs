@@ -152,7 +152,7 @@ impl Endpoint {
 
 /// Every line of header `name`, joined by commas (a list header's lines
 /// are one list), or `None` without one.
-fn joined(parts: &RequestParts<'_>, name: &str) -> Option<Bytes> {
+pub(super) fn joined(parts: &RequestParts<'_>, name: &str) -> Option<Bytes> {
     let mut values = parts.all(name).peekable();
     values.peek()?;
     let mut list = Vec::new();
@@ -296,7 +296,7 @@ fn etag(revision: u64) -> Bytes {
 /// alone, or a list with an entity tag equal to it under the weak
 /// comparison, its `W/` ignored). One pass over the list; a malformed list
 /// names nothing, as if it were not there.
-fn names(list: &[u8], etag: &[u8]) -> bool {
+pub(super) fn names(list: &[u8], etag: &[u8]) -> bool {
     if trim_ows(list) == b"*" {
         return true;
     }

@@ -94,6 +94,11 @@ pub(super) fn message<C>(
                         tools::write_issues(out, frame, &issues)
                     });
                 }
+                Ok(ToolStep::Code(code)) => {
+                    dispatch.tool_result(id_text, |out, frame| {
+                        tools::write_code(out, frame, tools::Code::new(code))
+                    });
+                }
                 Err(error) => dispatch.error(id_text, error),
             }
         }

@@ -16,13 +16,15 @@
 //! - [`effect`]: each effect in a file of its own, with its answer, which
 //!   resumes the walk;
 //! - [`document`]: a document's URL, `GET` and `HEAD` of its plan, on the
-//!   same admission and authentication as `/mcp`.
+//!   same admission and authentication as `/mcp`;
+//! - [`image`]: an image's URL, `GET` and `HEAD` of its bytes, alike.
 
 mod body;
 mod dispatch;
 mod document;
 mod effect;
 mod endpoint;
+mod image;
 mod legacy;
 mod modern;
 mod outcome;
@@ -32,7 +34,8 @@ pub use document::{DocumentAuthenticate, DocumentOutcome, DocumentRead};
 pub use effect::{
     ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
     ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
-    UpdateDocument,
+    StoreImage, UpdateDocument,
 };
 pub use endpoint::{Authenticate, Endpoint};
+pub use image::{ImageAnswer, ImageAuthenticate, ImageOutcome, ReadImage};
 pub use outcome::Outcome;

@@ -272,6 +272,9 @@ pub(crate) fn dispatch<C>(
                 Ok(ToolStep::Issues(issues)) => dispatch.tool_result(id, |out, frame| {
                     tools::write_issues(out, frame, &issues);
                 }),
+                Ok(ToolStep::Code(code)) => dispatch.tool_result(id, |out, frame| {
+                    tools::write_code(out, frame, tools::Code::new(code));
+                }),
                 Err(failure) => dispatch.tool_result(id, |out, frame| {
                     tools::write_error_text(out, frame, failure.message);
                 }),

@@ -9,7 +9,7 @@ use super::body::BodyIntake;
 use super::effect::{
     ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
     ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
-    UpdateDocument,
+    StoreImage, UpdateDocument,
 };
 use super::endpoint::Authenticate;
 use crate::cors;
@@ -65,6 +65,9 @@ pub enum Outcome<C> {
     /// Post an instruction to a document's planner (only on endpoints with
     /// [`Config::enable_planner`](crate::Config::enable_planner)).
     InvokePlanner(InvokePlanner<C>),
+    /// Keep a checked image for a document (only on endpoints with
+    /// [`Config::enable_upload`](crate::Config::enable_upload)).
+    StoreImage(StoreImage<C>),
     /// Read a document's implementation (only on endpoints with
     /// [`Config::enable_implementations`](crate::Config::enable_implementations)
     /// or [`Config::enable_implementation_reads`](crate::Config::enable_implementation_reads)).
@@ -112,6 +115,7 @@ impl<C> fmt::Debug for Outcome<C> {
             Outcome::Archive(effect) => f.debug_tuple("Archive").field(effect).finish(),
             Outcome::Restore(effect) => f.debug_tuple("Restore").field(effect).finish(),
             Outcome::InvokePlanner(effect) => f.debug_tuple("InvokePlanner").field(effect).finish(),
+            Outcome::StoreImage(effect) => f.debug_tuple("StoreImage").field(effect).finish(),
             Outcome::ReadImplementation(effect) => {
                 f.debug_tuple("ReadImplementation").field(effect).finish()
             }

@@ -5,11 +5,13 @@
 //!
 //! Not part of the public API.
 
+mod images;
 mod lifecycle;
 mod planner;
 
 use bytes::Bytes;
 
+pub use images::image;
 pub use lifecycle::update;
 
 use crate::http1::{self, BodyDecoder};
@@ -74,6 +76,7 @@ fn endpoint_with(budget: usize, loopback: bool, oauth: bool) -> Endpoint {
         .enable_creation()
         .enable_lifecycle()
         .enable_planner()
+        .enable_upload()
         .enable_implementations()
         .id_source(SequentialIds::new(1));
     config = if oauth {
@@ -206,6 +209,10 @@ fn drive(
             Outcome::InvokePlanner(invoke) => {
                 effects.push("invoke_planner");
                 planner::answer_invoke(invoke, answers.byte())
+            }
+            Outcome::StoreImage(store) => {
+                effects.push("store_image");
+                images::answer_store_image(store, answers.byte())
             }
             // Answered unavailable: the fuzzed inputs reach the argument
             // checks and the session gate; the answers are the rules'.
@@ -622,7 +629,7 @@ pub fn ops(data: &[u8]) {
         RequestParts::new("POST", "/mcp", &legacy),
         RequestParts::new("POST", "/mcp", &modern),
     ];
-    let bodies: [&[u8]; 13] = [
+    let bodies: [&[u8]; 14] = [
         br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}}"#,
         br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_documents","arguments":{"repository":"a/b"}}}"#,
         br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"doc"}}},{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#,
@@ -636,6 +643,7 @@ pub fn ops(data: &[u8]) {
         br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"rename_document","arguments":{"id":"doc","title":" T "}}}"#,
         br#"[{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"archive_document","arguments":{"id":"doc"}}},{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"restore_document","arguments":{"id":"doc"}}}]"#,
         br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"archive_document","arguments":{"id":"doc"}}}"#,
+        br#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"upload_image","arguments":{"id":"doc","data":"iVBORw0KGgoAAAAN","mimeType":"image/png"}}}"#,
     ];
     let mut live: Vec<Outcome<u8>> = Vec::new();
     let mut responses = 0usize;
@@ -684,6 +692,7 @@ pub fn ops(data: &[u8]) {
                     Outcome::Archive(archive) => lifecycle::answer_archive(archive, choice),
                     Outcome::Restore(restore) => lifecycle::answer_restore(restore, choice),
                     Outcome::InvokePlanner(invoke) => planner::answer_invoke(invoke, choice),
+                    Outcome::StoreImage(store) => images::answer_store_image(store, choice),
                     Outcome::ReadImplementation(read) => {
                         read.answer(ReadImplementationAnswer::<()>::Unavailable)
                     }

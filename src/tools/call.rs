@@ -15,6 +15,7 @@ use crate::tools::create::{self, NewDocument};
 use crate::tools::implementation::{self, Lifecycle, StartRequest};
 use crate::tools::invoke::{self, Invocation};
 use crate::tools::update::{self, DocumentUpdate};
+use crate::tools::upload::{self, Checked, Upload};
 use crate::tools::{Tool, archive, list, locator_arguments, read, rename, restore};
 use chopin_dialect::{self as dialect, Issue};
 
@@ -38,6 +39,7 @@ pub(crate) enum Effect {
     Archive(String),
     Restore(String),
     InvokePlanner(Box<Invocation>),
+    StoreImage(Box<Upload>),
     /// `read_implementation`'s locator, as sent.
     ReadImplementation(String),
     StartImplementation(Box<StartRequest>),
@@ -51,6 +53,8 @@ pub(crate) enum ToolStep {
     Host(Effect),
     /// Back to the caller at once: the plan's dialect issues.
     Issues(Vec<Issue>),
+    /// Back to the caller at once: `text({"code":…}, error)`.
+    Code(&'static str),
 }
 
 /// Reads `tools/call`'s `name` and `arguments`: `name` a string (`name` is
@@ -127,6 +131,10 @@ pub(crate) fn step(
         Tool::InvokePlanner => Effect::InvokePlanner(Box::new(
             invoke::arguments(arguments).ok_or(invoke::INVALID)?,
         )),
+        Tool::UploadImage => match upload::arguments(arguments)? {
+            Checked::Upload(upload) => Effect::StoreImage(upload),
+            Checked::Refused(code) => return Ok(ToolStep::Code(code)),
+        },
         Tool::ReadImplementation => Effect::ReadImplementation(
             implementation::read(arguments).ok_or(implementation::INVALID_READ)?,
         ),

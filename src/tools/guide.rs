@@ -3,7 +3,7 @@
 //! default body budget (SURFACE.md §1.8). Both read [`Tool::ALL`] in order,
 //! so a tool added there appears in them without more code.
 
-use crate::config::{CREATION_BUDGET, Config, Offered, READ_ONLY_BUDGET};
+use crate::config::{CREATION_BUDGET, Config, Offered, READ_ONLY_BUDGET, UPLOAD_BUDGET};
 
 use super::{Tool, implementation};
 
@@ -75,6 +75,8 @@ pub(crate) fn instructions(offered: Offered, planner_description: Option<&str>) 
 fn need(tool: Tool) -> usize {
     match tool {
         Tool::CreateDocument | Tool::UpdateDocument | Tool::InvokePlanner => CREATION_BUDGET,
+        // ⌈1 MiB / 3⌉ · 4 bytes of base64 and 64 KiB beside them.
+        Tool::UploadImage => UPLOAD_BUDGET,
         tool if tool.is_implementation_write() => CREATION_BUDGET,
         _ => READ_ONLY_BUDGET,
     }

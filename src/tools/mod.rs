@@ -16,6 +16,7 @@ pub(crate) mod restore;
 pub(crate) mod revision;
 mod schema;
 pub(crate) mod update;
+pub(crate) mod upload;
 
 use chopin_dialect::Issue;
 use serde::Serialize;
@@ -110,6 +111,7 @@ pub(crate) enum Tool {
     ArchiveDocument,
     RestoreDocument,
     InvokePlanner,
+    UploadImage,
     ReadImplementation,
     StartImplementation,
     StartTask,
@@ -121,9 +123,11 @@ pub(crate) enum Tool {
 }
 
 impl Tool {
-    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1,
-    /// IMPLEMENTATION.md §2.1).
-    const ALL: [Tool; 16] = [
+    /// Every tool, in the order `tools/list` presents them (LIFECYCLE.md §1;
+    /// SURFACE.md §1.1: `invoke_planner`, then `upload_image`, after
+    /// `restore_document`; IMPLEMENTATION.md §2.1: the implementation tools
+    /// after them).
+    const ALL: [Tool; 17] = [
         Tool::ListDocuments,
         Tool::ReadDocument,
         Tool::CreateDocument,
@@ -132,6 +136,7 @@ impl Tool {
         Tool::ArchiveDocument,
         Tool::RestoreDocument,
         Tool::InvokePlanner,
+        Tool::UploadImage,
         Tool::ReadImplementation,
         Tool::StartImplementation,
         Tool::StartTask,
@@ -152,6 +157,7 @@ impl Tool {
             Tool::ArchiveDocument => "archive_document",
             Tool::RestoreDocument => "restore_document",
             Tool::InvokePlanner => "invoke_planner",
+            Tool::UploadImage => "upload_image",
             Tool::ReadImplementation => "read_implementation",
             Tool::StartImplementation => "start_implementation",
             Tool::StartTask => "start_task",
@@ -173,6 +179,7 @@ impl Tool {
             Tool::ArchiveDocument => archive::DEFINITION,
             Tool::RestoreDocument => restore::DEFINITION,
             Tool::InvokePlanner => invoke::DEFINITION,
+            Tool::UploadImage => upload::DEFINITION,
             Tool::ReadImplementation => implementation::READ_IMPLEMENTATION,
             Tool::StartImplementation => implementation::START_IMPLEMENTATION,
             Tool::StartTask => implementation::START_TASK,
@@ -206,6 +213,7 @@ impl Tool {
             Tool::ArchiveDocument => offered.archive,
             Tool::RestoreDocument => offered.restore,
             Tool::InvokePlanner => offered.planner,
+            Tool::UploadImage => offered.upload,
             Tool::ReadImplementation => offered.implementation_reads,
             Tool::StartImplementation
             | Tool::StartTask
@@ -229,7 +237,8 @@ impl Tool {
                 | Tool::RenameDocument
                 | Tool::ArchiveDocument
                 | Tool::RestoreDocument
-                | Tool::InvokePlanner,
+                | Tool::InvokePlanner
+                | Tool::UploadImage,
             ) => (false, true),
             Some(tool) if tool.is_implementation_write() => (false, true),
             Some(_) | None => (false, false),
@@ -606,8 +615,9 @@ mod tests {
             .enable_creation()
             .enable_lifecycle()
             .enable_planner()
+            .enable_upload()
             .enable_implementations();
-        for (config, count) in [(Config::new(), 2), (all, 16)] {
+        for (config, count) in [(Config::new(), 2), (all, 17)] {
             let list: serde_json::Value = serde_json::from_slice(&list_result(&config)).unwrap();
             assert_eq!(list["tools"].as_array().unwrap().len(), count);
         }

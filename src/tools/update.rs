@@ -180,6 +180,46 @@ impl Revision {
     }
 }
 
+/// What [`prepare_update`] gives: what an update effect would carry, or
+/// the plan's issues.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreparedUpdate {
+    /// The host input the update effect carries: the canonical plan with
+    /// its minted ids, and the fingerprint of the submitted values.
+    Update(DocumentUpdate),
+    /// The submitted plan is not clean: the issues `update_document`
+    /// answers, in the order found. Nothing would reach the host.
+    Issues(Vec<chopin_dialect::Issue>),
+}
+
+/// Prepares `update_document`'s `arguments` (the JSON text of its arguments
+/// object) as the endpoint does before its update effect, minting ids from
+/// `ids`: the [`DocumentUpdate`] the effect would carry, or the plan's
+/// issues; `None` where the endpoint answers `update_document requires a
+/// valid revision and plan` (or `arguments` is not a JSON object).
+///
+/// For hosts that store an update outside the endpoint (SURFACE.md §11's
+/// `prepareUpdate`). Pure: the time and entropy of minted ids come from
+/// `ids` only.
+pub fn prepare_update(
+    arguments: &str,
+    ids: &dyn chopin_dialect::IdSource,
+) -> Option<PreparedUpdate> {
+    let raw: &serde_json::value::RawValue =
+        serde_json::from_str(arguments.trim_matches([' ', '\t', '\n', '\r'])).ok()?;
+    let raw = Raw::from(raw);
+    if !json::is_object(raw) {
+        return None;
+    }
+    let revision = self::arguments(raw)?;
+    let report = chopin_dialect::check(&revision.plan, ids);
+    Some(if report.issues.is_empty() {
+        PreparedUpdate::Update(revision.into_update(report.canonical))
+    } else {
+        PreparedUpdate::Issues(report.issues)
+    })
+}
+
 impl UpdatedDocument {
     fn with_members<R>(&self, f: impl FnOnce(&[(&str, &dyn WriteJson)]) -> R) -> R {
         match &self.brief {

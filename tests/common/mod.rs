@@ -2,6 +2,7 @@
 //! deterministic id source, and a transcript of every outcome it was handed.
 #![allow(dead_code)] // each test binary uses its own part of the harness
 
+mod images;
 pub mod implementation;
 mod implementation_effects;
 mod planner;
@@ -15,6 +16,8 @@ use chopin_mcp::{
     DocumentSummary, DocumentUpdate, Endpoint, Granted, Header, NewDocument, Outcome,
     PlannerDocument, PlannerRefusal, RequestParts, Response, SequentialIds, UpdatedDocument,
 };
+#[allow(unused_imports)] // used by the upload and image tests
+pub use images::{Images, Upload, base64, uploading};
 #[allow(unused_imports)] // used by the implementation tools' tests
 pub use implementation_effects::{Reported, STARTED_AT, Started};
 #[allow(unused_imports)] // used by the write tools' tests
@@ -55,6 +58,9 @@ pub enum Step {
     Restore(String),
     /// A planner effect, with the locator as the host received it.
     Invoke(String),
+    /// An upload, with the locator as sent; an image read, by hex digest.
+    StoreImage(String),
+    ReadImage(String),
     /// The implementation effects: the locator, or the lifecycle tool.
     ReadImplementation(String),
     StartImplementation(String),
@@ -78,7 +84,7 @@ pub enum Creating {
 }
 
 /// The fake host's answer to an authenticate effect.
-enum Judged {
+pub(crate) enum Judged {
     Unavailable,
     Scoped(String, Granted),
     Caller(Option<String>),
@@ -121,6 +127,8 @@ pub struct Host {
     pub invoke_inputs: Vec<Invoked>,
     /// The client of every effect that names one (create, update), in order.
     pub clients: Vec<ClientInfo>,
+    /// The image store (SURFACE.md §8).
+    pub images: Images,
     /// Every claim, and every lifecycle report, as received.
     pub started: Vec<Started>,
     pub reported: Vec<Reported>,
@@ -175,6 +183,7 @@ impl Host {
             planner: Ok(planner_document()),
             invoke_inputs: Vec::new(),
             clients: Vec::new(),
+            images: Images::default(),
             started: Vec::new(),
             reported: Vec::new(),
         }
@@ -190,7 +199,7 @@ impl Host {
 
     /// How the host answers a bearer token: it cannot judge `down`; the
     /// scoped tokens get their scopes; the others their caller, if any.
-    fn judge(&self, token: Option<&str>) -> Judged {
+    pub(crate) fn judge(&self, token: Option<&str>) -> Judged {
         if token.is_some_and(|t| self.unjudgeable.iter().any(|u| u == t)) {
             Judged::Unavailable
         } else if let Some((caller, granted)) = token.and_then(|t| self.scoped.get(t)) {
@@ -334,6 +343,7 @@ impl Host {
                 Outcome::Archive(archive) => self.archive(archive),
                 Outcome::Restore(restore) => self.restore(restore),
                 Outcome::InvokePlanner(invoke) => self.invoke(invoke),
+                Outcome::StoreImage(store) => self.store_image(store),
                 Outcome::ReadImplementation(read) => self.read_implementation(read),
                 Outcome::StartImplementation(start) => self.start_implementation(start),
                 Outcome::ReportLifecycle(report) => self.report_lifecycle(report),

@@ -168,7 +168,7 @@ impl Fixed {
 
 impl Host {
     /// The index of the document `locator` names that `caller` may see.
-    fn resolve(&self, caller: &str, locator: &str) -> Option<usize> {
+    pub(super) fn resolve(&self, caller: &str, locator: &str) -> Option<usize> {
         self.documents.iter().position(|(repository, document)| {
             let named = locator == document.id
                 || locator

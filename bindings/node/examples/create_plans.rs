@@ -22,7 +22,7 @@ use std::{env, fs, hint};
 use chopin_mcp::{
     ArchiveAnswer, Config, CreateAnswer, CreatedDocument, Endpoint, Header, InvokeAnswer,
     LifecycleAnswer, Outcome, PlannerRefusal, ReadImplementationAnswer, RenameAnswer, RequestParts,
-    RestoreAnswer, StartAnswer, UpdateAnswer,
+    RestoreAnswer, StartAnswer, StoreImageAnswer, UpdateAnswer,
 };
 use chopin_test_support::plans;
 
@@ -83,6 +83,7 @@ fn cycle(endpoint: &Endpoint, body: &[u8]) -> usize {
             Outcome::InvokePlanner(invoke) => {
                 invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
             }
+            Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
             }

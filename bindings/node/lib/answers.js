@@ -275,6 +275,39 @@ function answerInvoke(core, slot, answer, where) {
   return native.answerInvoke(core, slot, 0, id, title, url, description ?? undefined);
 }
 
+const UPLOAD_KINDS = { uploaded: 0, archived: 1, forbidden: 2, unavailable: 3, "too-large": 4 };
+
+/**
+ * Answers an upload effect: { kind: "uploaded", path? } or a code. A path
+ * given must be the core's `path` (the digest of the bytes it checked):
+ * the result always names the core's.
+ */
+function answerUpload(core, slot, answer, path, where) {
+  const kind = kindOf(answer, UPLOAD_KINDS, where);
+  if (kind === 0 && answer.path !== undefined && answer.path !== path) {
+    fail(`${where}: an "uploaded" answer's \`path\` must be ${path} (the digest of the bytes given), not ${describe(answer.path)}`);
+  }
+  return native.answerUpload(core, slot, kind);
+}
+
+/**
+ * Answers an image read: undefined or null (not found for this caller),
+ * "unavailable", or { mimeType, bytes } (a Uint8Array, Buffer or
+ * ArrayBuffer).
+ */
+function answerImage(core, slot, image, where) {
+  if (image === undefined || image === null) return native.answerImage(core, slot, 1);
+  if (image === "unavailable") return native.answerImage(core, slot, 2);
+  if (!isObject(image) || typeof image.mimeType !== "string") {
+    fail(`${where} must give { mimeType, bytes }, "unavailable" or undefined, not ${describe(image)}`);
+  }
+  let bytes = image.bytes;
+  if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+  if (!(bytes instanceof Uint8Array)) fail(`${where}: an image's \`bytes\` is a Uint8Array, not ${describe(bytes)}`);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return native.answerImage(core, slot, 0, image.mimeType, buffer);
+}
+
 /**
  * Answers a document URL's read with `document` (a Document, or undefined /
  * null for absent: 404): only its source and revision are served.
@@ -285,4 +318,4 @@ function answerDocument(core, slot, document, where) {
   return native.documentAnswer(core, slot, document.source, document.revision);
 }
 
-module.exports = { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, PLANNER_REFUSALS };
+module.exports = { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, PLANNER_REFUSALS, answerUpload, answerImage };

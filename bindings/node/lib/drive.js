@@ -5,10 +5,10 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, invokeInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, invokeInput, uploadInput, imageRead } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke } = require("./answers.js");
+const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, answerUpload, answerImage } = require("./answers.js");
 
 const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
@@ -17,12 +17,13 @@ const KEEP_ALIVE = native.keepAlive();
 /**
  * The request function of a handler over `core`, with its `settings` (as
  * the addon got them), its host functions `hosts` ({ caller, documents,
- * create?, update?, rename?, archive?, restore?, invoke?,
+ * create?, update?, rename?, archive?, restore?, invoke?, upload?, images?,
  * implementations? }, checked) and the keep-alive period of its event
- * streams.
+ * streams. With `images`, requests to `/images/<file>` are an image URL's
+ * (SURFACE.md §8).
  */
 function drive(core, settings, hosts, keepAliveMs) {
-  const { caller, documents, create, update, rename, archive, restore, invoke, implementations } = hosts;
+  const { caller, documents, create, update, rename, archive, restore, invoke, upload, images, implementations } = hosts;
   const endpoint = core.native;
   const metadata = settings.oauth !== undefined;
   const hostAllowlist = settings.allowedHosts !== undefined || settings.loopbackHosts === true;
@@ -30,6 +31,10 @@ function drive(core, settings, hosts, keepAliveMs) {
   // One promise a request: the exchange's failure is handled in the same
   // async function (a .catch on it was a second promise and a closure).
   async function mcp(request) {
+    if (images !== undefined) {
+      const file = imageFile(request.url);
+      if (file !== null) return image(request, file);
+    }
     if (request.url.includes(DOCUMENTS)) {
       const id = documentIdOf(request.url);
       if (id !== null) return document(request, id);
@@ -118,6 +123,11 @@ function drive(core, settings, hosts, keepAliveMs) {
             out = answerInvoke(endpoint, slot, await invoke.invoke(who, input, client), "invoke.invoke");
             break;
           }
+          case UPLOAD: {
+            const [input, paths] = uploadInput(out, native.imageBytes(endpoint, slot));
+            out = answerUpload(endpoint, slot, await upload.upload(who, input, paths), paths.path, "upload.upload");
+            break;
+          }
           case READ_IMPLEMENTATION:
             out = answerReadImplementation(endpoint, slot, await implementations.read(who, out.slice(1)), "implementations.read");
             break;
@@ -169,6 +179,36 @@ function drive(core, settings, hosts, keepAliveMs) {
     }
   }
 
+  /**
+   * A request to an image's URL: started, its caller found, the image read
+   * by `images.read(caller, sha256, mimeType)`; a 200's body is the bytes.
+   */
+  async function image(request, file) {
+    const slot = core.take();
+    try {
+      let out = native.imageStart(endpoint, slot, request.method, file, flatWebHeaders(request.headers));
+      if (out.charCodeAt(0) === AUTHENTICATE) {
+        let answer = caller(request);
+        if (answer !== null && typeof answer === "object" && typeof answer.then === "function") answer = await answer;
+        const verdict = verdictOf(answer);
+        const who = verdict === 2 ? answer.caller : answer;
+        out = native.imageAuthenticate(endpoint, slot, verdict, verdict === 2 ? answer.scopes : undefined);
+        if (out.charCodeAt(0) === IMAGE) {
+          const [sha256, mimeType] = imageRead(out);
+          out = answerImage(endpoint, slot, await images.read(who, sha256, mimeType), "images.read");
+        }
+      }
+      const head = core.head(out);
+      const body = core.bodyStart < 0 ? native.imageBody(endpoint, slot) : out.slice(core.bodyStart);
+      core.give(slot);
+      return new Response(body.length > 0 ? body : null, head.init);
+    } catch (error) {
+      native.release(endpoint, slot);
+      core.give(slot);
+      throw error;
+    }
+  }
+
   /** The response of `out`; the slot is free again once it is made. */
   function respond(slot, out, request) {
     const response = webResponse(core, slot, out, request, keepAliveMs);
@@ -176,6 +216,14 @@ function drive(core, settings, hosts, keepAliveMs) {
     return response;
   }
   return mcp;
+}
+
+/** The file of an image URL (`/images/<file>`, query left out), or null. */
+function imageFile(url) {
+  const path = targetOf(url);
+  if (!path.startsWith("/images/")) return null;
+  const query = path.indexOf("?");
+  return path.slice(8, query < 0 ? path.length : query);
 }
 
 const DOCUMENTS = "/documents/";

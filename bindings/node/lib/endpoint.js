@@ -4,11 +4,11 @@
 // it, step by step, until it is at "respond".
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput, invokeInput } = require("./wire.js");
+const { AUTHENTICATE, BODY, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, isResponse, createInput, updateInput, renameInput, invokeInput, uploadInput, imageRead } = require("./wire.js");
 const { fail, describe, settingsOf, WRITES, ENDPOINT_OWN } = require("./options.js");
 const { flatHeaders } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
-const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke } = require("./answers.js");
+const { answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, answerUpload, answerImage } = require("./answers.js");
 const { Core, SLOTS, hook } = require("./core.js");
 const { answerReadImplementation, answerStartImplementation, answerReport, implementationInput } = require("./implementations.js");
 
@@ -24,6 +24,8 @@ const KINDS = {
   [ARCHIVE]: "archive",
   [RESTORE]: "restore",
   [INVOKE]: "invoke",
+  [UPLOAD]: "upload",
+  [IMAGE]: "image",
   [READ_IMPLEMENTATION]: "read_implementation",
   [START_IMPLEMENTATION]: "start_implementation",
   [REPORT]: "report",
@@ -31,7 +33,7 @@ const KINDS = {
 
 /** The steps that name their document by `id`, and those with an `input`. */
 const LOCATED = ["read", "archive", "restore", "read_implementation"];
-const WITH_INPUT = ["create", "update", "rename", "invoke", "start_implementation", "report"];
+const WITH_INPUT = ["create", "update", "rename", "invoke", "upload", "start_implementation", "report"];
 
 class Endpoint {
   #core;
@@ -89,6 +91,31 @@ class Endpoint {
   }
 
   /**
+   * Starts the exchange of a request to an image's URL, `/images/<file>`
+   * (SURFACE.md §8): "authenticate", then "image" (answer with
+   * `{ mimeType, bytes }`, undefined, or "unavailable"), then "respond",
+   * whose `body` is the image's bytes (a Uint8Array) for a 200.
+   */
+  image(method, file, headers) {
+    if (typeof method !== "string" || typeof file !== "string") {
+      fail("image(method, file, headers): method and file are strings");
+    }
+    const flat = flatHeaders(headers);
+    const core = this.#core;
+    const slot = core.take();
+    let out;
+    try {
+      out = native.imageStart(core.native, slot, method, file, flat);
+    } catch (error) {
+      core.give(slot);
+      throw error;
+    }
+    const exchange = new Exchange(core, slot, out, true);
+    if (exchange.kind !== "respond") core.dropped.register(exchange, core.generations[slot] * SLOTS + slot);
+    return exchange;
+  }
+
+  /**
    * Protected Resource Metadata (RFC 9728) when `target` is its path and the
    * endpoint has `oauth`, else `undefined`: call it before routing.
    */
@@ -116,11 +143,15 @@ class Exchange {
   #client = undefined;
   #head = null;
   #body = "";
+  #paths = undefined;
+  /** An image URL's exchange (`Endpoint.image`). */
+  #image = false;
   #archived = false;
 
-  constructor(core, slot, out) {
+  constructor(core, slot, out, image = false) {
     this.#core = core;
     this.#slot = slot;
+    this.#image = image;
     this.kind = "respond";
     this.caller = undefined;
     this.#settle(out);
@@ -131,7 +162,7 @@ class Exchange {
     if (isResponse(tag)) {
       const core = this.#core;
       this.#head = core.head(out);
-      this.#body = core.body(out, this.#slot);
+      this.#body = this.#image && core.bodyStart < 0 ? new Uint8Array(native.imageBody(core.native, this.#slot)) : core.body(out, this.#slot);
       this.kind = "respond";
       core.give(this.#slot);
       this.#slot = -1;
@@ -144,6 +175,8 @@ class Exchange {
       ({ input: this.#input, client: this.#client } = read(out, native.plan(this.#core.native, this.#slot)));
     } else if (tag === RENAME) this.#input = renameInput(out);
     else if (tag === INVOKE) ({ input: this.#input, client: this.#client } = invokeInput(out));
+    else if (tag === UPLOAD) [this.#input, this.#paths] = uploadInput(out, native.imageBytes(this.#core.native, this.#slot));
+    else if (tag === IMAGE) [this.#input, this.#paths] = [undefined, imageRead(out)];
     else if (tag === START_IMPLEMENTATION || tag === REPORT) this.#input = implementationInput(out);
     else this.#payload = out.length > 1 ? out.slice(1) : "";
   }
@@ -160,12 +193,13 @@ class Exchange {
     const verdict = verdictOf(answer);
     const core = this.#core;
     let out;
+    const authenticate = this.#image ? native.imageAuthenticate : native.authenticate;
     if (verdict === 2) {
       this.caller = answer.caller;
-      out = native.authenticate(core.native, this.#slot, 2, answer.scopes);
+      out = authenticate(core.native, this.#slot, 2, answer.scopes);
     } else {
       this.caller = verdict === 1 ? answer : undefined;
-      out = native.authenticate(core.native, this.#slot, verdict);
+      out = authenticate(core.native, this.#slot, verdict);
     }
     this.#settle(out);
   }
@@ -201,6 +235,12 @@ class Exchange {
       case "invoke":
         this.#settle(answerInvoke(core.native, this.#slot, value, "answer(invoked)"));
         break;
+      case "upload":
+        this.#settle(answerUpload(core.native, this.#slot, value, this.#paths.path, "answer(uploaded)"));
+        break;
+      case "image":
+        this.#settle(answerImage(core.native, this.#slot, value, "answer(image)"));
+        break;
       case "read_implementation":
         this.#settle(answerReadImplementation(core.native, this.#slot, value, "answer(implementation)"));
         break;
@@ -234,7 +274,25 @@ class Exchange {
     return this.#payload;
   }
 
-  /** What a "create", "update", "rename", "invoke", "start_implementation" or "report" step asks of the host. */
+  /** The digest an "upload" step's bytes have, or an "image" step asks for (64 lowercase hex digits). */
+  get sha256() {
+    this.#expect(["upload", "image"], "sha256");
+    return this.kind === "upload" ? this.#paths.sha256 : this.#paths[0];
+  }
+
+  /** Where an "upload" step's image will be served (`/images/<sha256>.<extension>`). */
+  get path() {
+    this.#expect("upload", "path");
+    return this.#paths.path;
+  }
+
+  /** The type an "image" step's URL names (`image/png`, …). */
+  get mimeType() {
+    this.#expect("image", "mimeType");
+    return this.#paths[1];
+  }
+
+  /** What a "create", "update", "rename", "invoke", "upload", "start_implementation" or "report" step asks of the host. */
   get input() {
     this.#expect(WITH_INPUT, "input");
     return this.#input;
@@ -314,7 +372,10 @@ class Exchange {
     return this.#head.headers;
   }
 
-  /** The response body, UTF-8 text; empty for an event stream ("respond"). */
+  /**
+   * The response body, UTF-8 text; empty for an event stream; an image
+   * URL's 200: the image's bytes, a Uint8Array ("respond").
+   */
   get body() {
     this.#expect("respond", "body");
     return this.#body;

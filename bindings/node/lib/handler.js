@@ -11,7 +11,7 @@ const { offeredBy } = require("./implementations.js");
 function handler(options) {
   if (!isObject(options)) fail(`handler(options) takes an options object, not ${describe(options)}`);
   const settings = settingsOf(options, HANDLER_OWN, "handler(options)");
-  const { caller, documents, create, update, rename, archive, restore, invoke } = options;
+  const { caller, documents, create, update, rename, archive, restore, invoke, upload, images } = options;
   if (typeof caller !== "function") fail("handler(options): `caller` must be a function (request) => caller | undefined");
   if (!isObject(documents) || typeof documents.list !== "function" || typeof documents.read !== "function") {
     fail("handler(options): `documents` must be { list(caller, repository), read(caller, id) }");
@@ -22,6 +22,9 @@ function handler(options) {
       fail(`handler(options): \`${name}\` must be ${WRITE_SHAPES[name]}`);
     }
     settings[name] = host !== undefined;
+  }
+  if (images !== undefined && (!isObject(images) || typeof images.read !== "function")) {
+    fail("handler(options): `images` must be { read(caller, sha256, mimeType) }");
   }
   const implementations = options.implementations;
   const offered = offeredBy(implementations, "handler(options)");
@@ -34,7 +37,7 @@ function handler(options) {
     }
   }
   const core = new Core(settings);
-  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, invoke, implementations }, keepAliveMs);
+  const mcp = drive(core, settings, { caller, documents, create, update, rename, archive, restore, invoke, upload, images, implementations }, keepAliveMs);
   hook(mcp, core);
   return mcp;
 }

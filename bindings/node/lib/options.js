@@ -92,8 +92,8 @@ function settingsOf(options, own, where) {
 }
 
 /** The write capabilities, each offered when its option is given. */
-const WRITES = ["create", "update", "rename", "archive", "restore", "invoke"];
-const HANDLER_OWN = ["caller", "documents", ...WRITES, "implementations", "keepAliveMs"];
+const WRITES = ["create", "update", "rename", "archive", "restore", "invoke", "upload"];
+const HANDLER_OWN = ["caller", "documents", ...WRITES, "images", "implementations", "keepAliveMs"];
 
 /** What each write capability's host object is, for a TypeError. */
 const WRITE_SHAPES = {
@@ -103,6 +103,7 @@ const WRITE_SHAPES = {
   archive: "{ archive(caller, id) }",
   restore: "{ restore(caller, id) }",
   invoke: "{ invoke(caller, input, client) }",
+  upload: "{ upload(caller, input, paths) }",
 };
 
 /** new Endpoint()'s own options: the write capabilities, each true or false. */

@@ -19,6 +19,8 @@ const RENAME = 110; // n
 const ARCHIVE = 118; // v
 const RESTORE = 115; // s
 const INVOKE = 105; // i
+const UPLOAD = 103; // g
+const IMAGE = 109; // m: an image URL's read
 const DOCUMENT_READ = 100; // d: a document URL's read (the id follows)
 const READ_IMPLEMENTATION = 73; // I
 const START_IMPLEMENTATION = 83; // S
@@ -108,6 +110,24 @@ function invokeInput(out) {
   return { input, client: fields.client };
 }
 
+/**
+ * The host input of an upload effect (H's `{ id, mimeType, bytes }`) and
+ * the core's `{ sha256, path }`: its outcome's fields as JSON; the bytes
+ * cross apart (a Buffer, given as a plain Uint8Array over its memory).
+ */
+function uploadInput(out, bytes) {
+  const fields = JSON.parse(out.slice(1));
+  return [
+    { id: fields.id, mimeType: fields.mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) },
+    { sha256: fields.sha256, path: fields.path },
+  ];
+}
+
+/** An image read's outcome: the digest (64 hex digits), then the media type. */
+function imageRead(out) {
+  return [out.slice(1, 65), out.slice(65)];
+}
+
 module.exports = {
   RESPOND,
   NEW_HEAD,
@@ -124,6 +144,8 @@ module.exports = {
   ARCHIVE,
   RESTORE,
   INVOKE,
+  UPLOAD,
+  IMAGE,
   DOCUMENT_READ,
   READ_IMPLEMENTATION,
   START_IMPLEMENTATION,
@@ -135,4 +157,6 @@ module.exports = {
   updateInput,
   renameInput,
   invokeInput,
+  uploadInput,
+  imageRead,
 };

@@ -5,11 +5,11 @@
 
 use chopin_mcp::{
     ArchiveAnswer, ArchiveDocument, Authenticate, BodyIntake, CreateAnswer, CreateDocument,
-    Document, DocumentAuthenticate, DocumentRead, Endpoint, InvokeAnswer, InvokePlanner,
-    LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument, ReadImplementation,
-    ReadImplementationAnswer, RenameAnswer, RenameDocument, ReportLifecycle, RequestParts,
-    Response, RestoreAnswer, RestoreDocument, StartAnswer, StartImplementation, UpdateAnswer,
-    UpdateDocument,
+    Document, DocumentAuthenticate, DocumentRead, Endpoint, ImageAuthenticate, InvokeAnswer,
+    InvokePlanner, LifecycleAnswer, ListDocuments, Outcome, PlannerRefusal, ReadDocument,
+    ReadImage, ReadImplementation, ReadImplementationAnswer, RenameAnswer, RenameDocument,
+    ReportLifecycle, RequestParts, Response, RestoreAnswer, RestoreDocument, StartAnswer,
+    StartImplementation, StoreImage, StoreImageAnswer, UpdateAnswer, UpdateDocument,
 };
 use napi::{Error, Status};
 use serde::Deserialize;
@@ -46,6 +46,10 @@ pub(crate) enum Pending {
     Archive(ArchiveDocument<()>),
     Restore(RestoreDocument<()>),
     Invoke(InvokePlanner<()>),
+    Upload(StoreImage<()>),
+    /// An image URL's authentication, then its read (`src/answer/image.rs`).
+    ImageAuthenticate(ImageAuthenticate<()>),
+    ImageRead(ReadImage<()>),
     ReadImplementation(ReadImplementation<()>),
     StartImplementation(StartImplementation<()>),
     ReportLifecycle(ReportLifecycle<()>),
@@ -142,6 +146,27 @@ impl Pending {
         }
     }
 
+    pub(crate) fn into_upload(self) -> Option<StoreImage<()>> {
+        match self {
+            Pending::Upload(upload) => Some(upload),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_image_authenticate(self) -> Option<ImageAuthenticate<()>> {
+        match self {
+            Pending::ImageAuthenticate(auth) => Some(auth),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_image_read(self) -> Option<ReadImage<()>> {
+        match self {
+            Pending::ImageRead(read) => Some(read),
+            _ => None,
+        }
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Pending::Authenticate(_) => "authenticate",
@@ -154,6 +179,9 @@ impl Pending {
             Pending::Archive(_) => "archive",
             Pending::Restore(_) => "restore",
             Pending::Invoke(_) => "invoke",
+            Pending::Upload(_) => "upload",
+            Pending::ImageAuthenticate(_) => "image authenticate",
+            Pending::ImageRead(_) => "image",
             Pending::ReadImplementation(_) => "read_implementation",
             Pending::StartImplementation(_) => "start_implementation",
             Pending::ReportLifecycle(_) => "report",
@@ -294,6 +322,7 @@ fn tools_of(endpoint: &Endpoint) -> String {
             Outcome::InvokePlanner(invoke) => {
                 invoke.answer(InvokeAnswer::Refused(PlannerRefusal::DocumentUnavailable))
             }
+            Outcome::StoreImage(upload) => upload.answer(StoreImageAnswer::Unavailable),
             Outcome::ReadImplementation(read) => {
                 read.answer(ReadImplementationAnswer::<()>::Unavailable)
             }

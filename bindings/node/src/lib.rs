@@ -33,12 +33,14 @@ mod answer;
 mod exchanges;
 mod ffi;
 mod options;
+mod prepare;
 mod rules;
 mod step;
 mod wire;
 
 pub use answer::{
-    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, PlannerFields, UpdateKind, Verdict,
+    AnswerError, BadAnswer, ChangeKind, CreateKind, DocumentRef, ImageKind, PlannerFields,
+    UpdateKind, UploadKind, Verdict,
 };
 pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;
@@ -46,7 +48,7 @@ pub use options::BadOptions;
 pub use rules::{BadArguments, rule};
 pub use wire::NAMED;
 
-use napi::bindgen_prelude::{Env, External};
+use napi::bindgen_prelude::{Buffer, Env, External};
 use napi::{Error, Status};
 use napi_derive::napi;
 
@@ -177,6 +179,89 @@ pub fn document_answer(
     Ok(out)
 }
 
+/// The bytes of the upload effect in `slot`, which cross apart from the
+/// rest of its input.
+#[napi(catch_unwind)]
+pub fn image_bytes(core: u32, slot: u32) -> napi::Result<Buffer> {
+    let bytes = ffi::with(core, |core| core.image_bytes(slot))??;
+    Ok(Buffer::from(bytes.to_vec()))
+}
+
+/// Answers the upload effect in `slot` by its kind (`UploadKind`'s order).
+#[napi(catch_unwind)]
+pub fn answer_upload(core: u32, slot: u32, kind: u32) -> napi::Result<String> {
+    Ok(ffi::with(core, |core| {
+        let kind = UploadKind::of(kind)?;
+        core.answer_upload(slot, kind).map(lossless)
+    })??)
+}
+
+/// Starts a request to `/images/<file>` in `slot`, its headers listed.
+#[napi(catch_unwind)]
+pub fn image_start(
+    core: u32,
+    slot: u32,
+    method: String,
+    file: String,
+    headers: String,
+) -> napi::Result<String> {
+    Ok(ffi::with(core, |core| {
+        core.image_start(slot, &method, &file, headers.as_bytes())
+            .map(lossless)
+    })??)
+}
+
+/// Answers an image URL's authentication (`Verdict`'s order; the scopes of
+/// a scoped caller).
+#[napi(catch_unwind)]
+pub fn image_authenticate(
+    core: u32,
+    slot: u32,
+    verdict: u32,
+    scopes: Option<Vec<String>>,
+) -> napi::Result<String> {
+    Ok(ffi::with(core, |core| {
+        let verdict = Verdict::of(verdict)?;
+        core.image_authenticate(slot, verdict, &scopes.unwrap_or_default())
+            .map(lossless)
+    })??)
+}
+
+/// Answers an image read (`ImageKind`'s order; a found image's media type
+/// and bytes).
+#[napi(catch_unwind)]
+pub fn answer_image(
+    core: u32,
+    slot: u32,
+    kind: u32,
+    mime: Option<String>,
+    bytes: Option<Buffer>,
+) -> napi::Result<String> {
+    let found = match (mime, bytes) {
+        (Some(mime), Some(bytes)) => Some((mime, bytes::Bytes::copy_from_slice(&bytes))),
+        _ => None,
+    };
+    Ok(ffi::with(core, |core| {
+        let kind = ImageKind::of(kind)?;
+        let found = found
+            .as_ref()
+            .map(|(mime, bytes)| (mime.as_str(), bytes.clone()));
+        core.answer_image(slot, kind, found).map(lossless)
+    })??)
+}
+
+/// The bytes of the image response in `slot`; the slot is free again.
+#[napi(catch_unwind)]
+pub fn image_body(core: u32, slot: u32) -> napi::Result<Buffer> {
+    let bytes = ffi::with(core, |core| core.image_body(slot))??;
+    Ok(Buffer::from(bytes.to_vec()))
+}
+
+/// An outcome as a JavaScript string (outcomes are UTF-8 text).
+fn lossless(out: &[u8]) -> String {
+    String::from_utf8_lossy(out).into_owned()
+}
+
 /// How many exchanges wait for the host (for tests: none is left behind).
 #[napi(catch_unwind)]
 pub fn in_flight(core: u32) -> napi::Result<u32> {
@@ -203,6 +288,14 @@ pub fn keep_alive() -> napi::bindgen_prelude::Uint8Array {
 pub fn implementation_rule(name: String, input: String) -> napi::Result<String> {
     rules::rule(&name, &input)
         .map_err(|BadArguments(message)| Error::new(Status::InvalidArg, message))
+}
+
+/// update_document's arguments (a JSON object's text) prepared as the
+/// endpoint prepares its update effect's host input (`src/prepare.rs`):
+/// `{"input": …}`, `{"issues": […]}` or `null`, as JSON.
+#[napi(catch_unwind)]
+pub fn prepare_update(arguments: String) -> String {
+    prepare::prepared(&arguments)
 }
 
 /// Adds the exports a request crosses, plain Node-API callbacks

@@ -24,6 +24,8 @@ pub(crate) struct Options {
     restore: bool,
     #[serde(default)]
     invoke: bool,
+    #[serde(default)]
+    upload: bool,
     /// `"all"`: the eight implementation tools; `"read"`:
     /// `read_implementation` alone.
     implementations: Option<String>,
@@ -96,6 +98,9 @@ impl Options {
         }
         if self.invoke {
             config = config.enable_planner();
+        }
+        if self.upload {
+            config = config.enable_upload();
         }
         match self.implementations.as_deref() {
             None => {}

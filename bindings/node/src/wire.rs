@@ -165,8 +165,19 @@ impl Heads {
     /// outcome marked `P`, and true returned (the body then crosses
     /// apart).
     pub(crate) fn encode(&mut self, response: &Response, split: bool, out: &mut Vec<u8>) -> bool {
+        let apart = split && response.body().len() >= APART_FROM;
+        self.encode_as(response, apart, out)
+    }
+
+    /// [`encode`](Self::encode), the body left out (`P`) when `apart`
+    /// whatever its size: an image's bytes, which are no text.
+    pub(crate) fn encode_as(
+        &mut self,
+        response: &Response,
+        apart: bool,
+        out: &mut Vec<u8>,
+    ) -> bool {
         let body = response.body();
-        let apart = split && body.len() >= APART_FROM;
         if apart {
             out.push(b'P');
         }

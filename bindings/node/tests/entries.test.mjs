@@ -9,7 +9,7 @@ const require = createRequire(import.meta.url);
 
 test("the ESM and CommonJS entries export the same module", () => {
   const cjs = require("chopin-mcp");
-  const names = ["Endpoint", "KEEP_ALIVE", "TOOLS", "UNAVAILABLE", "handler", "rules", "scoped", "tools"];
+  const names = ["Endpoint", "KEEP_ALIVE", "TOOLS", "UNAVAILABLE", "handler", "prepareUpdate", "rules", "scoped", "tools"];
   assert.deepEqual(Object.keys(esm).sort(), names);
   for (const name of names) assert.equal(esm[name], cjs[name], name);
 });

@@ -14,10 +14,11 @@ const WRONG = [undefined, null, -1, 2 ** 32, 1.5, NaN, "", "x".repeat(5000), {},
 
 test("the addon exports the functions index.cjs uses, and no other", () => {
   assert.deepEqual(Object.keys(native).sort(), [
-    "answerAbsent", "answerArchive", "answerCreate", "answerImplementation", "answerInvoke", "answerList", "answerListForbidden", "answerRead", "answerRename",
-    "answerRestore", "answerUpdate", "authenticate", "body", "budget", "documentAnswer", "documentAuthenticate", "documentStart",
-    "endpoint", "endpointId", "finish", "implementationRule", "inFlight", "keepAlive",
-    "metadata", "namedHeaders", "plan", "push", "release", "run", "start", "startListed", "tools",
+    "answerAbsent", "answerArchive", "answerCreate", "answerImage", "answerImplementation", "answerInvoke", "answerList",
+    "answerListForbidden", "answerRead", "answerRename", "answerRestore", "answerUpdate", "answerUpload", "authenticate", "body",
+    "budget", "documentAnswer", "documentAuthenticate", "documentStart", "endpoint", "endpointId", "finish", "imageAuthenticate",
+    "imageBody", "imageBytes", "imageStart", "implementationRule", "inFlight", "keepAlive", "metadata", "namedHeaders", "plan",
+    "prepareUpdate", "push", "release", "run", "start", "startListed", "tools",
   ]);
 });
 

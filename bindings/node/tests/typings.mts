@@ -1,6 +1,6 @@
 // Type checks of index.d.ts (npm run typecheck): the uses a TypeScript
 // project makes compile, and the mistakes below are refused. Not run.
-import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, rules, scoped, tools } from "chopin-mcp";
+import { Endpoint, KEEP_ALIVE, TOOLS, UNAVAILABLE, handler, prepareUpdate, rules, scoped, tools } from "chopin-mcp";
 import type {
   ClientInfo,
   CreateAnswer,
@@ -204,3 +204,15 @@ const noState: ReportAnswer = { kind: "accepted" };
 // @ts-expect-error a claim needs the document's plan revision
 rules.claim({ versions: [], runs: [] }, { planRevision: 3, graphVersion: 1, graphRevision: 1 });
 void [print, badCode, noState];
+
+// prepareUpdate: the input update.update is given, the issues, or undefined.
+const preparedUpdate = prepareUpdate({ id: "d", revision: 4, plan: "# T\n", idempotencyKey: "k" });
+if (preparedUpdate && "input" in preparedUpdate) {
+  const preparedInput: UpdateDocumentInput = preparedUpdate.input;
+  void preparedInput;
+} else if (preparedUpdate) {
+  const firstCode: string | undefined = preparedUpdate.issues[0]?.code;
+  void firstCode;
+}
+// @ts-expect-error prepareUpdate takes the arguments object
+prepareUpdate("{}");

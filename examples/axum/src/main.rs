@@ -90,6 +90,7 @@ async fn mcp(State(host): State<Arc<Host>>, request: Request) -> Response {
             | Outcome::Archive(_)
             | Outcome::Restore(_)
             | Outcome::InvokePlanner(_)
+            | Outcome::StoreImage(_)
             | Outcome::ReadImplementation(_)
             | Outcome::StartImplementation(_)
             | Outcome::ReportLifecycle(_) => return StatusCode::NOT_IMPLEMENTED.into_response(),

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use chopin_mcp::http1::{self, BodyDecoder, Framing};
-use chopin_mcp::{DocumentOutcome, Header, Outcome, sse};
+use chopin_mcp::{DocumentOutcome, Header, ImageAnswer, ImageOutcome, Outcome, sse};
 
 use chopin_mcp_server::health;
 use chopin_mcp_server::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, RETRY_AFTER};
@@ -228,6 +228,12 @@ fn exchange(host: &Host, stream: &mut TcpStream, buf: &mut Vec<u8>) -> io::Resul
         let keep = keep_alive && framing == Framing::Length(0);
         return serve_document(host, stream, outcome, keep, bodiless);
     }
+    if let Some(file) = wire::image_file(target) {
+        let outcome = host.endpoint.image(&head.parts(), file);
+        buf.drain(..head_len);
+        let keep = keep_alive && framing == Framing::Length(0);
+        return serve_image(host, stream, outcome, keep, bodiless);
+    }
     let path = target == "/mcp";
     let outcome: Outcome<Caller> = if path {
         host.endpoint.begin(&head.parts())
@@ -322,6 +328,35 @@ fn serve_document(
                     Err(e) => return store_failed(stream, &e, keep, bodiless),
                 }
             }
+        };
+    };
+    send(stream, &response, keep, bodiless)
+}
+
+/// Serves a request to an image's URL, as [`serve_document`] does a
+/// document's: a store that cannot answer now is the endpoint's 503.
+fn serve_image(
+    host: &Host,
+    stream: &mut TcpStream,
+    mut outcome: ImageOutcome<Caller>,
+    keep: bool,
+    bodiless: bool,
+) -> io::Result<Next> {
+    let response = loop {
+        outcome = match outcome {
+            ImageOutcome::Respond(response) => break response,
+            ImageOutcome::Authenticate(auth) => {
+                let caller = host.caller(auth.bearer_token());
+                auth.answer(caller)
+            }
+            ImageOutcome::Read(read) => match host.read_image_blocking(&read) {
+                Ok(answer) => break read.answer(answer),
+                Err(e) if e.is_busy() => {
+                    eprintln!("store error: {e}");
+                    break read.answer(ImageAnswer::Unavailable);
+                }
+                Err(e) => return store_failed(stream, &e, keep, bodiless),
+            },
         };
     };
     send(stream, &response, keep, bodiless)

@@ -72,7 +72,8 @@ mod written;
 
 pub use scan::{Refusal, is_batch, is_issues_result, refusal, sniff};
 pub use written::{
-    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult, Written,
+    ArchiveResult, CreateResult, InvokeResult, RenameResult, RestoreResult, UpdateResult,
+    UploadResult, Written,
 };
 
 label_set! {
@@ -129,6 +130,7 @@ label_set! {
         ReportVerification => "report_verification",
         RequestRevision => "request_revision",
         InvokePlanner => "invoke_planner",
+        UploadImage => "upload_image",
         Other => "other",
     }
 }
@@ -152,6 +154,7 @@ impl Tool {
             b"report_verification" => Tool::ReportVerification,
             b"request_revision" => Tool::RequestRevision,
             b"invoke_planner" => Tool::InvokePlanner,
+            b"upload_image" => Tool::UploadImage,
             _ => Tool::Other,
         }
     }
@@ -201,6 +204,10 @@ label_set! {
         Report => "report",
         /// An invoke_planner's turn recorded (not the turn's run).
         Invoke => "invoke",
+        /// An upload's transaction.
+        StoreImage => "store_image",
+        /// An image's read, for `/images/<file>`.
+        ReadImage => "read_image",
         /// The readiness query of `/readyz`.
         Ready => "ready",
     }
@@ -222,6 +229,7 @@ impl StoreOperation {
             Outcome::StartImplementation(_) => StoreOperation::Claim,
             Outcome::ReportLifecycle(_) => StoreOperation::Report,
             Outcome::InvokePlanner(_) => StoreOperation::Invoke,
+            Outcome::StoreImage(_) => StoreOperation::StoreImage,
             Outcome::Read(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
@@ -254,6 +262,7 @@ pub fn path_label(path: &str) -> &'static str {
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
         p if p.starts_with(crate::wire::DOCUMENTS) => "/documents/{id}",
+        p if p.starts_with(crate::wire::IMAGES) => "/images/{file}",
         p if p.starts_with("/.well-known/oauth-protected-resource") => {
             "/.well-known/oauth-protected-resource"
         }
@@ -315,6 +324,7 @@ mod tests {
             ("rename_document", Tool::RenameDocument),
             ("archive_document", Tool::ArchiveDocument),
             ("restore_document", Tool::RestoreDocument),
+            ("upload_image", Tool::UploadImage),
         ] {
             let body = format!(r#"{{"method":"tools/call","params":{{"name":"{name}"}}}}"#);
             assert_eq!(sniff(body.as_bytes()), (RpcMethod::ToolsCall, tool));

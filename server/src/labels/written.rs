@@ -93,6 +93,20 @@ label_set! {
     }
 }
 
+label_set! {
+    /// What became of an upload.
+    pub enum UploadResult {
+        /// Kept and linked to the document (also when it already was).
+        Stored => "stored",
+        /// The document is archived.
+        Archived => "archived",
+        /// A new image past the repository's quota.
+        QuotaExceeded => "quota_exceeded",
+        /// No document the caller may see.
+        Unavailable => "unavailable",
+    }
+}
+
 /// What became of a write: its tool's own result. Each write tool has its
 /// log field (`create=…`, `update=…`, …) and its counter
 /// (`creates_total`, `updates_total`, …), labelled with the result.
@@ -104,22 +118,25 @@ pub enum Written {
     Archive(ArchiveResult),
     Restore(RestoreResult),
     Invoke(InvokeResult),
+    Upload(UploadResult),
 }
 
 impl Written {
     /// The write tools' log fields, in the order of [`Written::family`].
-    pub const FIELDS: [&'static str; 6] =
-        ["create", "update", "rename", "archive", "restore", "invoke"];
+    pub const FIELDS: [&'static str; 7] = [
+        "create", "update", "rename", "archive", "restore", "invoke", "upload",
+    ];
 
     /// The write tools' names, in the order of [`Written::FIELDS`] (for
     /// the counters' help).
-    pub const TOOLS: [&'static str; 6] = [
+    pub const TOOLS: [&'static str; 7] = [
         "create_document",
         "update_document",
         "rename_document",
         "archive_document",
         "restore_document",
         "invoke_planner",
+        "upload_image",
     ];
 
     /// Every value, tool by tool: the order of [`Written::slot`].
@@ -130,12 +147,14 @@ impl Written {
         let archive = ArchiveResult::ALL.iter().map(|&r| Written::Archive(r));
         let restore = RestoreResult::ALL.iter().map(|&r| Written::Restore(r));
         let invoke = InvokeResult::ALL.iter().map(|&r| Written::Invoke(r));
+        let upload = UploadResult::ALL.iter().map(|&r| Written::Upload(r));
         create
             .chain(update)
             .chain(rename)
             .chain(archive)
             .chain(restore)
             .chain(invoke)
+            .chain(upload)
     }
 
     /// Its tool's place in [`Written::FIELDS`].
@@ -147,11 +166,12 @@ impl Written {
             Written::Archive(_) => 3,
             Written::Restore(_) => 4,
             Written::Invoke(_) => 5,
+            Written::Upload(_) => 6,
         }
     }
 
     /// Its tool's log field: `create`, `update`, `rename`, `archive`,
-    /// `restore`, `invoke`.
+    /// `restore`, `invoke`, `upload`.
     pub fn field(self) -> &'static str {
         Written::FIELDS[self.family()]
     }
@@ -165,6 +185,7 @@ impl Written {
             Written::Archive(result) => result.as_str(),
             Written::Restore(result) => result.as_str(),
             Written::Invoke(result) => result.as_str(),
+            Written::Upload(result) => result.as_str(),
         }
     }
 
@@ -177,6 +198,7 @@ impl Written {
             Written::Archive(r) => (3, r.index()),
             Written::Restore(r) => (4, r.index()),
             Written::Invoke(r) => (5, r.index()),
+            Written::Upload(r) => (6, r.index()),
         };
         let sizes = [
             CreateResult::ALL.len(),
@@ -184,6 +206,7 @@ impl Written {
             RenameResult::ALL.len(),
             ArchiveResult::ALL.len(),
             RestoreResult::ALL.len(),
+            InvokeResult::ALL.len(),
         ];
         sizes[..before].iter().sum::<usize>() + index
     }

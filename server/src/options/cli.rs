@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
 
 use super::values::{self, DEFAULT_LISTEN};
-use super::{Command, LogFormat, Options};
+use super::{Command, DEFAULT_IMAGE_QUOTA_MIB, LogFormat, Options};
 use crate::store::{Database, Limits};
 
 /// The command line: serve, with the flags, or run a subcommand instead
@@ -76,9 +76,13 @@ struct Serving {
     #[arg(long = "grant", value_name = "CALLER=REPOS", value_parser = values::grant, allow_hyphen_values = true, verbatim_doc_comment)]
     grants: Vec<(String, Vec<String>)>,
     /// offer no write tool (create_document, update_document,
-    /// rename_document, archive_document, restore_document)
+    /// rename_document, archive_document, restore_document, upload_image)
     #[arg(long, verbatim_doc_comment)]
     read_only: bool,
+    /// MiB of images each repository may hold (upload_image; default 64);
+    /// 0 offers no upload_image
+    #[arg(long, value_name = "MIB", value_parser = values::image_quota, allow_hyphen_values = true, verbatim_doc_comment)]
+    image_quota_mib: Option<u64>,
     /// offer no implementation tool (read_implementation,
     /// start_implementation and the six lifecycle tools)
     #[arg(long, verbatim_doc_comment)]
@@ -243,6 +247,7 @@ impl Cli {
             grants: serving.grants,
             import: store.import,
             read_only: serving.read_only,
+            image_quota_mib: serving.image_quota_mib.unwrap_or(DEFAULT_IMAGE_QUOTA_MIB),
             implementations: !serving.no_implementations,
             bind_runs: serving.bind_runs,
             origins: serving.origins,

@@ -40,6 +40,9 @@ pub const TOKEN_USAGE: HelpText = HelpText::new(|| {
 /// The program name [`parse`] reads its arguments for.
 const PROGRAM: &str = "chopin-mcp-server";
 
+/// `--image-quota-mib`'s default.
+pub const DEFAULT_IMAGE_QUOTA_MIB: u64 = 64;
+
 /// The environment variable that sets the address to bind when `--listen`
 /// is not given (a container's, or a test's free port).
 pub const LISTEN_ENV: &str = "CHOPIN_MCP_LISTEN";
@@ -63,6 +66,9 @@ pub struct Options {
     pub grants: Vec<(String, Vec<String>)>,
     pub import: Option<PathBuf>,
     pub read_only: bool,
+    /// `--image-quota-mib`: what each repository's images may take, in
+    /// MiB (default 64); 0: `upload_image` is not offered.
+    pub image_quota_mib: u64,
     /// The implementation tools (IMPLEMENTATION.md §2.1): all eight, or
     /// `read_implementation` alone with `read_only`; off with
     /// `--no-implementations`.

@@ -96,6 +96,12 @@ pub fn workers(text: &str) -> Result<usize, String> {
     count.ok_or_else(|| format!("--workers: {text:?} is not a number from 1 to 1024"))
 }
 
+/// `--image-quota-mib MIB`: 0 (no upload_image) to 1048576 (1 TiB).
+pub fn image_quota(text: &str) -> Result<u64, String> {
+    let mib = text.parse().ok().filter(|&n: &u64| n <= 1 << 20);
+    mib.ok_or_else(|| format!("--image-quota-mib: {text:?} is not a number from 0 to 1048576"))
+}
+
 /// `--db-pool-size N`.
 pub fn pool_size(text: &str) -> Result<usize, String> {
     let size = text

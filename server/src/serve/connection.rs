@@ -10,7 +10,7 @@ use chopin_mcp::{Header, Outcome};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::effects::{Judged, Reply, carry_out, judge, plain, serve_document};
+use super::effects::{Judged, Reply, carry_out, judge, plain, serve_document, serve_image};
 use super::read::{Conn, HEAD_TIMEOUT, Next, Waits, read_head, read_more};
 use super::streams::Streams;
 use super::write::{linger, refuse, send, write_continue};
@@ -133,6 +133,12 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         let outcome = host.endpoint.document(&parts, &id);
         conn.read.drain(..head_len);
         Box::pin(serve_document(host, outcome, &mut record)).await
+    } else if let Some(file) = wire::image_file(path) {
+        // An image's URL: its bytes, to a caller who may see a document
+        // it was uploaded to.
+        let outcome = host.endpoint.image(&parts, file);
+        conn.read.drain(..head_len);
+        Box::pin(serve_image(host, outcome, &mut record)).await
     } else if path != "/mcp" {
         conn.read.drain(..head_len);
         plain(404, "not found")

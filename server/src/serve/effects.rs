@@ -1,10 +1,10 @@
 //! What a request asks of the host, and the replies that are the server's
 //! own: a bearer token judged ([`judge`]), a list, read or write effect
 //! carried out by the store ([`carry_out`], a store error answered), a
-//! document's URL served ([`serve_document`]); [`Reply`] is what a request
-//! is answered with.
+//! document's URL served ([`serve_document`]), an image's ([`serve_image`]);
+//! [`Reply`] is what a request is answered with.
 
-use chopin_mcp::{DocumentOutcome, Granted, Outcome};
+use chopin_mcp::{DocumentOutcome, Granted, ImageAnswer, ImageOutcome, Outcome};
 
 use crate::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, Now};
 use crate::labels::StoreOperation;
@@ -154,6 +154,41 @@ pub(super) async fn serve_document(
                 let found = host.read_document(read.caller(), read.id());
                 return match metrics::time_store_async(StoreOperation::Read, found).await {
                     Ok(document) => Reply::Endpoint(read.answer(document.as_ref())),
+                    Err(e) => store_failed(&e),
+                };
+            }
+        };
+    }
+}
+
+/// Serves a request to an image's URL: the endpoint's answer, once the
+/// token is judged and the store has looked the image up for its caller. A
+/// store that cannot answer now is the endpoint's 503 `image is temporarily
+/// unavailable`.
+pub(super) async fn serve_image(
+    host: &Host,
+    mut outcome: ImageOutcome<Caller>,
+    record: &mut record::Record,
+) -> Reply {
+    loop {
+        outcome = match outcome {
+            ImageOutcome::Respond(response) => return Reply::Endpoint(response),
+            ImageOutcome::Authenticate(auth) => {
+                let judged = judge(host, auth.bearer_token(), auth.authorization(), record);
+                match judged.await {
+                    Judged::Caller(caller, grant, _) => auth.answer_scoped(caller, grant),
+                    Judged::Refused => auth.answer(None),
+                    Judged::Unavailable => auth.unavailable(),
+                }
+            }
+            ImageOutcome::Read(read) => {
+                let found = host.read_image(&read);
+                return match metrics::time_store_async(StoreOperation::ReadImage, found).await {
+                    Ok(answer) => Reply::Endpoint(read.answer(answer)),
+                    Err(e) if e.is_busy() || matches!(e, StoreError::Unavailable(_)) => {
+                        record::store_error(&e); // ops
+                        Reply::Endpoint(read.answer(ImageAnswer::Unavailable))
+                    }
                     Err(e) => store_failed(&e),
                 };
             }

@@ -23,6 +23,9 @@
 //!   every replaced plan and title stays in the store (`plan_history`,
 //!   `title_history`); archived documents are out of lists unless asked
 //!   for, and are read, with their `archivedAt` (SURFACE.md §2, §3);
+//! - an image is kept once per repository and digest, linked to each
+//!   document it was uploaded to, and read by a caller who may see one of
+//!   those documents;
 //! - every write is one transaction, answered only after it committed (and,
 //!   on SQLite files, was synced);
 //! - reads never wait for a connection held by a create: each engine keeps
@@ -75,6 +78,7 @@ impl Database {
 
 mod create;
 mod documents;
+mod images;
 mod implementations;
 mod lifecycle;
 mod limits;
@@ -88,6 +92,7 @@ mod update;
 
 pub use create::{CreateOutcome, Created, Draft};
 pub use documents::Listing;
+pub use images::{ImageOutcome, NewImage, StoredImage, quota_bytes};
 pub use implementations::{
     Broken, ClaimOutcome, Claimant, GraphDraft, GraphOutcome, Loaded, ReportOutcome, Reported,
     StoredRun,
@@ -273,6 +278,18 @@ contract! {
     /// Marks every turn `server` left `queued` or `running` as
     /// `interrupted`; how many there were.
     fn interrupt_turns(server: &str) -> usize;
+    // Images (`images.rs`).
+
+    /// Keeps `image` for the repository of the document `locator` names
+    /// (one copy per repository and digest) and links it to the document, in
+    /// one transaction: none the caller may see → `Unavailable`; archived →
+    /// `Archived`; a new image that would bring the repository's images past
+    /// `quota` bytes → `QuotaExceeded`; else `Stored`.
+    fn store_image(caller: &str, locator: &str, image: &NewImage, quota: i64) -> ImageOutcome;
+
+    /// The image with digest `sha256` (lowercase hex), when it is linked to a
+    /// document `caller` may see (archived too).
+    fn read_image(caller: &str, sha256: &str) -> Option<StoredImage>;
 
     // Tokens (`tokens.rs`).
 

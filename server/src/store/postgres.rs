@@ -33,6 +33,7 @@
 //! and how a request's statements are sent under its deadline (`query.rs`).
 
 mod create;
+mod images;
 mod implementations;
 mod lifecycle;
 mod planner;

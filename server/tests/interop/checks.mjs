@@ -139,9 +139,9 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 // the tool's `oneOf` output schema): a document created under `key` in
 // `repository`, read with its brief; update_document updated, replayed, a
 // revision-conflict naming the new revision and a plan with dialect issues;
-// rename_document (by the document's URL, the title trimmed);
-// archive_document (gone from the list, the read and the update) and
-// restore_document; a list of `denied` (a repository the caller has no grant
+// rename_document (a URL is no id: unavailable; by id, the title trimmed);
+// archive_document (gone from the list and the update, read with its
+// `archivedAt`) and restore_document; a list of `denied` (a repository the caller has no grant
 // for) is `repository-forbidden`.
 export async function lifecycleChecks(prefix, client, { repository, denied, key }) {
   const call = (name, args) => client.callTool({ name, arguments: args });
@@ -160,7 +160,7 @@ export async function lifecycleChecks(prefix, client, { repository, denied, key 
     const result = await call("read_document", { id: doc.id });
     const read = result.structuredContent;
     expect(!result.isError && read?.brief?.goal === "Create a collaborative plan.", JSON.stringify(result));
-    expect(Object.keys(read).join() === "id,title,brief,source,revision", Object.keys(read).join());
+    expect(Object.keys(read).join() === "id,title,brief,source,revision,url", Object.keys(read).join());
     return `${doc.id}: brief read back`;
   });
 
@@ -209,8 +209,10 @@ export async function lifecycleChecks(prefix, client, { repository, denied, key 
     return issues.map((issue) => issue.code).join(", ");
   });
 
-  await check(`${prefix}rename_document (by URL)`, async () => {
-    const result = await call("rename_document", { id: doc.url, title: "  Renamed through MCP  " });
+  await check(`${prefix}rename_document (by id; a URL is no id)`, async () => {
+    const byUrl = await call("rename_document", { id: doc.url, title: "Not by URL" });
+    expect(byUrl.isError === true && byUrl.structuredContent?.code === "document-unavailable", JSON.stringify(byUrl));
+    const result = await call("rename_document", { id: doc.id, title: "  Renamed through MCP  " });
     expect(!result.isError, JSON.stringify(result));
     expect(JSON.stringify(result.structuredContent) === JSON.stringify({ id: doc.id, title: "Renamed through MCP" }), JSON.stringify(result));
     return result.structuredContent.title;
@@ -223,7 +225,7 @@ export async function lifecycleChecks(prefix, client, { repository, denied, key 
     expect(TIMESTAMP.test(archived.archivedAt), `archivedAt ${archived.archivedAt}`);
     expect(!(await listed()).includes(doc.id), "still listed");
     const read = await call("read_document", { id: doc.id });
-    expect(read.isError === true && read.content.length === 0, `still readable: ${JSON.stringify(read)}`);
+    expect(!read.isError && read.structuredContent?.archivedAt === archived.archivedAt, `read archived: ${JSON.stringify(read)}`);
     const stale = await call("update_document", { ...update, revision: 1, idempotencyKey: `${key}-archived` });
     expect(stale.isError === true && stale.structuredContent?.code === "document-archived", JSON.stringify(stale));
     return `at ${archived.archivedAt}`;

@@ -86,7 +86,7 @@ async def run_mode(url, token, repository, denied, mode):
             result = await call("read_document", {"id": doc["id"]})
             read = result.structured_content or {}
             expect(not result.is_error and read.get("brief", {}).get("goal") == "Revise a collaborative plan.", dump(result))
-            expect(list(read) == ["id", "title", "brief", "source", "revision"], f"keys {list(read)}")
+            expect(list(read) == ["id", "title", "brief", "source", "revision", "url"], f"keys {list(read)}")
             return f"{doc['id']}: brief read back"
 
         await check(f"{label} read_document (brief)", read_brief)
@@ -139,12 +139,14 @@ async def run_mode(url, token, repository, denied, mode):
         await check(f"{label} update_document (dialect issues)", update_issues)
 
         async def rename():
-            result = await call("rename_document", {"id": doc["url"], "title": "  Renamed through MCP  "})
+            by_url = await call("rename_document", {"id": doc["url"], "title": "Not by URL"})
+            expect(by_url.is_error is True and by_url.structured_content == {"code": "document-unavailable"}, dump(by_url))
+            result = await call("rename_document", {"id": doc["id"], "title": "  Renamed through MCP  "})
             expect(not result.is_error, dump(result))
             expect(result.structured_content == {"id": doc["id"], "title": "Renamed through MCP"}, dump(result))
             return result.structured_content["title"]
 
-        await check(f"{label} rename_document (by URL)", rename)
+        await check(f"{label} rename_document (by id; a URL is no id)", rename)
 
         async def archive():
             result = await call("archive_document", {"id": doc["id"]})
@@ -153,7 +155,7 @@ async def run_mode(url, token, repository, denied, mode):
             expect(TIMESTAMP.match(archived["archivedAt"]), f"archivedAt {archived['archivedAt']}")
             expect(doc["id"] not in await listed(), "still listed")
             read = await call("read_document", {"id": doc["id"]})
-            expect(read.is_error is True and read.content == [], f"still readable: {dump(read)}")
+            expect(not read.is_error and (read.structured_content or {}).get("archivedAt") == archived["archivedAt"], f"read archived: {dump(read)}")
             stale = await call("update_document", {**update, "revision": 1, "idempotencyKey": f"{key}-archived"})
             expect(stale.is_error is True and stale.structured_content == {"code": "document-archived"}, dump(stale))
             return f"at {archived['archivedAt']}"

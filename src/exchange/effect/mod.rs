@@ -15,6 +15,7 @@ mod list;
 mod read;
 mod rename;
 mod restore;
+mod store_image;
 mod update;
 
 pub use archive::ArchiveDocument;
@@ -25,6 +26,7 @@ pub use list::ListDocuments;
 pub use read::ReadDocument;
 pub use rename::RenameDocument;
 pub use restore::RestoreDocument;
+pub use store_image::StoreImage;
 pub use update::UpdateDocument;
 
 use bytes::Bytes;

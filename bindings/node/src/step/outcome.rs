@@ -41,6 +41,17 @@ impl<'a> From<&'a ClientInfo> for Client<'a> {
     }
 }
 
+/// The upload effect's host input but its bytes: H's `{id, mimeType}`,
+/// then the core's `{sha256, path}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UploadFields<'a> {
+    id: &'a str,
+    mime_type: &'a str,
+    sha256: &'a str,
+    path: &'a str,
+}
+
 /// The update effect's host input but its plan, in
 /// `UpdateDocumentInput`'s order.
 #[derive(Serialize)]
@@ -160,6 +171,20 @@ impl Core {
             Outcome::InvokePlanner(invoke) => {
                 super::invoke::push_invoke(&mut self.out, &invoke);
                 Pending::Invoke(invoke)
+            }
+            Outcome::StoreImage(upload) => {
+                // The fields as JSON; the bytes cross apart (`image_bytes`).
+                let fields = serde_json::to_string(&UploadFields {
+                    id: upload.locator(),
+                    mime_type: upload.image_type().mime(),
+                    sha256: &upload.sha256_hex(),
+                    path: &upload.path(),
+                })
+                // Strings only: serializing cannot fail.
+                .unwrap_or_default();
+                self.out.push(b'g');
+                self.out.extend_from_slice(fields.as_bytes());
+                Pending::Upload(upload)
             }
             Outcome::ReadImplementation(read) => {
                 self.out.push(b'I');

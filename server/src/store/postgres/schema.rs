@@ -152,14 +152,18 @@ DROP FUNCTION IF EXISTS chopin_update_v1(text, bytea, bigint, bytea, bytea, text
 DROP FUNCTION IF EXISTS chopin_update_v2(text, bytea, bigint, bytea, bytea, text);
 "#;
 
-/// Version 3, from version 2 (a table made): `planner_turns`, each
+/// Version 3's other tables: `planner_turns`, each
 /// instruction posted to a document's planner (SURFACE.md §9): who asked
 /// and with which client (its `clientInfo` name and version), what (`bytea`: an instruction may hold U+0000), the checkout named
 /// (recorded, never used), when, the server that holds it, its state
 /// (`queued`, `running`, `exited`, `timed-out`, `failed`, `interrupted`),
 /// when it started and ended, its exit status and the first 64 KiB of its
 /// output. The index finds a server's unfinished turns at start.
-const V3_PLANNER: &str = r#"
+///
+/// And `images`, one copy of each image per repository and digest, with its
+/// type, size, uploader and time; `document_images`, the documents each was
+/// uploaded to (the link a reader's access goes through).
+const V3_PLANNER_AND_IMAGES: &str = r#"
 CREATE TABLE planner_turns (
     seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     document_id  bytea NOT NULL REFERENCES documents (id),
@@ -178,6 +182,24 @@ CREATE TABLE planner_turns (
 );
 CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
 CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
+CREATE TABLE images (
+    repository  text COLLATE "C" NOT NULL,
+    sha256      text COLLATE "C" NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
+    media_type  text NOT NULL,
+    size        bigint NOT NULL CHECK (size >= 0),
+    bytes       bytea NOT NULL,
+    uploaded_by text COLLATE "C" NOT NULL,
+    uploaded_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (repository, sha256)
+);
+CREATE TABLE document_images (
+    document_id bytea NOT NULL REFERENCES documents (id),
+    sha256      text COLLATE "C" NOT NULL,
+    linked_by   text COLLATE "C" NOT NULL,
+    linked_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (document_id, sha256)
+);
+CREATE INDEX document_images_by_digest ON document_images (sha256, document_id);
 "#;
 
 /// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
@@ -191,7 +213,7 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
     }
     if found < 3 {
         tx.batch_execute(V3_IMPLEMENTATIONS).await?;
-        tx.batch_execute(V3_PLANNER).await?;
+        tx.batch_execute(V3_PLANNER_AND_IMAGES).await?;
     }
     tx.execute_typed(
         "INSERT INTO chopin_schema (version) VALUES ($1)",

@@ -151,14 +151,17 @@ CREATE TABLE implementation_events (
 );
 "#;
 
-/// Version 3, from version 2 (a table made): `planner_turns`, each
-/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// Version 3's other tables: `planner_turns`, each instruction posted to a document's planner (SURFACE.md §9): who asked
 /// and with which client (its `clientInfo` name and version), what, the checkout named (recorded, never used), when, the server that
 /// holds it, its state (`queued`, `running`, `exited`, `timed-out`,
 /// `failed`, `interrupted`), when it started and ended, its exit status and
 /// the first 64 KiB of its output. The index finds a server's unfinished
 /// turns at start.
-const V3_PLANNER: &str = "
+///
+/// And `images`, one copy of each image per repository and digest, with its
+/// type, size, uploader and time; `document_images`, the documents each was
+/// uploaded to (the link a reader's access goes through).
+const V3_PLANNER_AND_IMAGES: &str = "
 CREATE TABLE planner_turns (
     seq          INTEGER PRIMARY KEY,
     document_id  TEXT NOT NULL REFERENCES documents (id),
@@ -177,6 +180,24 @@ CREATE TABLE planner_turns (
 );
 CREATE INDEX planner_turns_of_server ON planner_turns (server, state);
 CREATE INDEX planner_turns_of_document ON planner_turns (document_id, seq);
+CREATE TABLE images (
+    repository  TEXT NOT NULL,
+    sha256      TEXT NOT NULL CHECK (length(sha256) = 64),
+    media_type  TEXT NOT NULL,
+    size        INTEGER NOT NULL CHECK (size >= 0),
+    bytes       BLOB NOT NULL,
+    uploaded_by TEXT NOT NULL,
+    uploaded_at TEXT NOT NULL,
+    PRIMARY KEY (repository, sha256)
+);
+CREATE TABLE document_images (
+    document_id TEXT NOT NULL REFERENCES documents (id),
+    sha256      TEXT NOT NULL,
+    linked_by   TEXT NOT NULL,
+    linked_at   TEXT NOT NULL,
+    PRIMARY KEY (document_id, sha256)
+);
+CREATE INDEX document_images_by_digest ON document_images (sha256, document_id);
 ";
 
 /// Brings a database of schema `found` (0: none, or the plain-token layout
@@ -193,7 +214,7 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
     }
     if found < 3 {
         tx.execute_batch(V3_IMPLEMENTATIONS)?;
-        tx.execute_batch(V3_PLANNER)?;
+        tx.execute_batch(V3_PLANNER_AND_IMAGES)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)
