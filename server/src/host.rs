@@ -6,6 +6,7 @@
 
 mod archive;
 mod create;
+mod implementation;
 mod invoke;
 mod rename;
 mod restore;
@@ -20,10 +21,7 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use chopin_mcp::{
-    Config, ConfigError, Document, Endpoint, LifecycleAnswer, Outcome, ReadImplementationAnswer,
-    StartAnswer,
-};
+use chopin_mcp::{Config, ConfigError, Document, Endpoint, Outcome};
 
 use crate::labels::Written;
 use crate::oauth::{OAuth, Verdict};
@@ -100,6 +98,8 @@ pub struct Host {
     /// The token generated and stored by this run: printed once, now.
     generated: Option<String>,
     read_only: bool,
+    /// `--bind-runs`: a lifecycle call on another caller's run is `run`.
+    bind_runs: bool,
     /// The planner, with `--planner-command` (SURFACE.md §9).
     pub planner: Option<Arc<Planner>>,
     /// `--image-quota-mib` in bytes: what each repository's images may
@@ -266,6 +266,13 @@ impl Host {
                 config = config.enable_upload();
             }
         }
+        if options.implementations {
+            config = if options.read_only {
+                config.enable_implementation_reads()
+            } else {
+                config.enable_implementations()
+            };
+        }
         let planner = invoke::start_planner(options, &store, &mut notes)?;
         if planner.is_some() {
             config = config.enable_planner();
@@ -311,6 +318,7 @@ impl Host {
             notes,
             generated,
             read_only: options.read_only,
+            bind_runs: options.bind_runs,
             planner,
             image_quota: quota_bytes(options.image_quota_mib),
             public_url: options.public_url.clone(),
@@ -415,11 +423,11 @@ impl Host {
             Outcome::Rename(rename) => noted(written, self.rename(rename).await?),
             Outcome::Archive(archive) => noted(written, self.archive(archive).await?),
             Outcome::Restore(restore) => noted(written, self.restore(restore).await?),
+            Outcome::ReadImplementation(read) => self.read_implementation(read).await?,
+            Outcome::StartImplementation(start) => self.start_implementation(start).await?,
+            Outcome::ReportLifecycle(report) => self.report_lifecycle(report).await?,
             Outcome::InvokePlanner(invoke) => noted(written, self.invoke(invoke).await?),
             Outcome::StoreImage(store) => noted(written, self.upload(store).await?),
-            implementation @ (Outcome::ReadImplementation(_)
-            | Outcome::StartImplementation(_)
-            | Outcome::ReportLifecycle(_)) => not_offered(implementation),
             other @ (Outcome::Respond(_) | Outcome::Authenticate(_) | Outcome::Body(_)) => other,
         })
     }
@@ -524,7 +532,13 @@ impl Host {
                 implementation @ (Outcome::ReadImplementation(_)
                 | Outcome::StartImplementation(_)
                 | Outcome::ReportLifecycle(_)),
-            ) => return Ok(not_offered(implementation)),
+            ) => {
+                return implementation::implementation_blocking(
+                    store,
+                    implementation,
+                    self.bind_runs,
+                );
+            }
             Now::Await(other) => return Ok(other),
         };
         Ok(done.1)
@@ -581,20 +595,6 @@ const fn no_document() -> Document {
 type Done = (Written, Outcome<Caller>);
 
 /// Notes what became of a write in `written`; its next outcome.
-/// The implementation effects (IMPLEMENTATION.md §2.4): this server does
-/// not offer the tools (its endpoint never enables them), so none comes;
-/// one that did would be answered unavailable.
-fn not_offered(outcome: Outcome<Caller>) -> Outcome<Caller> {
-    match outcome {
-        Outcome::ReadImplementation(read) => {
-            read.answer(ReadImplementationAnswer::<()>::Unavailable)
-        }
-        Outcome::StartImplementation(start) => start.answer(StartAnswer::Unavailable),
-        Outcome::ReportLifecycle(report) => report.answer(LifecycleAnswer::Unavailable),
-        other => other,
-    }
-}
-
 fn noted(written: &mut Option<Written>, (result, next): Done) -> Outcome<Caller> {
     *written = Some(result);
     next

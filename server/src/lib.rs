@@ -17,6 +17,7 @@
 //! existing database.
 
 pub mod affinity;
+pub mod graph;
 pub mod health;
 pub mod host;
 pub mod labels;
@@ -25,6 +26,7 @@ pub mod oauth;
 pub mod options;
 pub mod planner;
 pub mod record;
+pub mod runs;
 pub mod serve;
 pub mod shutdown;
 pub mod sqlite;

@@ -343,7 +343,13 @@ fn a_read_only_server_offers_no_write_tool_and_a_read_write_one_all_four() {
             .iter()
             .map(|tool| tool["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["list_documents", "read_document"], "{name}");
+        // IMPLEMENTATION.md §2.1: a read-only server's implementation
+        // tool is read_implementation alone.
+        assert_eq!(
+            names,
+            ["list_documents", "read_document", "read_implementation"],
+            "{name}"
+        );
         for body in [
             update_body(support::DOC_ID, 2, "# X\n", "ro-1"),
             rename_body(support::DOC_ID, "X"),
@@ -374,7 +380,15 @@ fn a_read_only_server_offers_no_write_tool_and_a_read_write_one_all_four() {
                 "rename_document",
                 "archive_document",
                 "restore_document",
-                "upload_image"
+                "upload_image",
+                "read_implementation",
+                "start_implementation",
+                "start_task",
+                "block_task",
+                "report_pr",
+                "complete_task",
+                "report_verification",
+                "request_revision",
             ],
             "{name}"
         );

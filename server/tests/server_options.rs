@@ -13,6 +13,8 @@ fn parse(args: &[&str]) -> Result<Options, String> {
         Command::Serve(options) => Ok(options),
         Command::Help => Err("help".to_owned()),
         Command::Token(_) => Err("token".to_owned()),
+        Command::Graph(_) => Err("graph".to_owned()),
+        Command::Runs(_) => Err("runs".to_owned()),
     }
 }
 
@@ -247,4 +249,71 @@ fn help_texts_cite_only_files_in_the_repository() {
             }
         }
     }
+}
+
+#[test]
+fn implementation_flags_turn_the_tools_off_and_bind_runs_to_their_claimer() {
+    let defaults = parse(&[]).unwrap();
+    assert!(defaults.implementations && !defaults.bind_runs);
+    let options = parse(&["--no-implementations", "--bind-runs"]).unwrap();
+    assert!(!options.implementations && options.bind_runs);
+}
+
+#[test]
+fn graph_and_runs_commands_take_the_server_s_database() {
+    use chopin_mcp_server::graph::GraphAction;
+    use chopin_mcp_server::runs::RunsAction;
+    let command = options::parse(
+        [
+            "graph",
+            "approve",
+            "D",
+            "--version",
+            "2",
+            "--revision",
+            "3",
+            "--db",
+            "x.db",
+        ]
+        .iter()
+        .map(|a| a.to_string()),
+    );
+    match command {
+        Ok(Command::Graph(graph)) => {
+            assert_eq!(graph.database, Database::File(PathBuf::from("x.db")));
+            assert_eq!(
+                graph.action,
+                GraphAction::Approve {
+                    document: "D".into(),
+                    version: 2,
+                    revision: 3
+                }
+            );
+        }
+        _ => panic!("not graph approve"),
+    }
+    match options::parse(["runs", "check"].iter().map(|a| a.to_string())) {
+        Ok(Command::Runs(runs)) => {
+            assert_eq!(runs.database, Database::File(PathBuf::from("chopin.db")));
+            assert_eq!(runs.action, RunsAction::Check);
+        }
+        _ => panic!("not runs check"),
+    }
+    // --base-branch without --base-commit is refused by the parser.
+    let half = options::parse(
+        [
+            "graph",
+            "draft",
+            "D",
+            "--plan-revision",
+            "1",
+            "--tasks",
+            "t.json",
+            "--base-branch",
+            "m",
+        ]
+        .iter()
+        .map(|a| a.to_string()),
+    );
+    assert!(half.is_err());
 }

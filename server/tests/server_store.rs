@@ -149,7 +149,10 @@ fn a_newer_schema_is_refused_at_start_and_left_alone() {
         let (code, stderr) = run(name, &["--db", db.to_str().unwrap()]);
         assert_eq!(code, Some(1), "{name}: {stderr}");
         assert!(
-            stderr.contains("schema version 7, newer than this server's 3"),
+            stderr.contains(&format!(
+                "schema version 7, newer than this server's {}",
+                chopin_mcp_server::store::SCHEMA_VERSION
+            )),
             "{name}: {stderr}"
         );
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -218,6 +221,7 @@ fn two_stores_on_one_file_racing_one_key_create_one_document() {
             title: "T".to_owned(),
             source: "# T\n".to_owned(),
             brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+            base: None,
         };
         // Each store is what one server process has: its own connections.
         let mut racers = Vec::new();

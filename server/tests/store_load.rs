@@ -671,6 +671,7 @@ async fn create_and_update_latencies(
             title: format!("Plan {key}"),
             source: plan_of(size, &key),
             brief: brief.to_owned(),
+            base: None,
         };
         let started = Instant::now();
         let outcome = store.create(TOKEN_CALLER, &key, &draft).await.unwrap();

@@ -46,6 +46,7 @@ fn two_memory_stores_never_see_each_other() {
         title: "New".to_owned(),
         source: "# New\n".to_owned(),
         brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+        base: None,
     };
     let created = first.create("ann", "three", &draft).unwrap();
     assert!(matches!(created, CreateOutcome::New(_)), "{created:?}");

@@ -37,6 +37,7 @@ fn a_memory_store_holds_no_file_open() {
         title: "B".to_owned(),
         source: "# B\n".to_owned(),
         brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+        base: None,
     };
     let created = store.create("all", "b", &draft).unwrap();
     assert!(matches!(created, CreateOutcome::New(_)), "{created:?}");

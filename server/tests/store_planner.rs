@@ -240,9 +240,13 @@ fn a_version_2_sqlite_file_gains_the_turns_table_in_place() {
     }
     {
         let conn = rusqlite::Connection::open(&old).unwrap();
+        // Version 3's other additions (images, implementation runs) go too.
         conn.execute_batch(
-            "DROP TABLE planner_turns; DROP TABLE document_images; DROP TABLE images; \
-             PRAGMA user_version = 2;",
+            "DROP TABLE planner_turns; DROP TABLE document_images; DROP TABLE images;
+             DROP TABLE implementation_events;
+             DROP TABLE implementation_runs; DROP TABLE graph_revisions;
+             DROP TABLE graph_versions; ALTER TABLE documents DROP COLUMN base_branch;
+             ALTER TABLE documents DROP COLUMN base_commit; PRAGMA user_version = 2;",
         )
         .unwrap();
     }
@@ -293,7 +297,11 @@ async fn a_version_2_postgres_database_gains_the_turns_table_in_place() {
     cluster
         .psql(
             &name,
-            "DROP TABLE planner_turns, document_images, images; DELETE FROM chopin_schema WHERE version = 3;
+            "DROP TABLE planner_turns, document_images, images; DROP TABLE implementation_events;
+             DROP TABLE implementation_runs; DROP TABLE graph_revisions;
+             DROP TABLE graph_versions;
+             ALTER TABLE documents DROP COLUMN base_branch, DROP COLUMN base_commit;
+             DELETE FROM chopin_schema WHERE version = 3;
              INSERT INTO chopin_schema (version) VALUES (2);",
         )
         .unwrap();

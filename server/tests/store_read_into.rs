@@ -157,6 +157,7 @@ fn draft(repository: &str, key: &str) -> Draft {
         title: "Created".to_owned(),
         source: "# Created\n".to_owned(),
         brief: r#"{"goal":"Read it back.","constraints":["é 🎼"],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+        base: None,
     }
 }
 

@@ -44,6 +44,7 @@ fn v1_create(fingerprint: &str) -> Draft {
         title: c.title.to_owned(),
         source: c.source.to_owned(),
         brief: c.brief.to_owned(),
+        base: None,
     }
 }
 
@@ -193,7 +194,7 @@ async fn postgres_is_migrated_in_place(through_pgbouncer: bool) {
     let versions = cluster
         .psql(&name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "1\n3");
+    assert_eq!(versions, format!("1\n{SCHEMA_VERSION}"));
     // Version 1's functions are gone (a version 1 server still running
     // fails its reads instead of showing archived documents).
     let old = cluster
@@ -380,17 +381,23 @@ async fn a_newer_schema_is_refused_and_left_alone() {
         .unwrap();
     let refused = Sqlite::open(&path).unwrap().setup(&Setup::default());
     assert!(
-        matches!(refused, Err(StoreError::NewerSchema { found: 4 })),
+        matches!(refused, Err(StoreError::NewerSchema { found }) if found == SCHEMA_VERSION + 1),
         "{refused:?}"
     );
-    assert_eq!(user_version(&path), 4);
+    assert_eq!(user_version(&path), SCHEMA_VERSION + 1);
 
     let Some((name, url)) = postgres_v1(false).await else {
         return;
     };
     let cluster = pg::shared().unwrap();
     cluster
-        .psql(&name, "INSERT INTO chopin_schema (version) VALUES (4)")
+        .psql(
+            &name,
+            &format!(
+                "INSERT INTO chopin_schema (version) VALUES ({})",
+                SCHEMA_VERSION + 1
+            ),
+        )
         .unwrap();
     let refused = Store::open(&Database::Postgres(url))
         .await
@@ -398,7 +405,7 @@ async fn a_newer_schema_is_refused_and_left_alone() {
         .setup(&Setup::default())
         .await;
     assert!(
-        matches!(refused, Err(StoreError::NewerSchema { found: 4 })),
+        matches!(refused, Err(StoreError::NewerSchema { found }) if found == SCHEMA_VERSION + 1),
         "{refused:?}"
     );
     let tables = cluster

@@ -67,7 +67,10 @@ fn serve(options: &options::Options) -> Result<(), String> {
         .ok()
         .and_then(|command| match command {
             options::Command::Serve(defaults) => Some(defaults),
-            options::Command::Help | options::Command::Token(_) => None,
+            options::Command::Help
+            | options::Command::Token(_)
+            | options::Command::Graph(_)
+            | options::Command::Runs(_) => None,
         });
     let operated = defaults.is_some_and(|d| {
         options.log_format != d.log_format

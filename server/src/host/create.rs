@@ -38,6 +38,7 @@ fn draft(create: &CreateDocument<Caller>) -> (Draft, String) {
         title: input.title.clone(),
         source: input.plan.clone(),
         brief: serde_json::to_string(&input.brief).unwrap_or_default(),
+        base: Some((input.base_branch.clone(), input.base_commit.clone())),
     };
     // Document ids are ULIDs too; the host owns its clock and randomness.
     (draft, SystemIds.mint().to_string())

@@ -41,7 +41,7 @@ fn input(update: &UpdateDocument<Caller>) -> Update {
 
 /// Answers an update with what the store did, and names the result for
 /// logs and metrics. The store never answers `forbidden` (a document the
-/// caller may not see is `unavailable`), `locked` or `protected`.
+/// caller may not see is `unavailable`) or `protected`.
 fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome, public_url: Option<&str>) -> Done {
     let (result, next) = match stored {
         UpdateOutcome::Updated(revised) => (
@@ -60,6 +60,7 @@ fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome, public_url: Opt
             UpdateResult::RevisionConflict,
             update.answer(UpdateAnswer::RevisionConflict(current)),
         ),
+        UpdateOutcome::Locked => (UpdateResult::Locked, update.answer(UpdateAnswer::Locked)),
         UpdateOutcome::Archived => (
             UpdateResult::Archived,
             update.answer(UpdateAnswer::Archived),

@@ -121,6 +121,14 @@ label_set! {
         RenameDocument => "rename_document",
         ArchiveDocument => "archive_document",
         RestoreDocument => "restore_document",
+        ReadImplementation => "read_implementation",
+        StartImplementation => "start_implementation",
+        StartTask => "start_task",
+        BlockTask => "block_task",
+        ReportPr => "report_pr",
+        CompleteTask => "complete_task",
+        ReportVerification => "report_verification",
+        RequestRevision => "request_revision",
         InvokePlanner => "invoke_planner",
         UploadImage => "upload_image",
         Other => "other",
@@ -137,6 +145,14 @@ impl Tool {
             b"rename_document" => Tool::RenameDocument,
             b"archive_document" => Tool::ArchiveDocument,
             b"restore_document" => Tool::RestoreDocument,
+            b"read_implementation" => Tool::ReadImplementation,
+            b"start_implementation" => Tool::StartImplementation,
+            b"start_task" => Tool::StartTask,
+            b"block_task" => Tool::BlockTask,
+            b"report_pr" => Tool::ReportPr,
+            b"complete_task" => Tool::CompleteTask,
+            b"report_verification" => Tool::ReportVerification,
+            b"request_revision" => Tool::RequestRevision,
             b"invoke_planner" => Tool::InvokePlanner,
             b"upload_image" => Tool::UploadImage,
             _ => Tool::Other,
@@ -180,6 +196,12 @@ label_set! {
         Rename => "rename",
         Archive => "archive",
         Restore => "restore",
+        /// `read_implementation`'s read of a document's runs.
+        ReadImplementation => "read_implementation",
+        /// `start_implementation`'s claim.
+        Claim => "claim",
+        /// A lifecycle tool's report.
+        Report => "report",
         /// An invoke_planner's turn recorded (not the turn's run).
         Invoke => "invoke",
         /// An upload's transaction.
@@ -203,12 +225,12 @@ impl StoreOperation {
             Outcome::Rename(_) => StoreOperation::Rename,
             Outcome::Archive(_) => StoreOperation::Archive,
             Outcome::Restore(_) => StoreOperation::Restore,
+            Outcome::ReadImplementation(_) => StoreOperation::ReadImplementation,
+            Outcome::StartImplementation(_) => StoreOperation::Claim,
+            Outcome::ReportLifecycle(_) => StoreOperation::Report,
             Outcome::InvokePlanner(_) => StoreOperation::Invoke,
             Outcome::StoreImage(_) => StoreOperation::StoreImage,
             Outcome::Read(_)
-            | Outcome::ReadImplementation(_)
-            | Outcome::StartImplementation(_)
-            | Outcome::ReportLifecycle(_)
             | Outcome::Respond(_)
             | Outcome::Authenticate(_)
             | Outcome::Body(_) => StoreOperation::Read,

@@ -35,6 +35,8 @@ label_set! {
         Conflict => "conflict",
         /// The document is at another revision.
         RevisionConflict => "revision_conflict",
+        /// An implementation run is active on the document.
+        Locked => "locked",
         /// The document is archived.
         Archived => "archived",
         /// The plan has dialect issues: nothing reached the store.

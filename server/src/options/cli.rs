@@ -50,6 +50,12 @@ enum Sub {
     /// starts): add, revoke, list
     #[command(verbatim_doc_comment)]
     Token(crate::token::TokenArgs),
+    /// an implementation graph, as the operator drafts and approves it:
+    /// draft, approve, show
+    #[command(verbatim_doc_comment)]
+    Graph(crate::graph::GraphArgs),
+    /// implementation runs: show a document's, check every stored log
+    Runs(crate::runs::RunsArgs),
 }
 
 /// What is served, to whom.
@@ -77,6 +83,14 @@ struct Serving {
     /// 0 offers no upload_image
     #[arg(long, value_name = "MIB", value_parser = values::image_quota, allow_hyphen_values = true, verbatim_doc_comment)]
     image_quota_mib: Option<u64>,
+    /// offer no implementation tool (read_implementation,
+    /// start_implementation and the six lifecycle tools)
+    #[arg(long, verbatim_doc_comment)]
+    no_implementations: bool,
+    /// bind implementation runs to the caller that claimed them: another
+    /// caller's lifecycle call on a run gets `run` (off by default)
+    #[arg(long, verbatim_doc_comment)]
+    bind_runs: bool,
     /// allow browser requests from ORIGIN (repeatable)
     #[arg(
         long = "allow-origin",
@@ -187,6 +201,19 @@ pub fn command(bin: &str) -> clap::Command {
         .bin_name(bin.to_owned())
         .override_usage(format!("{bin} [OPTIONS]\n       {token}"))
         .mut_subcommand("token", |command| command.override_usage(token))
+        .mut_subcommand("graph", |command| {
+            command.override_usage(format!(
+                "{bin} graph draft DOC --plan-revision N [--graph-revision R] --tasks FILE \\\n           \
+                 [--base-branch B --base-commit C] [--db PATH|URL]\n       \
+                 {bin} graph approve DOC --version N --revision R [--db PATH|URL]\n       \
+                 {bin} graph show DOC [--db PATH|URL]"
+            ))
+        })
+        .mut_subcommand("runs", |command| {
+            command.override_usage(format!(
+                "{bin} runs show DOC [--db PATH|URL]\n       {bin} runs check [--db PATH|URL]"
+            ))
+        })
 }
 
 impl Cli {
@@ -201,8 +228,11 @@ impl Cli {
             planner,
             operations,
         } = self;
-        if let Some(Sub::Token(token)) = command {
-            return token.into_command().map(Command::Token);
+        match command {
+            Some(Sub::Token(token)) => return token.into_command().map(Command::Token),
+            Some(Sub::Graph(graph)) => return graph.into_command().map(Command::Graph),
+            Some(Sub::Runs(runs)) => return runs.into_command().map(Command::Runs),
+            None => {}
         }
         let defaults = Limits::default();
         let database = match store.db {
@@ -218,6 +248,8 @@ impl Cli {
             import: store.import,
             read_only: serving.read_only,
             image_quota_mib: serving.image_quota_mib.unwrap_or(DEFAULT_IMAGE_QUOTA_MIB),
+            implementations: !serving.no_implementations,
+            bind_runs: serving.bind_runs,
             origins: serving.origins,
             resource_metadata: serving.resource_metadata,
             instructions_file: serving.instructions_file,

@@ -69,6 +69,12 @@ pub struct Options {
     /// `--image-quota-mib`: what each repository's images may take, in
     /// MiB (default 64); 0: `upload_image` is not offered.
     pub image_quota_mib: u64,
+    /// The implementation tools (IMPLEMENTATION.md §2.1): all eight, or
+    /// `read_implementation` alone with `read_only`; off with
+    /// `--no-implementations`.
+    pub implementations: bool,
+    /// `--bind-runs`: runs bound to their claimer (IMPLEMENTATION.md §3).
+    pub bind_runs: bool,
     pub origins: Vec<String>,
     pub resource_metadata: Option<String>,
     /// `--instructions-file`: replaces the built-in instructions.
@@ -104,6 +110,10 @@ pub enum Command {
     Help,
     /// `token …`: see [`crate::token`].
     Token(crate::token::TokenCommand),
+    /// `graph …`: see [`crate::graph`].
+    Graph(crate::graph::GraphCommand),
+    /// `runs …`: see [`crate::runs`].
+    Runs(crate::runs::RunsCommand),
 }
 
 /// Parses the arguments after the program name: [`Command::Help`] for
@@ -190,6 +200,8 @@ pub fn from_command_line() -> Result<Options, ExitCode> {
         Ok(Command::Serve(options)) => Ok(options),
         // An administrative command, run instead of a server.
         Ok(Command::Token(command)) => Err(crate::token::run(command)),
+        Ok(Command::Graph(command)) => Err(crate::graph::run(command)),
+        Ok(Command::Runs(command)) => Err(crate::runs::run(command)),
         // `read` leaves help to clap, below.
         Ok(Command::Help) => Err(ExitCode::SUCCESS),
         // A value or a combination of flags our own checks refused: their

@@ -15,6 +15,10 @@ pub struct Draft {
     pub source: String,
     /// The brief, as compact JSON.
     pub brief: String,
+    /// The base branch and commit the plan was written against: the
+    /// document's provenance (IMPLEMENTATION.md §4), which
+    /// `read_implementation` needs.
+    pub base: Option<(String, String)>,
 }
 
 /// A stored created document, as `create_document` returns it.

@@ -79,6 +79,7 @@ impl Database {
 mod create;
 mod documents;
 mod images;
+mod implementations;
 mod lifecycle;
 mod limits;
 mod locator;
@@ -92,6 +93,10 @@ mod update;
 pub use create::{CreateOutcome, Created, Draft};
 pub use documents::Listing;
 pub use images::{ImageOutcome, NewImage, StoredImage, quota_bytes};
+pub use implementations::{
+    Broken, ClaimOutcome, Claimant, GraphDraft, GraphOutcome, Loaded, ReportOutcome, Reported,
+    StoredRun,
+};
 pub use lifecycle::{ArchiveOutcome, RenameOutcome, RestoreOutcome, timestamp};
 pub use limits::{DEFAULT_POOL_SIZE, DEFAULT_STATEMENT_TIMEOUT, Limits, UNBOUNDED_REQUEST};
 pub use locator::document_id;
@@ -222,6 +227,39 @@ contract! {
 
     /// Restores the document `locator` names (a live one stays live).
     fn restore(caller: &str, locator: &str) -> RestoreOutcome;
+
+    // Implementation runs (`implementations.rs`).
+
+    /// `graph draft`: stores a draft (a new version, or the latest draft's
+    /// next revision), recording the document's provenance if it had
+    /// none, in one transaction.
+    fn graph_draft(asked: &GraphDraft) -> GraphOutcome;
+
+    /// `graph approve`: approves the latest version, a draft at exactly
+    /// (`number`, `revision`), superseding the one approved before.
+    fn graph_approve(locator: &str, number: u64, revision: u64, by: &str) -> GraphOutcome;
+
+    /// Every implementation row of the document `locator` names, archived
+    /// or not, for the operator (`graph show`, `runs show`); no grant
+    /// checked.
+    fn implementation_rows(locator: &str) -> Option<Loaded>;
+
+    /// `runs check`: how many runs are stored, and every one whose log no
+    /// longer folds.
+    fn runs_check() -> (usize, Vec<Broken>);
+
+    /// `read_implementation`: the document's rows when `caller` may see it,
+    /// it has provenance and its latest version is approved or locked
+    /// (archived too); else `None`.
+    fn read_implementation(caller: &str, locator: &str) -> Option<Loaded>;
+
+    /// `start_implementation`: claims the document's approved graph under
+    /// its lock (§2.4's order), or answers the active run.
+    fn claim(caller: &str, asked: &Claimant) -> ClaimOutcome;
+
+    /// A lifecycle call: records its event exactly once per key (§1.2's
+    /// order), ending the run and unlocking its version when due.
+    fn report(caller: &str, asked: &Reported) -> ReportOutcome;
 
     // The planner's turns (`planner.rs`).
 

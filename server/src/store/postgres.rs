@@ -34,6 +34,7 @@
 
 mod create;
 mod images;
+mod implementations;
 mod lifecycle;
 mod planner;
 mod query;

@@ -11,8 +11,9 @@ pub const ALL_REPOSITORIES: &str = "*";
 /// The schema this server writes and reads, made at start in place from
 /// an earlier one. 1: token digests (SQLite databases without a version are
 /// the earlier plain-token layout). 2: archives, the plan and title
-/// history, update idempotency records. 3: the planner's turns, images and
-/// their links to documents.
+/// history, update idempotency records. 3: graph versions, implementation
+/// runs and their events (IMPLEMENTATION.md §4), the planner's turns, images
+/// and their links to documents.
 pub const SCHEMA_VERSION: i64 = 3;
 
 /// A document as imported with `--import` (a JSON array of these).

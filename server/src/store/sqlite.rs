@@ -41,6 +41,7 @@ macro_rules! now {
 mod create;
 mod handle;
 mod images;
+mod implementations;
 mod lifecycle;
 mod memory;
 mod planner;

@@ -46,6 +46,9 @@ pub enum UpdateOutcome {
     Conflict,
     /// The document is at another revision: `current`.
     RevisionConflict { current: u64 },
+    /// An implementation run is active on the document (`document-locked`,
+    /// IMPLEMENTATION.md §4: after the replay check, before `archived`).
+    Locked,
     /// The document is archived.
     Archived,
     /// No document the caller may see.

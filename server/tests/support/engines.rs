@@ -104,6 +104,7 @@ pub fn draft(key: &str, fingerprint: &str, repository: &str) -> Draft {
         title: "Draft".to_owned(),
         source: "# Draft\n".to_owned(),
         brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+        base: None,
     }
 }
 

@@ -59,6 +59,7 @@ pub fn draft(key: &str) -> Draft {
         title: "Beta".to_owned(),
         source: "# Beta\n".to_owned(),
         brief: r#"{"goal":"g","constraints":[],"settledDecisions":[],"openQuestions":[],"repositoryFindings":[]}"#.to_owned(),
+        base: None,
     }
 }
 

@@ -15,8 +15,8 @@ use crate::store::{CreateOutcome, Draft, StoreError};
 /// waits for a racing insert of the same key, and inserts nothing when that
 /// one commits (or when there is no grant).
 const INSERT: &str = "INSERT INTO documents (id, repository, title, source, revision,
-      created_by, idempotency_key, fingerprint, brief)
-    SELECT $1, $2, $3, $4, 0, $5, $6, $7, $8
+      created_by, idempotency_key, fingerprint, brief, base_branch, base_commit)
+    SELECT $1, $2, $3, $4, 0, $5, $6, $7, $8, $9, $10
     WHERE EXISTS (SELECT 1 FROM grants WHERE caller = $5
       AND (repository = '*' OR repository = $2))
     ON CONFLICT (created_by, idempotency_key) DO NOTHING
@@ -72,7 +72,9 @@ async fn create_on(
         draft.title.as_bytes(),
         draft.source.as_bytes(),
     );
-    let values: [(&(dyn ToSql + Sync), Type); 8] = [
+    let branch = draft.base.as_ref().map(|(branch, _)| branch.as_str());
+    let commit = draft.base.as_ref().map(|(_, commit)| commit.as_str());
+    let values: [(&(dyn ToSql + Sync), Type); 10] = [
         (&id_bytes, Type::BYTEA),
         (&draft.repository, Type::TEXT),
         (&title, Type::BYTEA),
@@ -81,6 +83,8 @@ async fn create_on(
         (&key, Type::BYTEA),
         (&draft.fingerprint, Type::TEXT),
         (&draft.brief, Type::TEXT),
+        (&branch, Type::TEXT),
+        (&commit, Type::TEXT),
     ];
     let lookup: [(&(dyn ToSql + Sync), Type); 3] = [
         (&caller, Type::TEXT),

@@ -85,7 +85,74 @@ DROP FUNCTION IF EXISTS chopin_list_v1(text, text);
 DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 "#;
 
-/// Version 3, from version 2 (tables made, nothing copied): `planner_turns`, each
+/// Version 3, from version 2 (IMPLEMENTATION.md §4; columns added, tables
+/// made, nothing copied): a document's provenance (`base_branch`,
+/// `base_commit`), its graph versions as they stand and every drafted
+/// revision, its implementation runs (at most one not ended: the partial
+/// unique index) and their events (a key once a document). The earlier
+/// update functions are dropped: their successor answers `document-locked`.
+const V3_IMPLEMENTATIONS: &str = r#"
+ALTER TABLE documents ADD COLUMN base_branch text, ADD COLUMN base_commit text;
+CREATE TABLE graph_versions (
+    document_id   bytea NOT NULL REFERENCES documents (id),
+    number        bigint NOT NULL CHECK (number >= 1),
+    revision      bigint NOT NULL CHECK (revision >= 1),
+    plan_revision bigint NOT NULL,
+    state         text NOT NULL,
+    tasks         text NOT NULL,
+    approved_at   text,
+    approved_by   text COLLATE "C",
+    PRIMARY KEY (document_id, number)
+);
+CREATE TABLE graph_revisions (
+    document_id   bytea NOT NULL REFERENCES documents (id),
+    number        bigint NOT NULL,
+    revision      bigint NOT NULL,
+    plan_revision bigint NOT NULL,
+    tasks         text NOT NULL,
+    drafted_at    timestamptz NOT NULL DEFAULT now(),
+    drafted_by    text COLLATE "C" NOT NULL,
+    PRIMARY KEY (document_id, number, revision)
+);
+CREATE TABLE implementation_runs (
+    run_id         text COLLATE "C" PRIMARY KEY,
+    document_id    bytea NOT NULL REFERENCES documents (id),
+    graph_number   bigint NOT NULL,
+    graph_revision bigint NOT NULL,
+    plan_revision  bigint NOT NULL,
+    claimer        text COLLATE "C" NOT NULL,
+    "user"         text NOT NULL,
+    client_name    text NOT NULL,
+    client_version text NOT NULL,
+    session        text NOT NULL,
+    repository     text COLLATE "C" NOT NULL,
+    branch         text NOT NULL,
+    "commit"       text NOT NULL,
+    started_at     text COLLATE "C" NOT NULL,
+    ended_at       text
+);
+CREATE UNIQUE INDEX implementation_runs_active ON implementation_runs (document_id)
+    WHERE ended_at IS NULL;
+CREATE INDEX implementation_runs_of_document ON implementation_runs (document_id, started_at);
+CREATE TABLE implementation_events (
+    run_id          text COLLATE "C" NOT NULL REFERENCES implementation_runs (run_id),
+    seq             bigint NOT NULL,
+    document_id     bytea NOT NULL REFERENCES documents (id),
+    tool            text NOT NULL,
+    idempotency_key text COLLATE "C" NOT NULL,
+    fingerprint     text NOT NULL,
+    body            text NOT NULL,
+    caller          text COLLATE "C" NOT NULL,
+    client          text NOT NULL,
+    at              text NOT NULL,
+    PRIMARY KEY (run_id, seq),
+    UNIQUE (document_id, idempotency_key)
+);
+DROP FUNCTION IF EXISTS chopin_update_v1(text, bytea, bigint, bytea, bytea, text);
+DROP FUNCTION IF EXISTS chopin_update_v2(text, bytea, bigint, bytea, bytea, text);
+"#;
+
+/// Version 3's other tables: `planner_turns`, each
 /// instruction posted to a document's planner (SURFACE.md §9): who asked
 /// and with which client (its `clientInfo` name and version), what (`bytea`: an instruction may hold U+0000), the checkout named
 /// (recorded, never used), when, the server that holds it, its state
@@ -96,7 +163,7 @@ DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 /// And `images`, one copy of each image per repository and digest, with its
 /// type, size, uploader and time; `document_images`, the documents each was
 /// uploaded to (the link a reader's access goes through).
-const V3: &str = r#"
+const V3_PLANNER_AND_IMAGES: &str = r#"
 CREATE TABLE planner_turns (
     seq          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     document_id  bytea NOT NULL REFERENCES documents (id),
@@ -145,7 +212,8 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
         tx.batch_execute(V2).await?;
     }
     if found < 3 {
-        tx.batch_execute(V3).await?;
+        tx.batch_execute(V3_IMPLEMENTATIONS).await?;
+        tx.batch_execute(V3_PLANNER_AND_IMAGES).await?;
     }
     tx.execute_typed(
         "INSERT INTO chopin_schema (version) VALUES ($1)",
@@ -220,18 +288,24 @@ END
 $body$"#,
     ),
     (
-        "chopin_update_v2(text,bytea,bigint,bytea,bytea,text)",
-        r#"CREATE FUNCTION chopin_update_v2(p_caller text, p_id bytea, p_revision bigint,
+        "chopin_update_v3(text,bytea,bigint,bytea,bytea,text)",
+        r#"CREATE FUNCTION chopin_update_v3(p_caller text, p_id bytea, p_revision bigint,
     p_plan bytea, p_key bytea, p_fingerprint text)
 RETURNS TABLE (id bytea, revision bigint, archived boolean, title bytea, brief text,
     same_request boolean, earlier_id bytea, earlier_revision bigint, earlier_title bytea,
-    replay_source bytea, replay_brief text, no_op boolean)
+    replay_source bytea, replay_brief text, no_op boolean, locked boolean)
 LANGUAGE plpgsql AS $body$
 #variable_conflict use_column
 BEGIN
+    -- The document's lock first, as a claim takes it: the query below
+    -- (a statement of its own, so a snapshot of its own) sees a run that
+    -- a claim committed while this waited.
+    PERFORM 1 FROM documents d WHERE d.id = p_id FOR UPDATE;
     RETURN QUERY WITH doc AS (
         SELECT d.id, d.revision, d.archived_at IS NOT NULL AS archived,
-            d.source = p_plan AS same_plan
+            d.source = p_plan AS same_plan,
+            EXISTS (SELECT 1 FROM implementation_runs r
+              WHERE r.document_id = d.id AND r.ended_at IS NULL) AS locked
         FROM documents d
         WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = p_caller
           AND (g.repository = '*' OR g.repository = d.repository))
@@ -242,14 +316,15 @@ BEGIN
         UPDATE documents d SET source = p_plan, revision = p_revision + 1
         FROM doc
         WHERE d.id = doc.id AND d.revision = p_revision AND d.archived_at IS NULL
-          AND doc.revision = p_revision AND NOT doc.archived AND NOT doc.same_plan
+          AND doc.revision = p_revision AND NOT doc.archived AND NOT doc.locked
+          AND NOT doc.same_plan
           AND NOT EXISTS (SELECT 1 FROM earlier)
         RETURNING d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
     ), unchanged AS (
         SELECT d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
         FROM documents d, doc
         WHERE d.id = doc.id AND doc.revision = p_revision AND NOT doc.archived
-          AND doc.same_plan AND NOT EXISTS (SELECT 1 FROM earlier)
+          AND doc.same_plan AND NOT doc.locked AND NOT EXISTS (SELECT 1 FROM earlier)
     ), kept AS (
         INSERT INTO plan_history (document_id, revision, source, replaced_by)
         SELECT o.id, o.revision, o.source, p_caller FROM documents o, changed
@@ -265,7 +340,7 @@ BEGIN
     SELECT doc.id, doc.revision, doc.archived, coalesce(changed.title, unchanged.title),
         coalesce(changed.brief, unchanged.brief),
         earlier.fingerprint = p_fingerprint, earlier.document_id, earlier.revision,
-        earlier.title, replay.source, replay.brief, unchanged.title IS NOT NULL
+        earlier.title, replay.source, replay.brief, unchanged.title IS NOT NULL, doc.locked
     FROM (SELECT 1) AS one
     LEFT JOIN doc ON true
     LEFT JOIN changed ON true

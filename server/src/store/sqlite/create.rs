@@ -80,8 +80,8 @@ impl Sqlite {
         }
         tx.execute(
             "INSERT INTO documents (id, repository, title, source, revision,
-               created_by, idempotency_key, fingerprint, brief)
-             VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8)",
+               created_by, idempotency_key, fingerprint, brief, base_branch, base_commit)
+             VALUES (?1, ?2, ?3, ?4, 0, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 id,
                 draft.repository,
@@ -90,7 +90,9 @@ impl Sqlite {
                 caller,
                 draft.idempotency_key,
                 draft.fingerprint,
-                draft.brief
+                draft.brief,
+                draft.base.as_ref().map(|(branch, _)| branch),
+                draft.base.as_ref().map(|(_, commit)| commit)
             ],
         )?;
         before_commit();

@@ -82,8 +82,76 @@ CREATE TABLE updates (
 );
 ";
 
-/// Version 3, from version 2 (tables made, nothing copied): `planner_turns`, each
-/// instruction posted to a document's planner (SURFACE.md §9): who asked
+/// Version 3, from version 2 (IMPLEMENTATION.md §4; columns added, tables
+/// made, nothing copied):
+/// - `base_branch`, `base_commit`: a document's provenance (NULL until a
+///   `graph draft` records it);
+/// - `graph_versions`: each graph version as it stands (one row a number);
+/// - `graph_revisions`: every drafted revision, append-only;
+/// - `implementation_runs`: each claim; at most one not ended a document
+///   (the partial unique index);
+/// - `implementation_events`: each run's log, a key once a document.
+const V3_IMPLEMENTATIONS: &str = r#"
+ALTER TABLE documents ADD COLUMN base_branch TEXT;
+ALTER TABLE documents ADD COLUMN base_commit TEXT;
+CREATE TABLE graph_versions (
+    document_id   TEXT NOT NULL REFERENCES documents (id),
+    number        INTEGER NOT NULL CHECK (number >= 1),
+    revision      INTEGER NOT NULL CHECK (revision >= 1),
+    plan_revision INTEGER NOT NULL,
+    state         TEXT NOT NULL,
+    tasks         TEXT NOT NULL,
+    approved_at   TEXT,
+    approved_by   TEXT,
+    PRIMARY KEY (document_id, number)
+);
+CREATE TABLE graph_revisions (
+    document_id   TEXT NOT NULL REFERENCES documents (id),
+    number        INTEGER NOT NULL,
+    revision      INTEGER NOT NULL,
+    plan_revision INTEGER NOT NULL,
+    tasks         TEXT NOT NULL,
+    drafted_at    TEXT NOT NULL,
+    drafted_by    TEXT NOT NULL,
+    PRIMARY KEY (document_id, number, revision)
+);
+CREATE TABLE implementation_runs (
+    run_id         TEXT PRIMARY KEY,
+    document_id    TEXT NOT NULL REFERENCES documents (id),
+    graph_number   INTEGER NOT NULL,
+    graph_revision INTEGER NOT NULL,
+    plan_revision  INTEGER NOT NULL,
+    claimer        TEXT NOT NULL,
+    "user"         TEXT NOT NULL,
+    client_name    TEXT NOT NULL,
+    client_version TEXT NOT NULL,
+    session        TEXT NOT NULL,
+    repository     TEXT NOT NULL,
+    branch         TEXT NOT NULL,
+    "commit"       TEXT NOT NULL,
+    started_at     TEXT NOT NULL,
+    ended_at       TEXT
+);
+CREATE UNIQUE INDEX implementation_runs_active ON implementation_runs (document_id)
+    WHERE ended_at IS NULL;
+CREATE INDEX implementation_runs_of_document ON implementation_runs (document_id, started_at);
+CREATE TABLE implementation_events (
+    run_id          TEXT NOT NULL REFERENCES implementation_runs (run_id),
+    seq             INTEGER NOT NULL,
+    document_id     TEXT NOT NULL REFERENCES documents (id),
+    tool            TEXT NOT NULL,
+    idempotency_key TEXT NOT NULL,
+    fingerprint     TEXT NOT NULL,
+    body            TEXT NOT NULL,
+    caller          TEXT NOT NULL,
+    client          TEXT NOT NULL,
+    at              TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq),
+    UNIQUE (document_id, idempotency_key)
+);
+"#;
+
+/// Version 3's other tables: `planner_turns`, each instruction posted to a document's planner (SURFACE.md §9): who asked
 /// and with which client (its `clientInfo` name and version), what, the checkout named (recorded, never used), when, the server that
 /// holds it, its state (`queued`, `running`, `exited`, `timed-out`,
 /// `failed`, `interrupted`), when it started and ended, its exit status and
@@ -93,7 +161,7 @@ CREATE TABLE updates (
 /// And `images`, one copy of each image per repository and digest, with its
 /// type, size, uploader and time; `document_images`, the documents each was
 /// uploaded to (the link a reader's access goes through).
-const V3: &str = "
+const V3_PLANNER_AND_IMAGES: &str = "
 CREATE TABLE planner_turns (
     seq          INTEGER PRIMARY KEY,
     document_id  TEXT NOT NULL REFERENCES documents (id),
@@ -145,7 +213,8 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
         tx.execute_batch(V2)?;
     }
     if found < 3 {
-        tx.execute_batch(V3)?;
+        tx.execute_batch(V3_IMPLEMENTATIONS)?;
+        tx.execute_batch(V3_PLANNER_AND_IMAGES)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)

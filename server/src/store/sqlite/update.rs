@@ -8,6 +8,7 @@
 use chopin_mcp::Document;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
 
+use super::implementations::has_active_run;
 use super::lifecycle::find;
 use super::{OnRuntime, Sqlite};
 use crate::store::documents::brief_of;
@@ -52,6 +53,9 @@ impl Sqlite {
                 return Ok(UpdateOutcome::Conflict);
             }
             return as_left(&tx, id, revision, title).map(UpdateOutcome::Replayed);
+        }
+        if has_active_run(&tx, &found.id)? {
+            return Ok(UpdateOutcome::Locked);
         }
         if found.archived_at.is_some() {
             return Ok(UpdateOutcome::Archived);
