@@ -118,21 +118,10 @@ impl Endpoint {
     /// # Ok::<(), chopin_mcp::ConfigError>(())
     /// ```
     pub fn document<C>(&self, parts: &RequestParts<'_>, id: &str) -> DocumentOutcome<C> {
-        let admission = Admission::judge(&self.inner.allowlist, parts);
-        if cors::is_preflight(parts) {
-            let response = match (admission.refusal(), admission.into_grant()) {
-                (None, Some(origin)) => cors::document_preflight(origin),
-                (Some(refusal), _) => refusal,
-                // Unreachable: a preflight has an Origin, so no refusal means a grant.
-                (None, None) => Response::text(403, "origin is not allowed"),
-            };
-            return DocumentOutcome::Respond(response);
-        }
-        if !matches!(parts.method(), "GET" | "HEAD") {
-            let response = Response::text(405, "method not allowed").with_allow(Allow::GetHead);
-            let response = cors::document_grant(response, admission.into_grant());
-            return DocumentOutcome::Respond(response);
-        }
+        let admission = match get_or_head(self, parts) {
+            Ok(admission) => admission,
+            Err(response) => return DocumentOutcome::Respond(response),
+        };
         if let Some(refusal) = admission.refusal() {
             return DocumentOutcome::Respond(refusal);
         }
@@ -148,6 +137,31 @@ impl Endpoint {
             caller: PhantomData,
         })
     }
+}
+
+/// The first steps of a request to a URL that serves `GET` and `HEAD` (a
+/// document's, an image's): a CORS preflight answered as `/mcp`'s (a refused
+/// origin or host: 403), else 204 allowing `GET, HEAD`; any other method 405
+/// with `allow: GET, HEAD`, granted to an admitted origin. `Ok`: the request
+/// goes on, with the allowlists' judgement still to apply.
+pub(super) fn get_or_head(
+    endpoint: &Endpoint,
+    parts: &RequestParts<'_>,
+) -> Result<Admission, Response> {
+    let admission = Admission::judge(&endpoint.inner.allowlist, parts);
+    if cors::is_preflight(parts) {
+        return Err(match (admission.refusal(), admission.into_grant()) {
+            (None, Some(origin)) => cors::document_preflight(origin),
+            (Some(refusal), _) => refusal,
+            // Unreachable: a preflight has an Origin, so no refusal means a grant.
+            (None, None) => Response::text(403, "origin is not allowed"),
+        });
+    }
+    if !matches!(parts.method(), "GET" | "HEAD") {
+        let response = Response::text(405, "method not allowed").with_allow(Allow::GetHead);
+        return Err(cors::document_grant(response, admission.into_grant()));
+    }
+    Ok(admission)
 }
 
 /// Every line of header `name`, joined by commas (a list header's lines

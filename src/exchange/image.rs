@@ -11,15 +11,14 @@ use std::marker::PhantomData;
 
 use bytes::Bytes;
 
-use super::document::{joined, names};
+use super::document::{get_or_head, joined, names};
 use super::endpoint::Endpoint;
 use crate::auth::Granted;
 use crate::cors;
 use crate::headers::Kept;
 use crate::image::{self, ImageType};
-use crate::origin::Admission;
 use crate::request::RequestParts;
-use crate::response::{Allow, Cache, ContentType, Response};
+use crate::response::{Cache, ContentType, Response};
 
 /// The next thing the host must do for a request to an image's URL (see
 /// [`Endpoint::image`]).
@@ -139,21 +138,10 @@ impl Endpoint {
     /// # Ok::<(), chopin_mcp::ConfigError>(())
     /// ```
     pub fn image<C>(&self, parts: &RequestParts<'_>, file: &str) -> ImageOutcome<C> {
-        let admission = Admission::judge(&self.inner.allowlist, parts);
-        if cors::is_preflight(parts) {
-            let response = match (admission.refusal(), admission.into_grant()) {
-                (None, Some(origin)) => cors::document_preflight(origin),
-                (Some(refusal), _) => refusal,
-                // Unreachable: a preflight has an Origin, so no refusal means a grant.
-                (None, None) => Response::text(403, "origin is not allowed"),
-            };
-            return ImageOutcome::Respond(response);
-        }
-        if !matches!(parts.method(), "GET" | "HEAD") {
-            let response = Response::text(405, "method not allowed").with_allow(Allow::GetHead);
-            let response = cors::document_grant(response, admission.into_grant());
-            return ImageOutcome::Respond(response);
-        }
+        let admission = match get_or_head(self, parts) {
+            Ok(admission) => admission,
+            Err(response) => return ImageOutcome::Respond(response),
+        };
         let Some((sha256, kind)) = parse_file(file) else {
             let response = cors::document_grant(not_found(), admission.into_grant());
             return ImageOutcome::Respond(response);
