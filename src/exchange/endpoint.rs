@@ -186,7 +186,7 @@ impl Endpoint {
         if let Some(refusal) = admission.refusal() {
             return Outcome::Respond(refusal);
         }
-        let screen = Screen::read(method, parts, &self.inner.config);
+        let screen = Screen::read(method, parts, &self.inner.config, self.inner.budget);
         // M3 reads the standard headers only under a modern or refused
         // version header: with none (class A) its first check, the version
         // header's, fails whatever the others say, so only `authorization`
@@ -252,7 +252,8 @@ enum Declared {
 }
 
 impl Screen {
-    fn read(method: Method, parts: &RequestParts<'_>, config: &Config) -> Screen {
+    /// `budget` is the endpoint's, worked out once when it was built.
+    fn read(method: Method, parts: &RequestParts<'_>, config: &Config, budget: usize) -> Screen {
         let class = version::classify(parts.all("mcp-protocol-version"), &config.versions);
         // One parse of `Accept` answers both media types; the value every
         // client sends (MCP asks for both types) is known without one.
@@ -277,7 +278,7 @@ impl Screen {
             reply,
             event_stream_ok,
             content_type_ok,
-            declared: declared_length(parts, config.budget()),
+            declared: declared_length(parts, budget),
         }
     }
 }
