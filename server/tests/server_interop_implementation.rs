@@ -111,9 +111,13 @@ fn approved(name: &str, documents: &[&str]) -> (Server, String) {
 /// racing claims made no second), ended delivered, its log refolding.
 fn assert_delivered_in_the_store(what: &str, db: &str, document: &str) {
     let out = operator(db, &["runs", "show", document]);
-    let life: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{what}: runs show: {e}"));
-    assert_eq!(life["execution"], json!({"state": "idle"}), "{what}: {life}");
+    let life: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what}: runs show: {e}"));
+    assert_eq!(
+        life["execution"],
+        json!({"state": "idle"}),
+        "{what}: {life}"
+    );
     let history = life["history"].as_array().expect("a history");
     assert_eq!(history.len(), 1, "{what}: one run: {life}");
     assert_eq!(
