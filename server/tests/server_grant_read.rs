@@ -42,7 +42,7 @@ const PNG12_PATH: &str =
 const PNG13: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0d\x00";
 
 /// The flags beside the harness's own (the writer `octocat`, `*`).
-fn grants<'a>(planner: &'a str) -> Vec<&'a str> {
+fn grants(planner: &str) -> Vec<&str> {
     vec![
         "--token",
         "reader-token=reader",
