@@ -18,12 +18,14 @@ mod pg;
 #[path = "support/calls.rs"]
 mod calls;
 
+#[path = "support/operator.rs"]
+mod operator;
+
 use std::net::SocketAddr;
-use std::process::{Command, Stdio};
 
 use calls::{at_once, header, post_in_session, result, tool_call};
 use serde_json::{Value, json};
-use support::{DOC_ID, Server, import_file, temp_path};
+use support::{DOC_ID, Server, import_file};
 
 const SERVER: &str = "chopin-mcp-server";
 
@@ -51,7 +53,7 @@ fn fixture() -> Option<Fixture> {
     let import = import_file();
     let first = Server::on_db(SERVER, &url, &["--import", import.to_str().unwrap()]);
     let second = Server::on_db(SERVER, &url, &[]);
-    approve(&url);
+    operator::approve_seed_graph(&url);
     let response = calls::post(first.addr, INITIALIZE);
     let session =
         header(&response, "mcp-session-id").unwrap_or_else(|| panic!("no session: {response}"));
@@ -63,62 +65,6 @@ fn fixture() -> Option<Fixture> {
         addrs,
         session,
     })
-}
-
-/// The operator drafts and approves the graph on `url`.
-fn approve(url: &str) {
-    let tasks = temp_path("replica-tasks", "json");
-    let task = |id: &str, needs: &[&str]| {
-        json!({"id": id, "title": format!("Task {id}"), "context": "Context.", "goal": "Goal.",
-               "acceptance": ["First.", "Second."], "dependsOn": needs})
-    };
-    let definition = json!({"tasks": [task("foundation", &[]), task("delivery", &["foundation"])]});
-    std::fs::write(&tasks, definition.to_string()).unwrap();
-    let tasks = tasks.to_str().unwrap();
-    operator(
-        url,
-        &[
-            "graph",
-            "draft",
-            DOC_ID,
-            "--plan-revision",
-            "2",
-            "--tasks",
-            tasks,
-            "--base-branch",
-            "main",
-            "--base-commit",
-            "0123abcd",
-        ],
-    );
-    operator(
-        url,
-        &[
-            "graph",
-            "approve",
-            DOC_ID,
-            "--version",
-            "1",
-            "--revision",
-            "1",
-        ],
-    );
-}
-
-/// Runs the server binary's operator command `args` on `url`; it must
-/// succeed.
-fn operator(url: &str, args: &[&str]) {
-    let out = Command::new(support::binary(SERVER))
-        .args(args)
-        .args(["--db", url])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// §5's claim A on the fixture's document.
