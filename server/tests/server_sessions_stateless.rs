@@ -17,11 +17,13 @@ mod calls;
 #[path = "support/operator.rs"]
 mod operator;
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::time::{Duration, Instant};
+#[path = "support/keep_alive.rs"]
+mod keep_alive;
+
+use std::time::Instant;
 
 use calls::{header, post_in_session, result, tool_call};
+use keep_alive::KeepAlive;
 use serde_json::json;
 use support::{DOC_ID, SERVERS, Server, TOKEN, import_file, temp_path};
 
@@ -93,95 +95,35 @@ const WARM_UP: usize = 10_000;
 /// Requests written before their answers are read, per connection.
 const BATCH: usize = 16;
 
-/// Reads one HTTP response with a `content-length` off `stream` (keeping
-/// what follows it in `buffer`); its head.
-fn response(stream: &mut TcpStream, buffer: &mut Vec<u8>) -> String {
-    let mut chunk = [0u8; 16 * 1024];
-    loop {
-        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buffer[..end]).into_owned();
-            let length: usize = head
-                .lines()
-                .find_map(|line| {
-                    let (name, value) = line.split_once(':')?;
-                    name.eq_ignore_ascii_case("content-length")
-                        .then(|| value.trim().parse().ok())?
-                })
-                .unwrap_or_else(|| panic!("no content-length: {head}"));
-            let total = end + 4 + length;
-            if buffer.len() >= total {
-                buffer.drain(..total);
-                return head;
-            }
+/// The initializes numbered `numbers` on `connection`, [`BATCH`] at a
+/// time; each answered 200 with a session.
+fn send_initializes(connection: &mut KeepAlive, numbers: impl Iterator<Item = usize>) {
+    let auth = format!("authorization: Bearer {TOKEN}\r\n");
+    let numbers: Vec<usize> = numbers.collect();
+    for batch in numbers.chunks(BATCH) {
+        for n in batch {
+            connection.send(&auth, &initialize(*n));
         }
-        let n = stream.read(&mut chunk).expect("a response");
-        assert!(n > 0, "the server closed the connection");
-        buffer.extend_from_slice(&chunk[..n]);
-    }
-}
-
-/// One keep-alive connection to a server and what arrived on it past the
-/// last response read.
-struct Connection {
-    addr: SocketAddr,
-    stream: TcpStream,
-    buffer: Vec<u8>,
-}
-
-impl Connection {
-    fn open(addr: SocketAddr) -> Connection {
-        let stream = TcpStream::connect(addr).expect("connect");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        Connection {
-            addr,
-            stream,
-            buffer: Vec::new(),
-        }
-    }
-
-    /// The initializes numbered `numbers`, [`BATCH`] at a time; each
-    /// answered 200 with a session.
-    fn initializes(&mut self, numbers: impl Iterator<Item = usize>) {
-        let numbers: Vec<usize> = numbers.collect();
-        for batch in numbers.chunks(BATCH) {
-            let mut requests = Vec::new();
-            for n in batch {
-                let body = initialize(*n);
-                write!(
-                    requests,
-                    "POST /mcp HTTP/1.1\r\nhost: {}\r\nauthorization: Bearer {TOKEN}\r\n\
-                     content-type: application/json\r\n\
-                     accept: application/json, text/event-stream\r\n\
-                     content-length: {}\r\n\r\n{body}",
-                    self.addr,
-                    body.len()
-                )
-                .unwrap();
-            }
-            self.stream.write_all(&requests).expect("send");
-            for _ in batch {
-                let head = response(&mut self.stream, &mut self.buffer);
-                assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-                assert!(
-                    head.to_ascii_lowercase()
-                        .contains("\r\nmcp-session-id: c1."),
-                    "{head}"
-                );
-            }
+        for _ in batch {
+            let (head, _) = connection.receive();
+            assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+            assert!(
+                head.to_ascii_lowercase()
+                    .contains("\r\nmcp-session-id: c1."),
+                "{head}"
+            );
         }
     }
 }
 
 /// Initializes `from..from + count` spread over `connections`, one thread
 /// each.
-fn initializes(connections: &mut [Connection], from: usize, count: usize) {
+fn initializes(connections: &mut [KeepAlive], from: usize, count: usize) {
     let threads = connections.len();
     std::thread::scope(|scope| {
         for (thread, connection) in connections.iter_mut().enumerate() {
             scope.spawn(move || {
-                connection.initializes((from + thread..from + count).step_by(threads));
+                send_initializes(connection, (from + thread..from + count).step_by(threads));
             });
         }
     });
@@ -202,9 +144,8 @@ fn a_hundred_thousand_initializes_leave_the_resident_memory_flat() {
     for name in SERVERS {
         let server = Server::seeded(name);
         // The same connections throughout, open at both measurements.
-        let mut connections: Vec<Connection> = (0..THREADS)
-            .map(|_| Connection::open(server.addr))
-            .collect();
+        let mut connections: Vec<KeepAlive> =
+            (0..THREADS).map(|_| KeepAlive::open(server.addr)).collect();
         initializes(&mut connections, 0, WARM_UP);
         let warm = resident_kb(server.pid());
         let began = Instant::now();

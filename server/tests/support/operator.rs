@@ -29,6 +29,12 @@ pub fn operator(db: &str, args: &[&str]) {
 /// Drafts and approves the seed document's graph on `db` (a path or URL):
 /// version 1 r1 p2, base `main` at `0123abcd`.
 pub fn approve_seed_graph(db: &str) {
+    approve_graph(db, DOC_ID);
+}
+
+/// [`approve_seed_graph`] for document `id` (at revision 2, without
+/// provenance) on `db`.
+pub fn approve_graph(db: &str, id: &str) {
     let tasks = temp_path("operator-tasks", "json");
     let task = |id: &str, needs: &[&str]| {
         json!({"id": id, "title": format!("Task {id}"), "context": "Context.", "goal": "Goal.",
@@ -42,7 +48,7 @@ pub fn approve_seed_graph(db: &str) {
         &[
             "graph",
             "draft",
-            DOC_ID,
+            id,
             "--plan-revision",
             "2",
             "--tasks",
@@ -55,14 +61,6 @@ pub fn approve_seed_graph(db: &str) {
     );
     operator(
         db,
-        &[
-            "graph",
-            "approve",
-            DOC_ID,
-            "--version",
-            "1",
-            "--revision",
-            "1",
-        ],
+        &["graph", "approve", id, "--version", "1", "--revision", "1"],
     );
 }
