@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use crate::lex::{colon, skip_whitespace, string_end};
+use crate::lex::{colon, holds_special, is_special, skip_whitespace, special_flags, string_end};
 
 /// The members of an object named by `keys`, each the raw text of its last
 /// occurrence, and whether the object had any other member.
@@ -146,7 +146,7 @@ impl<'a> Raw<'a> {
 /// Which of `keys` the key text `escaped` (between its quotes) names:
 /// `Some(None)` for none, `None` when it holds a lone surrogate escape.
 pub(crate) fn find_key(escaped: &str, keys: &[&str]) -> Option<Option<usize>> {
-    if !escaped.contains('\\') {
+    if !has_backslash(escaped.as_bytes()) {
         return Some(keys.iter().position(|key| *key == escaped));
     }
     // Validate once (a lone surrogate makes the whole object unreadable,
@@ -221,10 +221,31 @@ impl Iterator for Unescape<'_> {
 /// (a lone surrogate).
 pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
     let inner = raw.into().get().strip_prefix('"')?.strip_suffix('"')?;
-    if !inner.as_bytes().contains(&b'\\') {
+    if !has_backslash(inner.as_bytes()) {
         return Some(Cow::Borrowed(inner));
     }
     unescape(inner).map(Cow::Owned)
+}
+
+/// Whether `bytes` holds a `\\`: sixteen bytes a step, as folds the
+/// compiler turns into vector compares, the last ones padded (names and ids
+/// are short: a call to `memchr` cost more than the search).
+#[inline]
+fn has_backslash(bytes: &[u8]) -> bool {
+    let holds = |block: &[u8; 16]| {
+        block
+            .iter()
+            .fold(false, |seen, &byte| seen | (byte == b'\\'))
+    };
+    let mut blocks = bytes.chunks_exact(16);
+    let found = blocks
+        .by_ref()
+        .filter_map(<[u8]>::first_chunk::<16>)
+        .any(holds);
+    let rest = blocks.remainder();
+    let mut padded = [0u8; 16];
+    padded[..rest.len()].copy_from_slice(rest);
+    found || holds(&padded)
 }
 
 /// The characters of a JSON string's contents `escaped`: runs without a
@@ -264,9 +285,9 @@ pub(crate) fn is_object<'a>(raw: impl Into<Raw<'a>>) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Level {
     /// `{"a":"b"}`.
-    Plain,
+    Plain = 0,
     /// `{\"a\":\"b\"}`: the same text, escaped once more.
-    InString,
+    InString = 1,
 }
 
 /// A value the tools write as JSON at either [`Level`] directly into the
@@ -279,6 +300,61 @@ pub(crate) trait WriteJson {
     /// escaping: what a reply reserves once, so that a large result is not
     /// grown a doubling at a time. Not a bound.
     fn len_hint(&self) -> usize;
+}
+
+/// A fixed piece of JSON text (`","title":"`), at both levels, each padded
+/// to [`Literal::ROOM`] bytes: written as one fixed-size store cut back to
+/// its length, so that a piece costs no call and no loop. Built when the
+/// crate compiles; a piece longer than the room does not compile.
+pub(crate) struct Literal {
+    bytes: [[u8; Literal::ROOM]; 2],
+    len: [u8; 2],
+}
+
+impl Literal {
+    /// The longest piece, at [`Level::InString`].
+    const ROOM: usize = 32;
+
+    /// The piece `text` (plain JSON syntax, no control characters), and the
+    /// same escaped once more.
+    pub(crate) const fn new(text: &str) -> Literal {
+        let text = text.as_bytes();
+        let mut literal = Literal {
+            bytes: [[0; Literal::ROOM]; 2],
+            len: [0; 2],
+        };
+        let mut at = 0;
+        while at < text.len() {
+            let byte = text[at];
+            literal.bytes[0][literal.len[0] as usize] = byte;
+            literal.len[0] += 1;
+            if byte == b'"' || byte == b'\\' {
+                literal.bytes[1][literal.len[1] as usize] = b'\\';
+                literal.len[1] += 1;
+            }
+            literal.bytes[1][literal.len[1] as usize] = byte;
+            literal.len[1] += 1;
+            at += 1;
+        }
+        literal
+    }
+
+    /// Appends the piece at `level`.
+    #[inline]
+    pub(crate) fn write(&self, out: &mut Vec<u8>, level: Level) {
+        let index = level as usize;
+        let kept = out.len() + usize::from(self.len[index]);
+        out.extend_from_slice(&self.bytes[index]);
+        out.truncate(kept);
+    }
+}
+
+/// Appends the contents of a JSON string holding `text`, without its
+/// quotes, at `level` (a [`Literal`] writes the quotes with what is around
+/// them).
+#[inline]
+pub(crate) fn write_contents(out: &mut Vec<u8>, text: &str, level: Level) {
+    escape(out, text.as_bytes(), level);
 }
 
 /// Already-serialized compact JSON, written as it is or escaped once.
@@ -340,6 +416,11 @@ impl WriteJson for u64 {
 /// Appends `n` in decimal, without allocating: the digits from the last,
 /// into room for `u64::MAX`'s twenty.
 pub(crate) fn decimal(out: &mut Vec<u8>, mut n: u64) {
+    // Most revisions and ids are one digit.
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -436,85 +517,159 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
 }
 
 /// Appends the contents of a JSON string holding `bytes` (UTF-8), escaped
-/// once (`Plain`) or twice (`InString`). Runs of plain bytes are copied whole.
+/// once (`Plain`) or twice (`InString`).
+///
+/// Sixteen bytes a step while a block holds nothing to escape
+/// ([`holds_special`]): the block is stored whole, one fixed-size store and
+/// no call. A block that holds something is taken eight bytes at a time: the
+/// bytes before the first to escape are stored the same way (the word
+/// stored, the vector cut back after them), then its escape sequence, looked
+/// up whole for the level. The last bytes are padded to a block.
 fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
-    let mut start = 0;
-    let mut index = 0;
-    while index < bytes.len() {
-        // Skip eight plain bytes at a time; most text has no escapes at all.
-        if let Some(word) = bytes.get(index..index + 8) {
-            let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-            if !word_needs_escape(word) {
-                index += 8;
-                continue;
-            }
-        }
-        let byte = bytes[index];
-        index += 1;
-        if !needs_escape(byte) {
+    let table = match level {
+        Level::Plain => &SEQUENCES[0],
+        Level::InString => &SEQUENCES[1],
+    };
+    let mut at = 0;
+    while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
+        if !holds_special(block) {
+            out.extend_from_slice(block);
+            at += 16;
             continue;
         }
-        out.extend_from_slice(&bytes[start..index - 1]);
-        start = index;
-        let (sequence, len) = escape_sequence(byte);
-        match level {
-            Level::Plain => out.extend_from_slice(&sequence[..len]),
-            // The once-escaped sequence holds `\\` and maybe `"`: escape those.
-            Level::InString => {
-                for &b in &sequence[..len] {
-                    if b == b'\\' || b == b'"' {
-                        out.push(b'\\');
-                    }
-                    out.push(b);
-                }
-            }
+        at = escape_word(out, bytes, at, table);
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    let mut padded = [b' '; 16];
+    padded[..rest.len()].copy_from_slice(rest);
+    if !holds_special(&padded) {
+        let kept = out.len() + rest.len();
+        out.extend_from_slice(&padded);
+        out.truncate(kept);
+        return;
+    }
+    for &byte in rest {
+        if is_special(byte) {
+            push_sequence(out, table, byte);
+        } else {
+            out.push(byte);
         }
     }
-    out.extend_from_slice(&bytes[start..]);
 }
 
-/// Whether any of the eight bytes of `word` is a control character, `"` or
-/// `\\`.
-fn word_needs_escape(word: u64) -> bool {
-    escape_flags(word) != 0
+/// Escapes the eight bytes at `at` (at least eight remain) up to and with
+/// the first that needs escaping, or all eight when none does; where to go
+/// on.
+#[inline]
+fn escape_word(out: &mut Vec<u8>, bytes: &[u8], at: usize, table: &[Sequence; ESCAPED]) -> usize {
+    let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
+        return bytes.len();
+    };
+    let flags = special_flags(u64::from_le_bytes(*word));
+    if flags == 0 {
+        out.extend_from_slice(word);
+        return at + 8;
+    }
+    // The lowest flagged byte is exact (see `special_flags`).
+    let clean = (flags.trailing_zeros() / 8) as usize;
+    let kept = out.len() + clean;
+    out.extend_from_slice(word);
+    out.truncate(kept);
+    push_sequence(out, table, word[clean]);
+    at + clean + 1
 }
 
-/// A high bit for each byte of `word` that is a control character, `"` or
-/// `\\` (the classic has-zero-byte bit trick, applied three times; a borrow
-/// may flag a clean byte beside one of them, never a word without one).
-fn escape_flags(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-    below_space
-        | has_zero(word ^ (ONES * u64::from(b'"')))
-        | has_zero(word ^ (ONES * u64::from(b'\\')))
+/// Appends the escape sequence of `byte` (one that needs escaping) from
+/// `table`: stored as its whole padded word, then cut to its length.
+#[inline]
+fn push_sequence(out: &mut Vec<u8>, table: &[Sequence; ESCAPED], byte: u8) {
+    let sequence = &table[sequence_index(byte)];
+    let kept = out.len() + usize::from(sequence.len);
+    out.extend_from_slice(&sequence.bytes);
+    out.truncate(kept);
 }
 
-/// Whether no byte of `bytes` needs escaping in a JSON string, eight bytes
-/// at a time: the words' flags or'ed together and tested once (no branch a
-/// word); the last word overlaps the one before when the length is not a
-/// multiple of eight, and a short text is padded with spaces.
+/// How many bytes have an escape sequence: the 32 control characters, `"`
+/// and `\\`.
+const ESCAPED: usize = 34;
+
+/// One escape sequence, padded to a word.
+#[derive(Clone, Copy)]
+struct Sequence {
+    bytes: [u8; 8],
+    len: u8,
+}
+
+/// The escape sequences of every byte that needs one, at each level (0:
+/// `Plain`, 1: `InString`), worked out when the crate compiles.
+static SEQUENCES: [[Sequence; ESCAPED]; 2] = sequences();
+
+/// Where `byte` (one that needs escaping) is in a table of [`SEQUENCES`].
+#[inline]
+fn sequence_index(byte: u8) -> usize {
+    match byte {
+        b'"' => 32,
+        b'\\' => 33,
+        control => usize::from(control & 0x1f),
+    }
+}
+
+const fn sequences() -> [[Sequence; ESCAPED]; 2] {
+    let empty = Sequence {
+        bytes: [0; 8],
+        len: 0,
+    };
+    let mut tables = [[empty; ESCAPED]; 2];
+    let mut index = 0;
+    while index < ESCAPED {
+        let byte = match index {
+            32 => b'"',
+            33 => b'\\',
+            control => control as u8,
+        };
+        let (once, len) = escape_sequence(byte);
+        let mut plain = empty;
+        let mut nested = empty;
+        let mut at = 0;
+        while at < len {
+            plain.bytes[at] = once[at];
+            // The once-escaped sequence holds `\\` and maybe `"`: escape those.
+            if once[at] == b'\\' || once[at] == b'"' {
+                nested.bytes[nested.len as usize] = b'\\';
+                nested.len += 1;
+            }
+            nested.bytes[nested.len as usize] = once[at];
+            nested.len += 1;
+            at += 1;
+        }
+        plain.len = len as u8;
+        tables[0][index] = plain;
+        tables[1][index] = nested;
+        index += 1;
+    }
+    tables
+}
+
+/// Whether no byte of `bytes` needs escaping in a JSON string, sixteen
+/// bytes at a time ([`holds_special`]); the last block overlaps the one
+/// before when the length is not a multiple of sixteen, and a short text is
+/// padded with spaces.
 pub(crate) fn is_plain(bytes: &[u8]) -> bool {
-    let flags = |word: &[u8; 8]| escape_flags(u64::from_le_bytes(*word));
-    let Some(last) = bytes.last_chunk::<8>() else {
-        let mut padded = [b' '; 8];
+    let Some(last) = bytes.last_chunk::<16>() else {
+        let mut padded = [b' '; 16];
         padded[..bytes.len()].copy_from_slice(bytes);
-        return flags(&padded) == 0;
+        return !holds_special(&padded);
     };
     let seen = bytes
-        .chunks_exact(8)
-        .filter_map(<[u8]>::first_chunk::<8>)
-        .fold(flags(last), |seen, word| seen | flags(word));
-    seen == 0
+        .chunks_exact(16)
+        .filter_map(<[u8]>::first_chunk::<16>)
+        .fold(holds_special(last), |seen, block| {
+            seen | holds_special(block)
+        });
+    !seen
 }
 
-fn needs_escape(byte: u8) -> bool {
-    byte < 0x20 || byte == b'"' || byte == b'\\'
-}
-
-fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
+const fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let short = match byte {
         b'"' => Some(b'"'),
@@ -534,8 +689,8 @@ fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
                 b'u',
                 b'0',
                 b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 15)],
+                HEX[(byte >> 4) as usize],
+                HEX[(byte & 15) as usize],
             ],
             6,
         ),
@@ -596,6 +751,41 @@ mod tests {
                 let mut out = Vec::new();
                 write_string(&mut out, &text);
                 assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+                // Escaped twice: the once-escaped string's contents, escaped.
+                let mut nested = Vec::new();
+                text.write_json(&mut nested, Level::InString);
+                let once = std::str::from_utf8(&out).unwrap();
+                let twice = serde_json::to_vec(once).unwrap();
+                assert_eq!(nested, twice[1..twice.len() - 1], "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn literals_are_written_as_they_are_and_escaped_once_more() {
+        for text in [r#"{"id":""#, r#"","archivedAt":""#, "}", r#"\"x"#] {
+            let literal = Literal::new(text);
+            let mut plain = b"a".to_vec();
+            literal.write(&mut plain, Level::Plain);
+            assert_eq!(plain, format!("a{text}").as_bytes());
+            let mut nested = b"a".to_vec();
+            literal.write(&mut nested, Level::InString);
+            let twice = serde_json::to_string(text).unwrap();
+            assert_eq!(
+                nested,
+                format!("a{}", &twice[1..twice.len() - 1]).as_bytes()
+            );
+        }
+    }
+
+    #[test]
+    fn backslashes_are_found_wherever_they_fall() {
+        for len in 0..40 {
+            assert!(!has_backslash(&vec![b'a'; len]));
+            for at in 0..len {
+                let mut text = vec![b'a'; len];
+                text[at] = b'\\';
+                assert!(has_backslash(&text), "{len} {at}");
             }
         }
     }

@@ -22,8 +22,35 @@ pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// The end (one past the closing quote) of the string opening at `at`, and
 /// whether it holds an escape. `None` for a raw control character, an
 /// escape `serde_json` refuses, or no closing quote.
-#[inline]
+///
+/// Most strings of a message (its keys, a method, a tool's name) end within
+/// the sixteen bytes after the quote without an escape: that is answered here, in
+/// line, a word at a time; anything else goes to [`string_end_long`].
+#[inline(always)]
 pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+    let mut start = at + 1;
+    for _ in 0..2 {
+        let Some(word) = bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) else {
+            break;
+        };
+        let flags = special_flags(u64::from_le_bytes(*word));
+        if flags != 0 {
+            // The lowest flagged byte is exact.
+            let first = (flags.trailing_zeros() / 8) as usize;
+            if word[first] == b'"' {
+                return Some((start + first + 1, false));
+            }
+            break;
+        }
+        start += 8;
+    }
+    string_end_long(bytes, at)
+}
+
+/// [`string_end`] the long way: specials found sixteen bytes at a time,
+/// escapes checked one by one.
+#[inline(never)]
+fn string_end_long(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut at = at + 1;
     let mut escaped = false;
     loop {
@@ -45,20 +72,27 @@ pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// The first `"`, `\` or control character at or after `at`: eight bytes a
-/// step (SWAR), then byte by byte.
+/// The first `"`, `\` or control character at or after `at`: sixteen bytes
+/// a step while none holds one ([`holds_special`]), then eight (SWAR) to
+/// find it, then byte by byte.
+#[inline]
 fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Non-zero where a byte of `word` is below `n` (at most 0x80); the
-    // lowest marked byte is exact (borrows only mark bytes above a marked
-    // one).
-    let below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word & HIGHS;
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().ok()?);
-        let found = below(word ^ (ONES * u64::from(b'"')), 1)
-            | below(word ^ (ONES * u64::from(b'\\')), 1)
-            | below(word, 0x20);
+    while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
+        if !holds_special(block) {
+            at += 16;
+            continue;
+        }
+        let [low, high] = [&block[..8], &block[8..]]
+            .map(|half| special_flags(u64::from_le_bytes(half.try_into().unwrap_or_default())));
+        let found = if low != 0 {
+            low.trailing_zeros() / 8
+        } else {
+            8 + high.trailing_zeros() / 8
+        };
+        return Some(at + found as usize);
+    }
+    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let found = special_flags(u64::from_le_bytes(*word));
         if found != 0 {
             return Some(at + (found.trailing_zeros() / 8) as usize);
         }
@@ -66,8 +100,39 @@ fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
     }
     let rest = bytes.get(at..)?;
     rest.iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .position(|&b| is_special(b))
         .map(|offset| at + offset)
+}
+
+/// Whether `byte` is one a JSON string must escape: `"`, `\` or a control
+/// character.
+#[inline]
+pub(crate) fn is_special(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// Whether any of the sixteen bytes of `block` [`is_special`]: written as a
+/// fold without an early exit, which the compiler turns into a few vector
+/// compares over the whole block (SSE2, part of every x86-64).
+#[inline]
+pub(crate) fn holds_special(block: &[u8; 16]) -> bool {
+    block
+        .iter()
+        .fold(false, |seen, &byte| seen | is_special(byte))
+}
+
+/// A high bit for each byte of `word` that [`is_special`] (the classic
+/// has-zero-byte trick, applied three times). The lowest marked byte is
+/// exact: a borrow may mark a clean byte above a marked one, never below.
+#[inline]
+pub(crate) fn special_flags(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Non-zero where a byte of `word` is below `n` (at most 0x80).
+    let below = |word: u64, n: u64| word.wrapping_sub(ONES * n) & !word & HIGHS;
+    below(word ^ (ONES * u64::from(b'"')), 1)
+        | below(word ^ (ONES * u64::from(b'\\')), 1)
+        | below(word, 0x20)
 }
 
 /// The end of the number starting at `at`: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
@@ -108,4 +173,55 @@ fn digits(bytes: &[u8], mut at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `string_end` the plain way: byte by byte.
+    fn naive(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+        let mut at = at + 1;
+        let mut escaped = false;
+        loop {
+            match *bytes.get(at)? {
+                b'"' => return Some((at + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    match *bytes.get(at + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+                        b'u' if bytes.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit) => {
+                            at += 6
+                        }
+                        _ => return None,
+                    }
+                }
+                byte if byte < 0x20 => return None,
+                _ => at += 1,
+            }
+        }
+    }
+
+    #[test]
+    fn strings_end_where_the_byte_by_byte_reading_says_at_every_length() {
+        let specials: [&[u8]; 6] = [b"\"", b"\\n", b"\\u00e9", b"\x01", b"\\x", b"\xc3\xa9"];
+        for len in 0..40 {
+            for at in 0..=len {
+                for special in specials {
+                    let mut text = vec![b'"'];
+                    text.extend(std::iter::repeat_n(b'a', at));
+                    text.extend_from_slice(special);
+                    text.extend(std::iter::repeat_n(b'b', len - at));
+                    let closed = [&text[..], b"\""].concat();
+                    for bytes in [&text[..], &closed[..]] {
+                        assert_eq!(
+                            string_end(bytes, 0),
+                            naive(bytes, 0),
+                            "{len} {at} {special:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

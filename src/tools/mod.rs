@@ -30,7 +30,7 @@ pub(crate) use schema::{
 
 use crate::auth::Granted;
 use crate::config::{Config, Offered};
-use crate::json::{self, Compact, Level, WriteJson};
+use crate::json::{self, Compact, Level, Literal, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 use create::Brief;
 
@@ -439,18 +439,7 @@ impl Summary for DocumentSummaryRef<'_> {
     }
 }
 
-/// Writes `"name":value` at `level`, after a comma unless it is the first
-/// member: what [`json::object`] writes for one member.
-#[inline]
-fn member(out: &mut Vec<u8>, level: Level, name: &str, value: &impl WriteJson, first: bool) {
-    if !first {
-        out.push(b',');
-    }
-    json::key(out, name, level);
-    value.write_json(out, level);
-}
-
-/// [`member`]'s share of a [`WriteJson::len_hint`], as
+/// A member's share of a [`WriteJson::len_hint`], as
 /// [`json::object_len_hint`] counts it.
 #[inline]
 fn member_hint(name: &str, value: &impl WriteJson) -> usize {
@@ -458,29 +447,54 @@ fn member_hint(name: &str, value: &impl WriteJson) -> usize {
 }
 
 /// The document's members in answer order, each optional one only when
-/// there is one: the bytes [`json::object`] writes for them, member by
-/// member, without a slice of them made first (a read writes it three times:
-/// the hint, the text, `structuredContent`).
+/// there is one, written member by member without a slice of them made
+/// first (a read writes it three times: the hint, the text,
+/// `structuredContent`). What lies between two values — the quotes, the
+/// comma, the next name — is one [`Literal`] for each pair a document can
+/// have, so that a member costs one fixed-size store and its value.
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        out.push(b'{');
-        member(out, level, "id", &self.id, true);
-        member(out, level, "title", &self.title, false);
+        const ID: Literal = Literal::new(r#"{"id":""#);
+        const TITLE: Literal = Literal::new(r#"","title":""#);
+        const DESCRIPTION: Literal = Literal::new(r#"","description":""#);
+        const ARCHIVED_AT: Literal = Literal::new(r#"","archivedAt":""#);
+        const BRIEF: Literal = Literal::new(r#"","brief":"#);
+        const SOURCE: Literal = Literal::new(r#"","source":""#);
+        const SOURCE_AFTER_BRIEF: Literal = Literal::new(r#","source":""#);
+        const REVISION: Literal = Literal::new(r#"","revision":"#);
+        const URL: Literal = Literal::new(r#","url":""#);
+        const CLOSE_STRING: Literal = Literal::new(r#""}"#);
+        ID.write(out, level);
+        json::write_contents(out, &self.id, level);
+        TITLE.write(out, level);
+        json::write_contents(out, &self.title, level);
         if let Some(description) = &self.description {
-            member(out, level, "description", description, false);
+            DESCRIPTION.write(out, level);
+            json::write_contents(out, description, level);
         }
         if let Some(archived_at) = &self.archived_at {
-            member(out, level, "archivedAt", archived_at, false);
+            ARCHIVED_AT.write(out, level);
+            json::write_contents(out, archived_at, level);
         }
-        if let Some(brief) = &self.brief {
-            member(out, level, "brief", brief, false);
+        match &self.brief {
+            Some(brief) => {
+                BRIEF.write(out, level);
+                brief.write_json(out, level);
+                SOURCE_AFTER_BRIEF.write(out, level);
+            }
+            None => SOURCE.write(out, level),
         }
-        member(out, level, "source", &self.source, false);
-        member(out, level, "revision", &self.revision, false);
-        if let Some(url) = &self.url {
-            member(out, level, "url", url, false);
+        json::write_contents(out, &self.source, level);
+        REVISION.write(out, level);
+        json::decimal(out, self.revision);
+        match &self.url {
+            Some(url) => {
+                URL.write(out, level);
+                json::write_contents(out, url, level);
+                CLOSE_STRING.write(out, level);
+            }
+            None => out.push(b'}'),
         }
-        out.push(b'}');
     }
 
     fn len_hint(&self) -> usize {
