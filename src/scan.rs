@@ -263,8 +263,8 @@ impl<'a, C: Count> Scanner<'a, C> {
     }
 
     /// Validates the value starting at `at` (no whitespace before it); where
-    /// it ends.
-    #[inline]
+    /// it ends. A scalar is read in line; a container by a call.
+    #[inline(always)]
     fn value(&mut self, at: usize) -> Option<usize> {
         let bytes = self.bytes;
         match *bytes.get(at)? {
@@ -280,6 +280,7 @@ impl<'a, C: Count> Scanner<'a, C> {
 
     /// Validates the object or array opening at `at`, however deep, without
     /// recursing: open containers are remembered one bit each.
+    #[inline(never)]
     fn container(&mut self, at: usize) -> Option<usize> {
         let bytes = self.bytes;
         let mut kinds = Kinds::new();
@@ -386,31 +387,27 @@ enum Expect {
 /// the `plain_keys_are_the_picked_keys` test keeps the two lists equal).
 #[inline]
 fn plain_key(level: usize, key: &[u8]) -> Option<usize> {
-    let index = match level {
-        1 => match key {
-            b"jsonrpc" => 0,
-            b"id" => 1,
-            b"method" => 2,
-            b"params" => 3,
-            _ => return None,
-        },
-        2 => match key {
-            b"_meta" => 0,
-            b"name" => 1,
-            b"arguments" => 2,
-            b"uri" => 3,
-            b"cursor" => 4,
-            b"notifications" => 5,
-            b"protocolVersion" => 6,
-            _ => return None,
-        },
-        _ => match key {
-            b"io.modelcontextprotocol/protocolVersion" => 0,
-            b"io.modelcontextprotocol/clientCapabilities" => 1,
-            _ => return None,
-        },
-    };
-    Some(index)
+    /// Whether `key` is exactly `known`: a compare of known length, a few
+    /// word compares in line.
+    fn is<const N: usize>(key: &[u8], known: &[u8; N]) -> bool {
+        key.first_chunk::<N>() == Some(known)
+    }
+    match (level, key.len()) {
+        (1, 7) => is(key, b"jsonrpc").then_some(0),
+        (1, 2) => is(key, b"id").then_some(1),
+        (1, 6) if key[0] == b'm' => is(key, b"method").then_some(2),
+        (1, 6) => is(key, b"params").then_some(3),
+        (2, 5) => is(key, b"_meta").then_some(0),
+        (2, 4) => is(key, b"name").then_some(1),
+        (2, 9) => is(key, b"arguments").then_some(2),
+        (2, 3) => is(key, b"uri").then_some(3),
+        (2, 6) => is(key, b"cursor").then_some(4),
+        (2, 13) => is(key, b"notifications").then_some(5),
+        (2, 15) => is(key, b"protocolVersion").then_some(6),
+        (3, _) if key == PROTOCOL_VERSION.as_bytes() => Some(0),
+        (3, _) if key == CLIENT_CAPABILITIES.as_bytes() => Some(1),
+        _ => None,
+    }
 }
 
 /// Whether each open container is an object, one bit per depth: the first
