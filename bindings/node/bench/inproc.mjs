@@ -94,11 +94,11 @@ async function staged(request, stage) {
   if (stage === 2) return who;
   const bytes = await bytesOf(request);
   if (stage === 3) return bytes.byteLength;
-  let out = native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], 1, undefined, bytes, presentOf(v));
+  let out = native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], null, 1, undefined, bytes, presentOf(v));
   if (stage === 4) return native.release(core, 0);
   if (stage === 4.5) {
     native.release(core, 0);
-    native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], 1, undefined, bytes, presentOf(v));
+    native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], null, 1, undefined, bytes, presentOf(v));
     return native.release(core, 0);
   }
   const document = await documents.read(who, out.slice(1));
