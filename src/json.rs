@@ -266,6 +266,14 @@ fn unescape(escaped: &str) -> Option<String> {
     Some(out)
 }
 
+/// The contents of `raw`, a string without escapes (the message reader
+/// found it so), between its quotes.
+pub(crate) fn plain_contents(raw: Raw<'_>) -> &str {
+    let text = raw.get();
+    text.get(1..text.len().saturating_sub(1))
+        .unwrap_or_default()
+}
+
 /// The string `raw` holds, for comparing against known names (methods, tool
 /// names). A string holding a lone surrogate is still a string, as in
 /// JavaScript, but equals no name: it reads as U+FFFD, which no name contains.
