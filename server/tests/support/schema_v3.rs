@@ -13,6 +13,7 @@ use chopin_mcp_server::store::token_digest;
 #[path = "schema_v3_postgres.rs"]
 mod on_postgres;
 
+#[allow(unused_imports)]
 pub use on_postgres::{postgres, postgres_update_v3};
 
 /// What the version 3 database holds.
