@@ -232,9 +232,15 @@ pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
 /// `memchr` cost more than the search).
 #[inline]
 fn has_backslash(bytes: &[u8]) -> bool {
-    let holds = |block: &[u8; 16]| block.iter().fold(false, |seen, &byte| seen | (byte == b'\\'));
+    let holds = |block: &[u8; 16]| {
+        block
+            .iter()
+            .fold(false, |seen, &byte| seen | (byte == b'\\'))
+    };
     let Some(last) = bytes.last_chunk::<16>() else {
-        return bytes.iter().fold(false, |seen, &byte| seen | (byte == b'\\'));
+        return bytes
+            .iter()
+            .fold(false, |seen, &byte| seen | (byte == b'\\'));
     };
     // The last block overlaps the one before when the length is not a
     // multiple of sixteen.
@@ -258,6 +264,14 @@ fn unescape(escaped: &str) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// The contents of `raw`, a string without escapes (the message reader
+/// found it so), between its quotes.
+pub(crate) fn plain_contents(raw: Raw<'_>) -> &str {
+    let text = raw.get();
+    text.get(1..text.len().saturating_sub(1))
+        .unwrap_or_default()
 }
 
 /// The string `raw` holds, for comparing against known names (methods, tool

@@ -22,7 +22,9 @@
 //! Linear in the text on any input: the position only moves forward, and
 //! nothing recurses; open containers are remembered one bit each.
 
-use crate::json::{Raw, find_key};
+use std::borrow::Cow;
+
+use crate::json::{self, Raw, find_key};
 use crate::lex::{colon, number_end, skip_whitespace, string_end};
 
 /// `io.modelcontextprotocol/protocolVersion`, a member of `params._meta`.
@@ -62,6 +64,35 @@ pub(crate) struct Envelope<'a> {
     pub params: Option<Raw<'a>>,
     /// `params`' members, when `params` is a readable object.
     pub members: Option<Params<'a>>,
+    /// Bit `i`: pick `i` of the message (in [`ENVELOPE`]'s order) is a
+    /// string without escapes, so its text needs no second look.
+    pub plain: u16,
+}
+
+impl<'a> Envelope<'a> {
+    /// Whether `jsonrpc` is the string `2.0`.
+    pub(crate) fn is_version_2_0(&self) -> bool {
+        match self.jsonrpc {
+            Some(raw) if self.plain & 1 != 0 => raw.get() == "\"2.0\"",
+            raw => raw
+                .and_then(json::string)
+                .is_some_and(|version| version == "2.0"),
+        }
+    }
+
+    /// `method` read as a name ([`json::name`]).
+    pub(crate) fn method(&self) -> Option<Cow<'a, str>> {
+        picked_name(self.method, self.plain & (1 << 2) != 0)
+    }
+}
+
+/// `raw` read as a name ([`json::name`]), straight from its text when the
+/// scan found it a string without escapes.
+fn picked_name(raw: Option<Raw<'_>>, plain: bool) -> Option<Cow<'_, str>> {
+    match raw {
+        Some(raw) if plain => Some(Cow::Borrowed(json::plain_contents(raw))),
+        raw => raw.and_then(json::name),
+    }
 }
 
 /// The members of `params` the endpoint reads.
@@ -76,6 +107,16 @@ pub(crate) struct Params<'a> {
     pub notifications: Option<Raw<'a>>,
     /// `initialize`'s requested version.
     pub protocol_version: Option<Raw<'a>>,
+    /// Bit `PARAMS_AT + i`: pick `i` of `params` (in [`PARAMS`]' order) is
+    /// a string without escapes.
+    pub plain: u16,
+}
+
+impl<'a> Params<'a> {
+    /// `name` read as a name ([`json::name`]).
+    pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
+        picked_name(self.name, self.plain & (1 << (PARAMS_AT + 1)) != 0)
+    }
 }
 
 /// The members of `params._meta` the modern era reads.
@@ -132,6 +173,8 @@ struct Scanner<'a, C> {
     text: &'a str,
     bytes: &'a [u8],
     picks: [Option<Raw<'a>>; PICKS],
+    /// [`Envelope::plain`], of the picks so far.
+    plain: u16,
     /// Whether levels 2 and 3 hold the picks of a readable object: set when
     /// such an object opens, cleared when another value for it starts or a
     /// key in it holds a lone surrogate.
@@ -145,6 +188,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             text,
             bytes: text.as_bytes(),
             picks: [None; PICKS],
+            plain: 0,
             readable: [false; 4],
             steps,
         }
@@ -175,6 +219,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             cursor: pick(PARAMS_AT + 4),
             notifications: pick(PARAMS_AT + 5),
             protocol_version: pick(PARAMS_AT + 6),
+            plain: self.plain & bits(PARAMS_AT..META_AT),
         });
         Some(Envelope {
             jsonrpc: pick(0),
@@ -182,6 +227,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             method: pick(2),
             params: pick(3),
             members,
+            plain: self.plain & bits(0..PARAMS_AT),
         })
     }
 
@@ -223,21 +269,32 @@ impl<'a, C: Count> Scanner<'a, C> {
             };
             let start = colon(bytes, end)?;
             let pick = found.map(|index| base + index);
-            at = if pick.is_some() && pick.as_ref() == OPENS.get(level) {
+            let mut plain = false;
+            let opens = pick.is_some() && pick.as_ref() == OPENS.get(level);
+            if opens {
                 // Another `params` (or `_meta`): the last one wins,
                 // whatever it is.
                 self.readable.get_mut(level + 1..)?.fill(false);
-                if bytes.get(start) == Some(&b'{') {
-                    self.open(level + 1);
-                    self.object(start, level + 1)?
-                } else {
-                    self.value(start)?
-                }
+            }
+            at = if opens && bytes.get(start) == Some(&b'{') {
+                self.open(level + 1);
+                self.object(start, level + 1)?
+            } else if bytes.get(start) == Some(&b'"') {
+                let (end, escaped) = string_end(bytes, start)?;
+                plain = !escaped;
+                end
             } else {
                 self.value(start)?
             };
             if let Some(pick) = pick {
                 *self.picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
+                // The last occurrence wins, and says whether it is plain.
+                let bit = 1u16 << pick;
+                self.plain = if plain {
+                    self.plain | bit
+                } else {
+                    self.plain & !bit
+                };
             }
             at = skip_whitespace(bytes, at);
             match *bytes.get(at)? {
@@ -257,14 +314,15 @@ impl<'a, C: Count> Scanner<'a, C> {
             2 => PARAMS_AT..META_AT,
             _ => META_AT..PICKS,
         };
+        self.plain &= !bits(range.clone());
         if let Some(picks) = self.picks.get_mut(range) {
             picks.fill(None);
         }
     }
 
     /// Validates the value starting at `at` (no whitespace before it); where
-    /// it ends.
-    #[inline]
+    /// it ends. A scalar is read in line; a container by a call.
+    #[inline(always)]
     fn value(&mut self, at: usize) -> Option<usize> {
         let bytes = self.bytes;
         match *bytes.get(at)? {
@@ -280,6 +338,7 @@ impl<'a, C: Count> Scanner<'a, C> {
 
     /// Validates the object or array opening at `at`, however deep, without
     /// recursing: open containers are remembered one bit each.
+    #[inline(never)]
     fn container(&mut self, at: usize) -> Option<usize> {
         let bytes = self.bytes;
         let mut kinds = Kinds::new();
@@ -361,6 +420,11 @@ impl<'a, C: Count> Scanner<'a, C> {
     }
 }
 
+/// The bits of [`Envelope::plain`] for the picks `range`.
+fn bits(range: std::ops::Range<usize>) -> u16 {
+    range.fold(0, |bits, pick| bits | 1 << pick)
+}
+
 /// Where the literal `word` starting at `at` ends, if it is there.
 #[inline]
 fn literal(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
@@ -386,31 +450,27 @@ enum Expect {
 /// the `plain_keys_are_the_picked_keys` test keeps the two lists equal).
 #[inline]
 fn plain_key(level: usize, key: &[u8]) -> Option<usize> {
-    let index = match level {
-        1 => match key {
-            b"jsonrpc" => 0,
-            b"id" => 1,
-            b"method" => 2,
-            b"params" => 3,
-            _ => return None,
-        },
-        2 => match key {
-            b"_meta" => 0,
-            b"name" => 1,
-            b"arguments" => 2,
-            b"uri" => 3,
-            b"cursor" => 4,
-            b"notifications" => 5,
-            b"protocolVersion" => 6,
-            _ => return None,
-        },
-        _ => match key {
-            b"io.modelcontextprotocol/protocolVersion" => 0,
-            b"io.modelcontextprotocol/clientCapabilities" => 1,
-            _ => return None,
-        },
-    };
-    Some(index)
+    /// Whether `key` is exactly `known`: a compare of known length, a few
+    /// word compares in line.
+    fn is<const N: usize>(key: &[u8], known: &[u8; N]) -> bool {
+        key.first_chunk::<N>() == Some(known)
+    }
+    match (level, key.len()) {
+        (1, 7) => is(key, b"jsonrpc").then_some(0),
+        (1, 2) => is(key, b"id").then_some(1),
+        (1, 6) if key[0] == b'm' => is(key, b"method").then_some(2),
+        (1, 6) => is(key, b"params").then_some(3),
+        (2, 5) => is(key, b"_meta").then_some(0),
+        (2, 4) => is(key, b"name").then_some(1),
+        (2, 9) => is(key, b"arguments").then_some(2),
+        (2, 3) => is(key, b"uri").then_some(3),
+        (2, 6) => is(key, b"cursor").then_some(4),
+        (2, 13) => is(key, b"notifications").then_some(5),
+        (2, 15) => is(key, b"protocolVersion").then_some(6),
+        (3, _) if key == PROTOCOL_VERSION.as_bytes() => Some(0),
+        (3, _) if key == CLIENT_CAPABILITIES.as_bytes() => Some(1),
+        _ => None,
+    }
 }
 
 /// Whether each open container is an object, one bit per depth: the first
