@@ -561,13 +561,16 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
         out.extend_from_slice(last);
         return;
     }
-    for &byte in rest {
-        if is_special(byte) {
-            push_sequence(out, table, byte);
-        } else {
-            out.push(byte);
-        }
+    // Fewer than sixteen bytes: runs between the bytes to escape copied
+    // whole (a byte pushed at a time keeps the vector's length in memory
+    // from one byte to the next).
+    let mut rest = rest;
+    while let Some(special) = rest.iter().position(|&byte| is_special(byte)) {
+        out.extend_from_slice(&rest[..special]);
+        push_sequence(out, table, rest[special]);
+        rest = &rest[special + 1..];
     }
+    out.extend_from_slice(rest);
 }
 
 /// Escapes the eight bytes at `at` (at least eight remain) up to and with
@@ -663,23 +666,32 @@ const fn sequences() -> [[Sequence; ESCAPED]; 2] {
     tables
 }
 
-/// Whether no byte of `bytes` needs escaping in a JSON string, sixteen
-/// bytes at a time ([`holds_special`]); the last block overlaps the one
-/// before when the length is not a multiple of sixteen, and a short text is
-/// padded with spaces.
+/// Whether no byte of `bytes` needs escaping in a JSON string: sixteen
+/// bytes at a time ([`holds_special`]) when there are that many, else eight
+/// (SWAR), else one by one; the last block or word overlaps the one before
+/// when the length is not a multiple of its size. Folds, without a branch a
+/// block, and no copy: most names and ids are short.
 pub(crate) fn is_plain(bytes: &[u8]) -> bool {
-    let Some(last) = bytes.last_chunk::<16>() else {
-        let mut padded = [b' '; 16];
-        padded[..bytes.len()].copy_from_slice(bytes);
-        return !holds_special(&padded);
+    if let Some(last) = bytes.last_chunk::<16>() {
+        let seen = bytes
+            .chunks_exact(16)
+            .filter_map(<[u8]>::first_chunk::<16>)
+            .fold(holds_special(last), |seen, block| {
+                seen | holds_special(block)
+            });
+        return !seen;
+    }
+    let flags = |word: &[u8; 8]| special_flags(u64::from_le_bytes(*word));
+    let Some(last) = bytes.last_chunk::<8>() else {
+        return !bytes
+            .iter()
+            .fold(false, |seen, &byte| seen | is_special(byte));
     };
     let seen = bytes
-        .chunks_exact(16)
-        .filter_map(<[u8]>::first_chunk::<16>)
-        .fold(holds_special(last), |seen, block| {
-            seen | holds_special(block)
-        });
-    !seen
+        .chunks_exact(8)
+        .filter_map(<[u8]>::first_chunk::<8>)
+        .fold(flags(last), |seen, word| seen | flags(word));
+    seen == 0
 }
 
 const fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
