@@ -39,7 +39,7 @@ pub(super) async fn connection(
         out: Vec::new(),
     };
     // ops: once the shutdown starts, finish the request in flight and close.
-    let stop = shutdown.triggered();
+    let stop = shutdown.stop();
     tokio::pin!(stop);
     // The head deadline: one timer for the connection, which only runs out
     // every HEAD_TIMEOUT and then looks at when the wait began, rather than
@@ -79,11 +79,14 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         Ok(false) => return Next::Gone,
         Err(refused) => return refuse(conn, refused).await,
     }
-    let head = match http1::parse_head(&conn.read) {
+    // The head is looked at where it was parsed (its 64 header slots are
+    // not moved out of the result).
+    let parsed = http1::parse_head(&conn.read);
+    let head = match &parsed {
         Ok(Some(head)) => head,
         // The scanner saw a whole head: only a refusal is left.
         Ok(None) => return Next::Gone,
-        Err(refused) => return refuse(conn, refused).await,
+        Err(refused) => return refuse(conn, *refused).await,
     };
     let (head_len, framing) = (head.len(), head.framing());
     let (keep_alive, expects_continue) = (head.keep_alive(), head.expects_continue());
@@ -243,7 +246,7 @@ async fn respond(
     reply: Reply,
     how: Respond,
 ) -> Next {
-    let date = wire::date();
+    let (now, date) = wire::date_now();
     let date = [Header::new("date", &date)];
     let out = &mut conn.out;
     if let Reply::Endpoint(response) = &reply
@@ -254,6 +257,7 @@ async fn respond(
         record.finish(record::Ending {
             status: 200,
             body: b"",
+            now,
         });
         if conn.stream.write_all(out).await.is_err() {
             return Next::Gone;
@@ -267,6 +271,7 @@ async fn respond(
             record.finish(record::Ending {
                 status: response.status(),
                 body: response.body(),
+                now,
             });
             response.body()
         }
@@ -277,6 +282,7 @@ async fn respond(
             record.finish(record::Ending {
                 status: plain.status,
                 body: plain.text.as_bytes(),
+                now,
             });
             plain.text.as_bytes()
         }

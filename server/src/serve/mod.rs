@@ -42,6 +42,7 @@ use crate::{metrics, telemetry};
 
 mod connection;
 mod effects;
+mod head;
 mod read;
 mod streams;
 mod write;

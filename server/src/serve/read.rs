@@ -7,6 +7,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use chopin_mcp::http1;
+
+use super::head::HeadScan;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
@@ -67,7 +69,7 @@ pub(super) async fn read_head<S: std::future::Future<Output = ()>>(
     }
     // Looks at each byte once, so a client sending its head a byte at a time
     // costs linear time; the head is parsed once, when it is complete.
-    let mut scanner = http1::HeadScanner::new();
+    let mut scanner = HeadScan::default();
     let mut since = None;
     loop {
         // Empty lines before a request line are allowed (RFC 9112 §2.2):
@@ -80,7 +82,7 @@ pub(super) async fn read_head<S: std::future::Future<Output = ()>>(
             .count();
         if blank > 0 {
             conn.read.drain(..blank);
-            scanner = http1::HeadScanner::new();
+            scanner = HeadScan::default();
         }
         if scanner.scan(&conn.read)? {
             return Ok(true);
