@@ -11,6 +11,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 use super::effects::{Judged, Reply, carry_out, judge, plain, serve_document, serve_image};
+use super::known::Known;
 use super::read::{Conn, HEAD_TIMEOUT, Next, Waits, read_head, read_more};
 use super::streams::Streams;
 use super::write::{linger, refuse, send, write_continue};
@@ -37,6 +38,7 @@ pub(super) async fn connection(
         stream,
         read: Vec::new(),
         out: Vec::new(),
+        known: Known::default(),
     };
     // ops: once the shutdown starts, finish the request in flight and close.
     let stop = shutdown.stop();
@@ -58,8 +60,13 @@ pub(super) async fn connection(
     };
     // Nothing of the buffers is kept while a stream is held or a close
     // lingers.
-    let Conn { stream, read, out } = conn;
-    drop((read, out));
+    let Conn {
+        stream,
+        read,
+        out,
+        known,
+    } = conn;
+    drop((read, out, known));
     match next {
         Next::Stream(expires) => streams.hold(stream, tracked, &shutdown, expires).await,
         Next::Close => linger(stream).await,
@@ -152,8 +159,13 @@ async fn exchange<S: std::future::Future<Output = ()>>(
             outcome = match outcome {
                 Outcome::Respond(response) => break Reply::Endpoint(response),
                 Outcome::Authenticate(auth) => {
-                    let judged =
-                        judge(host, auth.bearer_token(), auth.authorization(), &mut record);
+                    let judged = judge(
+                        host,
+                        auth.bearer_token(),
+                        auth.authorization(),
+                        &mut record,
+                        Some(&mut conn.known),
+                    );
                     match judged.await {
                         Judged::Caller(caller, grant, exp) => {
                             expires = exp;

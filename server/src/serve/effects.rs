@@ -6,6 +6,7 @@
 
 use chopin_mcp::{DocumentOutcome, Granted, ImageAnswer, ImageOutcome, Outcome};
 
+use super::known::Known;
 use crate::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, Now};
 use crate::labels::StoreOperation;
 use crate::oauth::Verdict;
@@ -95,15 +96,26 @@ pub(super) enum Judged {
 }
 
 /// Judges a request's bearer token (`/mcp` and a document's URL alike),
-/// noting the verdict in `record`.
+/// noting the verdict in `record`. With `known` (the connection's), a
+/// static token accepted before on the connection is its caller at once,
+/// and one accepted now is kept there.
 pub(super) async fn judge(
     host: &Host,
     bearer: Option<&str>,
     authorization: Option<&[u8]>,
     record: &mut record::Record,
+    known: Option<&mut Known>,
 ) -> Judged {
+    if let Some(caller) = known.as_ref().and_then(|known| known.caller(bearer)) {
+        record.caller(Some(caller)); // ops
+        record.auth(Some("static"), false);
+        return Judged::Caller(Caller::clone(caller), Granted::ALL, None);
+    }
     match host.authenticate(bearer).await {
         Verdict::Static(caller) => {
+            if let (Some(known), Some(token)) = (known, bearer) {
+                known.accepted(token, &caller);
+            }
             record.caller(Some(&caller)); // ops
             record.auth(Some("static"), false);
             Judged::Caller(caller, Granted::ALL, None)
@@ -143,7 +155,13 @@ pub(super) async fn serve_document(
         outcome = match outcome {
             DocumentOutcome::Respond(response) => return Reply::Endpoint(response),
             DocumentOutcome::Authenticate(auth) => {
-                let judged = judge(host, auth.bearer_token(), auth.authorization(), record);
+                let judged = judge(
+                    host,
+                    auth.bearer_token(),
+                    auth.authorization(),
+                    record,
+                    None,
+                );
                 match judged.await {
                     Judged::Caller(caller, grant, _) => auth.answer_scoped(caller, grant),
                     Judged::Refused => auth.answer(None),
@@ -174,7 +192,13 @@ pub(super) async fn serve_image(
         outcome = match outcome {
             ImageOutcome::Respond(response) => return Reply::Endpoint(response),
             ImageOutcome::Authenticate(auth) => {
-                let judged = judge(host, auth.bearer_token(), auth.authorization(), record);
+                let judged = judge(
+                    host,
+                    auth.bearer_token(),
+                    auth.authorization(),
+                    record,
+                    None,
+                );
                 match judged.await {
                     Judged::Caller(caller, grant, _) => auth.answer_scoped(caller, grant),
                     Judged::Refused => auth.answer(None),

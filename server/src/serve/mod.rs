@@ -43,6 +43,7 @@ use crate::{metrics, telemetry};
 mod connection;
 mod effects;
 mod head;
+mod known;
 mod read;
 mod streams;
 mod write;

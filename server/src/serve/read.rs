@@ -9,6 +9,7 @@ use std::time::Duration;
 use chopin_mcp::http1;
 
 use super::head::HeadScan;
+use super::known::Known;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
@@ -18,11 +19,13 @@ pub(super) const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A connection's socket and buffers: bytes read and not yet used (the rest
 /// of a head, body bytes, pipelined requests), and the response being
-/// written.
+/// written; and the static token its requests were last accepted with.
 pub(super) struct Conn {
     pub(super) stream: TcpStream,
     pub(super) read: Vec<u8>,
     pub(super) out: Vec<u8>,
+    /// The static token last accepted on the connection.
+    pub(super) known: Known,
 }
 
 /// The room a read is given at least.
