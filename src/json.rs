@@ -228,8 +228,8 @@ pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
 }
 
 /// Whether `bytes` holds a `\\`: sixteen bytes a step, as folds the
-/// compiler turns into vector compares, the last ones padded (names and ids
-/// are short: a call to `memchr` cost more than the search).
+/// compiler turns into vector compares (names and ids are short: a call to
+/// `memchr` cost more than the search).
 #[inline]
 fn has_backslash(bytes: &[u8]) -> bool {
     let holds = |block: &[u8; 16]| {
@@ -237,15 +237,18 @@ fn has_backslash(bytes: &[u8]) -> bool {
             .iter()
             .fold(false, |seen, &byte| seen | (byte == b'\\'))
     };
-    let mut blocks = bytes.chunks_exact(16);
-    let found = blocks
-        .by_ref()
-        .filter_map(<[u8]>::first_chunk::<16>)
-        .any(holds);
-    let rest = blocks.remainder();
-    let mut padded = [0u8; 16];
-    padded[..rest.len()].copy_from_slice(rest);
-    found || holds(&padded)
+    let Some(last) = bytes.last_chunk::<16>() else {
+        return bytes
+            .iter()
+            .fold(false, |seen, &byte| seen | (byte == b'\\'));
+    };
+    // The last block overlaps the one before when the length is not a
+    // multiple of sixteen.
+    holds(last)
+        || bytes
+            .chunks_exact(16)
+            .filter_map(<[u8]>::first_chunk::<16>)
+            .any(holds)
 }
 
 /// The characters of a JSON string's contents `escaped`: runs without a
@@ -261,6 +264,14 @@ fn unescape(escaped: &str) -> Option<String> {
     }
     out.push_str(rest);
     Some(out)
+}
+
+/// The contents of `raw`, a string without escapes (the message reader
+/// found it so), between its quotes.
+pub(crate) fn plain_contents(raw: Raw<'_>) -> &str {
+    let text = raw.get();
+    text.get(1..text.len().saturating_sub(1))
+        .unwrap_or_default()
 }
 
 /// The string `raw` holds, for comparing against known names (methods, tool
@@ -524,7 +535,8 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
 /// no call. A block that holds something is taken eight bytes at a time: the
 /// bytes before the first to escape are stored the same way (the word
 /// stored, the vector cut back after them), then its escape sequence, looked
-/// up whole for the level. The last bytes are padded to a block.
+/// up whole for the level. The last bytes are stored with the block that
+/// ends the text, or one by one.
 fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
     let table = match level {
         Level::Plain => &SEQUENCES[0],
@@ -540,12 +552,13 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
         at = escape_word(out, bytes, at, table);
     }
     let rest = bytes.get(at..).unwrap_or_default();
-    let mut padded = [b' '; 16];
-    padded[..rest.len()].copy_from_slice(rest);
-    if !holds_special(&padded) {
-        let kept = out.len() + rest.len();
-        out.extend_from_slice(&padded);
-        out.truncate(kept);
+    // The last sixteen bytes, when the text has them and none needs
+    // escaping: those before `at` among them were stored as they are, so
+    // the vector is cut back over them and the block stored whole.
+    if let Some(last) = bytes.last_chunk::<16>().filter(|last| !holds_special(last)) {
+        let overlap = 16 - rest.len();
+        out.truncate(out.len() - overlap);
+        out.extend_from_slice(last);
         return;
     }
     for &byte in rest {

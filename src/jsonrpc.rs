@@ -91,11 +91,8 @@ pub(crate) struct Call<'a> {
 pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<Raw<'_>>> {
     let id_valid = envelope.id.is_none_or(is_valid_id);
     let echo = envelope.id.filter(|_| id_valid);
-    let version_ok = envelope
-        .jsonrpc
-        .and_then(json::string)
-        .is_some_and(|version| version == "2.0");
-    let method = envelope.method.and_then(json::name);
+    let version_ok = envelope.is_version_2_0();
+    let method = envelope.method();
     let Some(method) = method.filter(|_| version_ok) else {
         return Err(echo);
     };

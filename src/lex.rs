@@ -40,18 +40,19 @@ pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
             if word[first] == b'"' {
                 return Some((start + first + 1, false));
             }
-            break;
+            return string_end_long(bytes, start + first);
         }
         start += 8;
     }
-    string_end_long(bytes, at)
+    string_end_long(bytes, start)
 }
 
-/// [`string_end`] the long way: specials found sixteen bytes at a time,
-/// escapes checked one by one.
+/// [`string_end`] the long way, from `from` (inside the string, no escape
+/// before it): specials found sixteen bytes at a time, escapes checked one
+/// by one.
 #[inline(never)]
-fn string_end_long(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
-    let mut at = at + 1;
+fn string_end_long(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
+    let mut at = from;
     let mut escaped = false;
     loop {
         at = special(bytes, at)?;

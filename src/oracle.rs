@@ -72,6 +72,15 @@ pub(crate) fn message(text: &str) -> Option<scan::Envelope<'_>> {
                 notifications,
                 protocol_version,
             ] = params.values.map(raw);
+            let picks = [
+                meta,
+                name,
+                arguments,
+                uri,
+                cursor,
+                notifications,
+                protocol_version,
+            ];
             let meta = meta
                 .and_then(|meta| members(meta.get(), scan::META))
                 .map(|meta| {
@@ -89,6 +98,7 @@ pub(crate) fn message(text: &str) -> Option<scan::Envelope<'_>> {
                 cursor,
                 notifications,
                 protocol_version,
+                plain: plain_bits(&picks) << scan::ENVELOPE.len(),
             }
         });
     Some(scan::Envelope {
@@ -97,6 +107,15 @@ pub(crate) fn message(text: &str) -> Option<scan::Envelope<'_>> {
         method,
         params,
         members,
+        plain: plain_bits(&[jsonrpc, id, method, params]),
+    })
+}
+
+/// Bit `i`: `picks[i]` is a string without a backslash.
+fn plain_bits(picks: &[Option<Raw<'_>>]) -> u16 {
+    picks.iter().enumerate().fold(0, |bits, (index, pick)| {
+        let plain = pick.is_some_and(|raw| raw.get().starts_with('"') && !raw.get().contains('\\'));
+        bits | u16::from(plain) << index
     })
 }
 

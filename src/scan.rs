@@ -22,7 +22,9 @@
 //! Linear in the text on any input: the position only moves forward, and
 //! nothing recurses; open containers are remembered one bit each.
 
-use crate::json::{Raw, find_key};
+use std::borrow::Cow;
+
+use crate::json::{self, Raw, find_key};
 use crate::lex::{colon, number_end, skip_whitespace, string_end};
 
 /// `io.modelcontextprotocol/protocolVersion`, a member of `params._meta`.
@@ -62,6 +64,35 @@ pub(crate) struct Envelope<'a> {
     pub params: Option<Raw<'a>>,
     /// `params`' members, when `params` is a readable object.
     pub members: Option<Params<'a>>,
+    /// Bit `i`: pick `i` of the message (in [`ENVELOPE`]'s order) is a
+    /// string without escapes, so its text needs no second look.
+    pub plain: u16,
+}
+
+impl<'a> Envelope<'a> {
+    /// Whether `jsonrpc` is the string `2.0`.
+    pub(crate) fn is_version_2_0(&self) -> bool {
+        match self.jsonrpc {
+            Some(raw) if self.plain & 1 != 0 => raw.get() == "\"2.0\"",
+            raw => raw
+                .and_then(json::string)
+                .is_some_and(|version| version == "2.0"),
+        }
+    }
+
+    /// `method` read as a name ([`json::name`]).
+    pub(crate) fn method(&self) -> Option<Cow<'a, str>> {
+        picked_name(self.method, self.plain & (1 << 2) != 0)
+    }
+}
+
+/// `raw` read as a name ([`json::name`]), straight from its text when the
+/// scan found it a string without escapes.
+fn picked_name(raw: Option<Raw<'_>>, plain: bool) -> Option<Cow<'_, str>> {
+    match raw {
+        Some(raw) if plain => Some(Cow::Borrowed(json::plain_contents(raw))),
+        raw => raw.and_then(json::name),
+    }
 }
 
 /// The members of `params` the endpoint reads.
@@ -76,6 +107,16 @@ pub(crate) struct Params<'a> {
     pub notifications: Option<Raw<'a>>,
     /// `initialize`'s requested version.
     pub protocol_version: Option<Raw<'a>>,
+    /// Bit `PARAMS_AT + i`: pick `i` of `params` (in [`PARAMS`]' order) is
+    /// a string without escapes.
+    pub plain: u16,
+}
+
+impl<'a> Params<'a> {
+    /// `name` read as a name ([`json::name`]).
+    pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
+        picked_name(self.name, self.plain & (1 << (PARAMS_AT + 1)) != 0)
+    }
 }
 
 /// The members of `params._meta` the modern era reads.
@@ -88,23 +129,312 @@ pub(crate) struct Meta<'a> {
 /// Reads `text` as one message object. `None` when `serde_json` would
 /// refuse it, or when it is not an object.
 pub(crate) fn message(text: &str) -> Option<Envelope<'_>> {
-    let mut steps = 0;
-    scan(text, &mut steps)
+    Scanner::new(text, NoSteps).message()
 }
 
-/// [`message`], and the number of steps it took (the main loop's turns, plus
-/// the bytes it moved over when it read the whole text), for the
+/// [`message`], and the number of steps it took (the turns of its loops,
+/// plus the bytes it moved over when it read the whole text), for the
 /// linear-time tests.
 pub(crate) fn message_counting(text: &str) -> (Option<Envelope<'_>>, usize) {
-    let mut steps = 0;
-    let message = scan(text, &mut steps);
-    (message, steps)
+    let mut scanner = Scanner::new(text, Steps(0));
+    let message = scanner.message();
+    (message, scanner.steps.0)
 }
 
-/// What the scanner expects at its position.
+/// What a scan counts its steps with: nothing in [`message`], where the
+/// count compiles away; a number in [`message_counting`].
+trait Count {
+    fn add(&mut self, steps: usize);
+}
+
+struct NoSteps;
+
+impl Count for NoSteps {
+    #[inline(always)]
+    fn add(&mut self, _: usize) {}
+}
+
+struct Steps(usize);
+
+impl Count for Steps {
+    #[inline(always)]
+    fn add(&mut self, steps: usize) {
+        self.0 += steps;
+    }
+}
+
+/// One scan of one message's text.
+///
+/// The picked levels (the message, `params`, `params._meta`) are read member
+/// by member, each level by a call of [`object`](Self::object) (three at
+/// most, one inside the other); every other value is validated and skipped
+/// by [`value`](Self::value), which never recurses.
+struct Scanner<'a, C> {
+    text: &'a str,
+    bytes: &'a [u8],
+    picks: [Option<Raw<'a>>; PICKS],
+    /// [`Envelope::plain`], of the picks so far.
+    plain: u16,
+    /// Whether levels 2 and 3 hold the picks of a readable object: set when
+    /// such an object opens, cleared when another value for it starts or a
+    /// key in it holds a lone surrogate.
+    readable: [bool; 4],
+    steps: C,
+}
+
+impl<'a, C: Count> Scanner<'a, C> {
+    fn new(text: &'a str, steps: C) -> Self {
+        Scanner {
+            text,
+            bytes: text.as_bytes(),
+            picks: [None; PICKS],
+            plain: 0,
+            readable: [false; 4],
+            steps,
+        }
+    }
+
+    fn message(&mut self) -> Option<Envelope<'a>> {
+        let at = skip_whitespace(self.bytes, 0);
+        if self.bytes.get(at) != Some(&b'{') {
+            return None;
+        }
+        let end = self.object(at, 1)?;
+        // Every byte was moved over once.
+        self.steps.add(end);
+        if skip_whitespace(self.bytes, end) != self.bytes.len() {
+            return None;
+        }
+        let picks = self.picks;
+        let pick = |index: usize| picks.get(index).copied().flatten();
+        let meta = (self.readable[2] && self.readable[3]).then(|| Meta {
+            protocol_version: pick(META_AT),
+            client_capabilities: pick(META_AT + 1),
+        });
+        let members = self.readable[2].then(|| Params {
+            meta,
+            name: pick(PARAMS_AT + 1),
+            arguments: pick(PARAMS_AT + 2),
+            uri: pick(PARAMS_AT + 3),
+            cursor: pick(PARAMS_AT + 4),
+            notifications: pick(PARAMS_AT + 5),
+            protocol_version: pick(PARAMS_AT + 6),
+            plain: self.plain & bits(PARAMS_AT..META_AT),
+        });
+        Some(Envelope {
+            jsonrpc: pick(0),
+            id: pick(1),
+            method: pick(2),
+            params: pick(3),
+            members,
+            plain: self.plain & bits(0..PARAMS_AT),
+        })
+    }
+
+    /// Reads the object opening at `at` as picked level `level` (1: the
+    /// message, 2: `params`, 3: `_meta`), recording its picked members;
+    /// where it ends.
+    fn object(&mut self, at: usize, level: usize) -> Option<usize> {
+        let (text, bytes) = (self.text, self.bytes);
+        let (keys, base): (&[&str], usize) = match level {
+            1 => (&ENVELOPE, 0),
+            2 => (&PARAMS, PARAMS_AT),
+            _ => (&META, META_AT),
+        };
+        let mut at = skip_whitespace(bytes, at + 1);
+        if bytes.get(at) == Some(&b'}') {
+            return Some(at + 1);
+        }
+        loop {
+            self.steps.add(1);
+            if bytes.get(at) != Some(&b'"') {
+                return None;
+            }
+            let (end, escaped) = string_end(bytes, at)?;
+            let found = if escaped {
+                match find_key(text.get(at + 1..end - 1)?, keys) {
+                    Some(found) => found,
+                    // `serde_json` reads the message's keys as strings: a
+                    // lone surrogate there is an error.
+                    None if level == 1 => return None,
+                    None => {
+                        // The object is unreadable, and so is everything
+                        // picked inside it.
+                        self.readable.get_mut(level..)?.fill(false);
+                        None
+                    }
+                }
+            } else {
+                plain_key(level, bytes.get(at + 1..end - 1)?)
+            };
+            let start = colon(bytes, end)?;
+            let pick = found.map(|index| base + index);
+            let mut plain = false;
+            let opens = pick.is_some() && pick.as_ref() == OPENS.get(level);
+            if opens {
+                // Another `params` (or `_meta`): the last one wins,
+                // whatever it is.
+                self.readable.get_mut(level + 1..)?.fill(false);
+            }
+            at = if opens && bytes.get(start) == Some(&b'{') {
+                self.open(level + 1);
+                self.object(start, level + 1)?
+            } else if bytes.get(start) == Some(&b'"') {
+                let (end, escaped) = string_end(bytes, start)?;
+                plain = !escaped;
+                end
+            } else {
+                self.value(start)?
+            };
+            if let Some(pick) = pick {
+                *self.picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
+                // The last occurrence wins, and says whether it is plain.
+                let bit = 1u16 << pick;
+                self.plain = if plain {
+                    self.plain | bit
+                } else {
+                    self.plain & !bit
+                };
+            }
+            at = skip_whitespace(bytes, at);
+            match *bytes.get(at)? {
+                b',' => at = skip_whitespace(bytes, at + 1),
+                b'}' => return Some(at + 1),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A picked level's object opens: readable so far, its picks none yet.
+    fn open(&mut self, level: usize) {
+        if let Some(flag) = self.readable.get_mut(level) {
+            *flag = true;
+        }
+        let range = match level {
+            2 => PARAMS_AT..META_AT,
+            _ => META_AT..PICKS,
+        };
+        self.plain &= !bits(range.clone());
+        if let Some(picks) = self.picks.get_mut(range) {
+            picks.fill(None);
+        }
+    }
+
+    /// Validates the value starting at `at` (no whitespace before it); where
+    /// it ends. A scalar is read in line; a container by a call.
+    #[inline(always)]
+    fn value(&mut self, at: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        match *bytes.get(at)? {
+            b'"' => Some(string_end(bytes, at)?.0),
+            b'-' | b'0'..=b'9' => number_end(bytes, at),
+            b't' => literal(bytes, at, b"true"),
+            b'f' => literal(bytes, at, b"false"),
+            b'n' => literal(bytes, at, b"null"),
+            b'{' | b'[' => self.container(at),
+            _ => None,
+        }
+    }
+
+    /// Validates the object or array opening at `at`, however deep, without
+    /// recursing: open containers are remembered one bit each.
+    #[inline(never)]
+    fn container(&mut self, at: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let mut kinds = Kinds::new();
+        let mut depth = 0;
+        let mut in_object = false;
+        let mut at = at;
+        let mut expect = Expect::Value;
+        // The container at `depth` closes at `at`.
+        macro_rules! close {
+            () => {
+                at += 1;
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
+                }
+                in_object = kinds.get(depth);
+                expect = Expect::After;
+            };
+        }
+        // Each turn runs the phases from `expect` on, in order, so that a
+        // member (key, value, comma) usually takes one turn.
+        loop {
+            self.steps.add(1);
+            if let Expect::First = expect {
+                let close = if in_object { b'}' } else { b']' };
+                if bytes.get(at) == Some(&close) {
+                    close!();
+                } else if in_object {
+                    expect = Expect::Key;
+                } else {
+                    expect = Expect::Value;
+                }
+            }
+            if let Expect::Key = expect {
+                if bytes.get(at) != Some(&b'"') {
+                    return None;
+                }
+                at = colon(bytes, string_end(bytes, at)?.0)?;
+                expect = Expect::Value;
+            }
+            if let Expect::Value = expect {
+                match *bytes.get(at)? {
+                    open @ (b'{' | b'[') => {
+                        depth += 1;
+                        in_object = open == b'{';
+                        kinds.set(depth, in_object);
+                        at = skip_whitespace(bytes, at + 1);
+                        expect = Expect::First;
+                        continue;
+                    }
+                    b'"' => at = string_end(bytes, at)?.0,
+                    b'-' | b'0'..=b'9' => at = number_end(bytes, at)?,
+                    b't' => at = literal(bytes, at, b"true")?,
+                    b'f' => at = literal(bytes, at, b"false")?,
+                    b'n' => at = literal(bytes, at, b"null")?,
+                    _ => return None,
+                }
+            }
+            // After a value: `,` or the close of the enclosing container.
+            at = skip_whitespace(bytes, at);
+            match *bytes.get(at)? {
+                b',' => {
+                    at = skip_whitespace(bytes, at + 1);
+                    expect = if in_object {
+                        Expect::Key
+                    } else {
+                        Expect::Value
+                    };
+                }
+                b'}' if in_object => {
+                    close!();
+                }
+                b']' if !in_object => {
+                    close!();
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// The bits of [`Envelope::plain`] for the picks `range`.
+fn bits(range: std::ops::Range<usize>) -> u16 {
+    range.fold(0, |bits, pick| bits | 1 << pick)
+}
+
+/// Where the literal `word` starting at `at` ends, if it is there.
+#[inline]
+fn literal(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
+    (bytes.get(at..at + word.len())? == word).then_some(at + word.len())
+}
+
+/// What the container scan expects at its position.
 #[derive(Clone, Copy)]
 enum Expect {
-    /// A value (a member's, an element, or the message itself).
+    /// A value (a member's or an element).
     Value,
     /// An object key (its opening `"`).
     Key,
@@ -114,240 +444,33 @@ enum Expect {
     After,
 }
 
-// Inlined into both callers, so that in `message` the step count, which
-// nothing reads, compiles away.
-#[inline(always)]
-fn scan<'a>(text: &'a str, steps: &mut usize) -> Option<Envelope<'a>> {
-    let bytes = text.as_bytes();
-    let mut picks: [Option<Raw<'a>>; PICKS] = [None; PICKS];
-    // Whether levels 2 and 3 hold the picks of a readable object: set when
-    // such an object opens, cleared when another value for it starts or a
-    // key in it holds a lone surrogate.
-    let mut readable = [false; 4];
-    let mut kinds = Kinds::new();
-    // Open containers; the outermost `tracked` of them are the picked
-    // levels (the message, `params`, `_meta`), so the container at `depth`
-    // is a picked level exactly when `depth == tracked`.
-    let mut depth = 0;
-    let mut tracked = 0;
-    let mut in_object = false;
-    // The member being read at each picked level: its pick, and where its
-    // value starts.
-    let mut pending: [Option<(usize, usize)>; 4] = [None; 4];
-    let mut at = skip_whitespace(bytes, 0);
-    if bytes.get(at) != Some(&b'{') {
-        return None;
-    }
-    let mut expect = Expect::Value;
-    // A value ended at `at`: a picked member's, when it is one of a picked
-    // level.
-    macro_rules! value_ended {
-        () => {
-            if depth == tracked {
-                if let Some((pick, start)) = pending.get_mut(depth)?.take() {
-                    *picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
-                }
-            }
-        };
-    }
-    // The container at `depth` closes at `at`; it is a value that ends there.
-    macro_rules! close {
-        () => {
-            at += 1;
-            depth -= 1;
-            in_object = kinds.get(depth);
-            tracked = tracked.min(depth);
-            value_ended!();
-            if depth == 0 {
-                break;
-            }
-            expect = Expect::After;
-        };
-    }
-    // Each turn runs the phases from `expect` on, in order, so that a
-    // member (key, value, comma) usually takes one turn.
-    loop {
-        *steps += 1;
-        if let Expect::First = expect {
-            let close = if in_object { b'}' } else { b']' };
-            if bytes.get(at) == Some(&close) {
-                close!();
-            } else if in_object {
-                expect = Expect::Key;
-            } else {
-                expect = Expect::Value;
-            }
-        }
-        if let Expect::Key = expect {
-            if bytes.get(at) != Some(&b'"') {
-                return None;
-            }
-            let (end, escaped) = string_end(bytes, at)?;
-            if depth == tracked {
-                let (keys, base): (&[&str], usize) = match depth {
-                    1 => (&ENVELOPE, 0),
-                    2 => (&PARAMS, PARAMS_AT),
-                    _ => (&META, META_AT),
-                };
-                let key = text.get(at + 1..end - 1)?;
-                let found = if escaped {
-                    match find_key(key, keys) {
-                        Some(found) => found,
-                        // `serde_json` reads the message's keys as strings:
-                        // a lone surrogate there is an error.
-                        None if depth == 1 => return None,
-                        None => {
-                            // The object is unreadable, and so is
-                            // everything picked inside it.
-                            readable.get_mut(depth..)?.fill(false);
-                            None
-                        }
-                    }
-                } else {
-                    plain_key(depth, key)
-                };
-                let pick = found.map(|index| base + index);
-                if pick.is_some() && pick.as_ref() == OPENS.get(depth) {
-                    // Another `params` (or `_meta`): the last one wins,
-                    // whatever it is.
-                    readable.get_mut(depth + 1..)?.fill(false);
-                }
-                at = colon(bytes, end)?;
-                *pending.get_mut(depth)? = pick.map(|pick| (pick, at));
-            } else {
-                at = colon(bytes, end)?;
-            }
-            expect = Expect::Value;
-        }
-        if let Expect::Value = expect {
-            match *bytes.get(at)? {
-                open @ (b'{' | b'[') => {
-                    let object = open == b'{';
-                    // The message itself, or the value of `params` or
-                    // `_meta` at a picked level.
-                    let opens = object
-                        && depth == tracked
-                        && (depth == 0
-                            || pending
-                                .get(depth)
-                                .copied()
-                                .flatten()
-                                .is_some_and(|(pick, _)| OPENS.get(depth) == Some(&pick)));
-                    depth += 1;
-                    kinds.set(depth, object);
-                    in_object = object;
-                    if opens {
-                        tracked = depth;
-                        if let Some(flag) = readable.get_mut(depth) {
-                            *flag = true;
-                        }
-                        let range = match depth {
-                            2 => PARAMS_AT..META_AT,
-                            3 => META_AT..PICKS,
-                            _ => 0..0,
-                        };
-                        picks.get_mut(range)?.fill(None);
-                    }
-                    at = skip_whitespace(bytes, at + 1);
-                    expect = Expect::First;
-                    continue;
-                }
-                b'"' => at = string_end(bytes, at)?.0,
-                b'-' | b'0'..=b'9' => at = number_end(bytes, at)?,
-                first @ (b't' | b'f' | b'n') => {
-                    let word: &[u8] = match first {
-                        b't' => b"true",
-                        b'f' => b"false",
-                        _ => b"null",
-                    };
-                    if bytes.get(at..at + word.len())? != word {
-                        return None;
-                    }
-                    at += word.len();
-                }
-                _ => return None,
-            }
-            value_ended!();
-        }
-        // After a value (every phase above ends here, or has continued):
-        // `,` or the close of the enclosing container.
-        at = skip_whitespace(bytes, at);
-        match *bytes.get(at)? {
-            b',' => {
-                at = skip_whitespace(bytes, at + 1);
-                expect = if in_object {
-                    Expect::Key
-                } else {
-                    Expect::Value
-                };
-            }
-            b'}' if in_object => {
-                close!();
-            }
-            b']' if !in_object => {
-                close!();
-            }
-            _ => return None,
-        }
-    }
-    // The position only moves forward: it is the bytes moved over.
-    *steps += at;
-    if skip_whitespace(bytes, at) != bytes.len() {
-        return None;
-    }
-    let pick = |index: usize| picks.get(index).copied().flatten();
-    let meta = (readable[2] && readable[3]).then(|| Meta {
-        protocol_version: pick(META_AT),
-        client_capabilities: pick(META_AT + 1),
-    });
-    let members = readable[2].then(|| Params {
-        meta,
-        name: pick(PARAMS_AT + 1),
-        arguments: pick(PARAMS_AT + 2),
-        uri: pick(PARAMS_AT + 3),
-        cursor: pick(PARAMS_AT + 4),
-        notifications: pick(PARAMS_AT + 5),
-        protocol_version: pick(PARAMS_AT + 6),
-    });
-    Some(Envelope {
-        jsonrpc: pick(0),
-        id: pick(1),
-        method: pick(2),
-        params: pick(3),
-        members,
-    })
-}
-
-/// Which of the keys of the picked level `depth` the unescaped `key` is
+/// Which of the keys of the picked level `level` the unescaped `key` is
 /// (what `keys.iter().position` over [`ENVELOPE`], [`PARAMS`] or [`META`]
 /// answers, as matches the compiler turns into length and word compares;
 /// the `plain_keys_are_the_picked_keys` test keeps the two lists equal).
-fn plain_key(depth: usize, key: &str) -> Option<usize> {
-    let index = match depth {
-        1 => match key {
-            "jsonrpc" => 0,
-            "id" => 1,
-            "method" => 2,
-            "params" => 3,
-            _ => return None,
-        },
-        2 => match key {
-            "_meta" => 0,
-            "name" => 1,
-            "arguments" => 2,
-            "uri" => 3,
-            "cursor" => 4,
-            "notifications" => 5,
-            "protocolVersion" => 6,
-            _ => return None,
-        },
-        _ => match key {
-            PROTOCOL_VERSION => 0,
-            CLIENT_CAPABILITIES => 1,
-            _ => return None,
-        },
-    };
-    Some(index)
+#[inline]
+fn plain_key(level: usize, key: &[u8]) -> Option<usize> {
+    /// Whether `key` is exactly `known`: a compare of known length, a few
+    /// word compares in line.
+    fn is<const N: usize>(key: &[u8], known: &[u8; N]) -> bool {
+        key.first_chunk::<N>() == Some(known)
+    }
+    match (level, key.len()) {
+        (1, 7) => is(key, b"jsonrpc").then_some(0),
+        (1, 2) => is(key, b"id").then_some(1),
+        (1, 6) if key[0] == b'm' => is(key, b"method").then_some(2),
+        (1, 6) => is(key, b"params").then_some(3),
+        (2, 5) => is(key, b"_meta").then_some(0),
+        (2, 4) => is(key, b"name").then_some(1),
+        (2, 9) => is(key, b"arguments").then_some(2),
+        (2, 3) => is(key, b"uri").then_some(3),
+        (2, 6) => is(key, b"cursor").then_some(4),
+        (2, 13) => is(key, b"notifications").then_some(5),
+        (2, 15) => is(key, b"protocolVersion").then_some(6),
+        (3, _) if key == PROTOCOL_VERSION.as_bytes() => Some(0),
+        (3, _) if key == CLIENT_CAPABILITIES.as_bytes() => Some(1),
+        _ => None,
+    }
 }
 
 /// Whether each open container is an object, one bit per depth: the first
@@ -411,9 +534,9 @@ mod tests {
     fn plain_keys_are_the_picked_keys() {
         for (depth, keys) in [(1, &ENVELOPE[..]), (2, &PARAMS[..]), (3, &META[..])] {
             for (index, key) in keys.iter().enumerate() {
-                assert_eq!(plain_key(depth, key), Some(index), "{key}");
+                assert_eq!(plain_key(depth, key.as_bytes()), Some(index), "{key}");
             }
-            assert_eq!(plain_key(depth, "x"), None);
+            assert_eq!(plain_key(depth, b"x"), None);
         }
     }
 }

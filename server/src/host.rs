@@ -632,6 +632,7 @@ fn setup(options: &Options) -> Result<(Setup, Option<String>), String> {
             repositories: vec![ALL_REPOSITORIES.to_owned()],
         }),
         grants: options.grants.clone(),
+        read_grants: options.read_grants.clone(),
         import,
     };
     Ok((setup, token))

@@ -39,7 +39,7 @@ pub enum Action {
 #[command(
     after_help = "--db is the server's: a SQLite file (default ./chopin.db) or a postgres:// URL.\n\
                   Documents and grants are left as they are; grant a new caller repositories with\n\
-                  --grant CALLER=OWNER/REPO when the server starts.",
+                  --grant CALLER=OWNER/REPO (--grant-read to read only) when the server starts.",
     subcommand_required = true
 )]
 pub struct TokenArgs {
@@ -170,12 +170,20 @@ async fn carry_out(command: TokenCommand) -> Result<(), String> {
             eprintln!(
                 "a new token for caller {caller}, printed once: only its SHA-256 is stored in {place}"
             );
-            match &added.grants[..] {
-                [] => eprintln!(
+            match (&added.grants[..], &added.read_grants[..]) {
+                ([], []) => eprintln!(
                     "caller {caller} may use no repository yet: start the server with \
-                     --grant {caller}=OWNER/REPO (or ={ALL_REPOSITORIES}) once"
+                     --grant {caller}=OWNER/REPO (or ={ALL_REPOSITORIES}; --grant-read to \
+                     read only) once"
                 ),
-                grants => eprintln!("caller {caller} may use: {}", grants.join(", ")),
+                (grants, read) => {
+                    if !grants.is_empty() {
+                        eprintln!("caller {caller} may use: {}", grants.join(", "));
+                    }
+                    if !read.is_empty() {
+                        eprintln!("caller {caller} may read only: {}", read.join(", "));
+                    }
+                }
             }
             eprintln!("a server reads its tokens when it starts: restart it to accept this one");
         }

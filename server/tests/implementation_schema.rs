@@ -34,6 +34,7 @@ fn as_version_2(path: &std::path::Path) {
          DROP TABLE graph_versions;
          ALTER TABLE documents DROP COLUMN base_branch;
          ALTER TABLE documents DROP COLUMN base_commit;
+         ALTER TABLE grants DROP COLUMN may_write;
          PRAGMA user_version = 2;",
     )
     .unwrap();

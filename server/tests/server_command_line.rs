@@ -1,5 +1,6 @@
 //! The servers' command line as a user meets it: a misspelt flag gets
-//! clap's suggestion and starts nothing, `--listen` takes a bare port as
+//! clap's suggestion and starts nothing, as does a bad `--grant-read`
+//! value (refused in `--grant`'s words), `--listen` takes a bare port as
 //! `--metrics-listen` does, and the start-up lines README.md and
 //! docs/running.md show are the ones a first start prints.
 
@@ -78,6 +79,29 @@ fn a_misspelt_flag_gets_a_suggestion_exit_2_and_starts_nothing() {
         );
         assert!(out.stdout.is_empty(), "{server}: nothing started");
         // Neither the named database nor ./chopin.db was made.
+        assert_eq!(scratch.entries(), Vec::<PathBuf>::new(), "{server}");
+    }
+}
+
+#[test]
+fn a_bad_grant_read_value_is_refused_exit_2_and_starts_nothing() {
+    for server in SERVERS {
+        let scratch = Scratch::new("grant-read");
+        let db = scratch.0.join("plans.db");
+        let out = Command::new(server)
+            .args(["--db", db.to_str().unwrap(), "--grant-read", "ann=acme"])
+            .current_dir(&scratch.0)
+            .env_remove(options::LISTEN_ENV)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{server}: {stderr}");
+        assert!(
+            stderr.contains(r#"--grant-read: "acme" is not * or OWNER/REPO[,OWNER/REPO...]"#),
+            "{server}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{server}: nothing started");
         assert_eq!(scratch.entries(), Vec::<PathBuf>::new(), "{server}");
     }
 }

@@ -54,6 +54,7 @@ fn no_flags_serve_chopin_db_on_port_8080() {
     assert_eq!(options.listen.to_string(), "127.0.0.1:8080");
     assert_eq!(options.database, Database::File(PathBuf::from("chopin.db")));
     assert!(options.tokens.is_empty() && options.grants.is_empty() && !options.read_only);
+    assert!(options.read_grants.is_empty());
     assert_eq!(options.log_format, LogFormat::Text);
     assert_eq!(options.shutdown_timeout, Duration::from_secs(10));
     assert_eq!(options.metrics_listen, None);
@@ -80,6 +81,10 @@ fn every_flag_is_read() {
         "ann=acme/plans,acme/other",
         "--grant",
         "bob=*",
+        "--grant-read",
+        "cat=acme/plans,acme/other",
+        "--grant-read",
+        "ann=*",
         "--import",
         "docs.json",
         "--read-only",
@@ -107,6 +112,16 @@ fn every_flag_is_read() {
     assert_eq!(options.tokens.len(), 2);
     assert_eq!(options.grants[0].1, ["acme/plans", "acme/other"]);
     assert_eq!(options.grants[1].1, ["*"]);
+    assert_eq!(
+        options.read_grants,
+        [
+            (
+                "cat".to_owned(),
+                vec!["acme/plans".to_owned(), "acme/other".to_owned()]
+            ),
+            ("ann".to_owned(), vec!["*".to_owned()]),
+        ]
+    );
     assert_eq!(options.import, Some(PathBuf::from("docs.json")));
     assert!(options.read_only);
     assert_eq!(options.origins, ["https://a.example"]);
@@ -141,6 +156,8 @@ fn bad_command_lines_are_refused_with_a_reason() {
         &["--token", "=ann"],
         &["--grant", "ann=not-a-repo"],
         &["--grant", "ann=a/b/c"],
+        &["--grant-read", "ann=not-a-repo"],
+        &["--grant-read", "=acme/plans"],
         &["--db"],
         &["--frobnicate"],
         &["--log-format", "xml"],
@@ -165,6 +182,31 @@ fn bad_command_lines_are_refused_with_a_reason() {
 }
 
 #[test]
+fn grant_read_refuses_what_grant_refuses_in_the_same_words() {
+    for value in [
+        "ann",
+        "=acme/plans",
+        "ann=",
+        "ann=not-a-repo",
+        "ann=a/b/c",
+        "ann=acme/plans,",
+    ] {
+        let grant = parse(&["--grant", value]).unwrap_err();
+        let read = parse(&["--grant-read", value]).unwrap_err();
+        assert!(grant.starts_with("--grant: "), "{value}: {grant}");
+        assert_eq!(
+            read,
+            grant.replacen("--grant: ", "--grant-read: ", 1),
+            "{value}"
+        );
+    }
+    assert_eq!(
+        parse(&["--grant-read", "ann=not-a-repo"]).unwrap_err(),
+        r#"--grant-read: "not-a-repo" is not * or OWNER/REPO[,OWNER/REPO...]"#
+    );
+}
+
+#[test]
 fn help_lists_every_flag() {
     assert_eq!(parse(&["--help"]).unwrap_err(), "help");
     for flag in [
@@ -173,6 +215,7 @@ fn help_lists_every_flag() {
         "--memory",
         "--token",
         "--grant",
+        "--grant-read",
         "--import",
         "--read-only",
         "--allow-origin",

@@ -179,6 +179,29 @@ fn a_token_for_a_new_caller_reaches_what_the_server_grants_it() {
 }
 
 #[test]
+fn a_token_for_a_read_only_caller_says_what_it_may_only_read() {
+    let db = temp_path("tokens-read-only", "db");
+    let db = db.to_str().unwrap();
+    serve(
+        "chopin-mcp-server",
+        db,
+        &[
+            "--grant-read",
+            "bob=example/plans,acme/plans",
+            "--grant",
+            "bob=acme/plans",
+        ],
+    )
+    .kill();
+    let (_, said) = add("chopin-mcp-server", "bob", db);
+    assert!(said.contains("caller bob may use: acme/plans\n"), "{said}");
+    assert!(
+        said.contains("caller bob may read only: example/plans\n"),
+        "{said}"
+    );
+}
+
+#[test]
 fn a_database_no_server_set_up_is_refused_and_left_as_it_was() {
     let missing = temp_path("tokens-missing", "db");
     for name in support::SERVERS {

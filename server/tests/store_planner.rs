@@ -246,7 +246,8 @@ fn a_version_2_sqlite_file_gains_the_turns_table_in_place() {
              DROP TABLE implementation_events;
              DROP TABLE implementation_runs; DROP TABLE graph_revisions;
              DROP TABLE graph_versions; ALTER TABLE documents DROP COLUMN base_branch;
-             ALTER TABLE documents DROP COLUMN base_commit; PRAGMA user_version = 2;",
+             ALTER TABLE documents DROP COLUMN base_commit;
+             ALTER TABLE grants DROP COLUMN may_write; PRAGMA user_version = 2;",
         )
         .unwrap();
     }
@@ -301,6 +302,7 @@ async fn a_version_2_postgres_database_gains_the_turns_table_in_place() {
              DROP TABLE implementation_runs; DROP TABLE graph_revisions;
              DROP TABLE graph_versions;
              ALTER TABLE documents DROP COLUMN base_branch, DROP COLUMN base_commit;
+             ALTER TABLE grants DROP COLUMN may_write;
              DELETE FROM chopin_schema WHERE version = 3;
              INSERT INTO chopin_schema (version) VALUES (2);",
         )

@@ -68,7 +68,7 @@ pub(super) fn message<C>(
                 .members
                 .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
                 .and_then(|members| {
-                    let name = members.name.and_then(json::name);
+                    let name = members.name();
                     call::tool_call(name, members.arguments, config.tools)
                 })
                 .and_then(|(tool, arguments)| call::step(config, source, tool, arguments));

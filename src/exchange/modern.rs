@@ -160,7 +160,7 @@ pub(crate) fn dispatch<C>(
         .jsonrpc
         .and_then(json::string)
         .is_some_and(|version| version == "2.0");
-    let method = envelope.method.and_then(json::name);
+    let method = envelope.method();
     let (Some(method), true, true) = (method, version_ok, id_ok) else {
         return Outcome::Respond(error(echo, jsonrpc::INVALID_REQUEST));
     };

@@ -50,6 +50,10 @@ fn answer(archive: ArchiveDocument<Caller>, stored: ArchiveOutcome) -> Done {
                 archived_at,
             })),
         ),
+        ArchiveOutcome::Forbidden => (
+            ArchiveResult::Forbidden,
+            archive.answer(ArchiveAnswer::Forbidden),
+        ),
         ArchiveOutcome::Unavailable => (
             ArchiveResult::Unavailable,
             archive.answer(ArchiveAnswer::Unavailable),

@@ -144,6 +144,7 @@ fn answer(
         }
         InvokeOutcome::Archived => (InvokeResult::Archived, PlannerRefusal::DocumentArchived),
         InvokeOutcome::QueueFull => (InvokeResult::QueueFull, PlannerRefusal::PlannerQueueFull),
+        InvokeOutcome::Forbidden => (InvokeResult::Forbidden, PlannerRefusal::RepositoryForbidden),
         InvokeOutcome::Unavailable => (
             InvokeResult::Unavailable,
             PlannerRefusal::DocumentUnavailable,

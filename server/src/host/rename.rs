@@ -43,6 +43,10 @@ fn answer(rename: RenameDocument<Caller>, stored: RenameOutcome) -> Done {
             RenameResult::Archived,
             rename.answer(RenameAnswer::Archived),
         ),
+        RenameOutcome::Forbidden => (
+            RenameResult::Forbidden,
+            rename.answer(RenameAnswer::Forbidden),
+        ),
         RenameOutcome::Unavailable => (
             RenameResult::Unavailable,
             rename.answer(RenameAnswer::Unavailable),

@@ -39,6 +39,10 @@ fn answer(restore: RestoreDocument<Caller>, stored: RestoreOutcome) -> Done {
                 title,
             })),
         ),
+        RestoreOutcome::Forbidden => (
+            RestoreResult::Forbidden,
+            restore.answer(RestoreAnswer::Forbidden),
+        ),
         RestoreOutcome::Unavailable => (
             RestoreResult::Unavailable,
             restore.answer(RestoreAnswer::Unavailable),

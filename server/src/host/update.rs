@@ -40,8 +40,9 @@ fn input(update: &UpdateDocument<Caller>) -> Update {
 }
 
 /// Answers an update with what the store did, and names the result for
-/// logs and metrics. The store never answers `forbidden` (a document the
-/// caller may not see is `unavailable`) or `protected`.
+/// logs and metrics. The store answers `forbidden` only to a caller who
+/// may read the document (a read-only grant: a document the caller may not
+/// see is `unavailable`), and never `protected`.
 fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome, public_url: Option<&str>) -> Done {
     let (result, next) = match stored {
         UpdateOutcome::Updated(revised) => (
@@ -64,6 +65,10 @@ fn answer(update: UpdateDocument<Caller>, stored: UpdateOutcome, public_url: Opt
         UpdateOutcome::Archived => (
             UpdateResult::Archived,
             update.answer(UpdateAnswer::Archived),
+        ),
+        UpdateOutcome::Forbidden => (
+            UpdateResult::Forbidden,
+            update.answer(UpdateAnswer::Forbidden),
         ),
         UpdateOutcome::Unavailable => (
             UpdateResult::Unavailable,

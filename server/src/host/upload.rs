@@ -71,8 +71,8 @@ fn found_image(found: Option<StoredImage>) -> ImageAnswer {
 }
 
 /// Answers an upload with what the store did, and names the result. This
-/// store never answers `forbidden`: a caller without a grant sees no
-/// document.
+/// store answers `forbidden` only to a read-only grant's caller: a caller
+/// without a grant sees no document.
 fn answer(store: StoreImage<Caller>, stored: ImageOutcome) -> Done {
     let (result, answer) = match stored {
         ImageOutcome::Stored => (UploadResult::Stored, StoreImageAnswer::Stored),
@@ -80,6 +80,7 @@ fn answer(store: StoreImage<Caller>, stored: ImageOutcome) -> Done {
         ImageOutcome::QuotaExceeded => {
             (UploadResult::QuotaExceeded, StoreImageAnswer::QuotaExceeded)
         }
+        ImageOutcome::Forbidden => (UploadResult::Forbidden, StoreImageAnswer::Forbidden),
         ImageOutcome::Unavailable => (UploadResult::Unavailable, StoreImageAnswer::Unavailable),
     };
     (Written::Upload(result), store.answer(answer))

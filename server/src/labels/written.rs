@@ -41,6 +41,9 @@ label_set! {
         Archived => "archived",
         /// The plan has dialect issues: nothing reached the store.
         Issues => "issues",
+        /// The caller may read the document but not write it (a
+        /// read-only grant).
+        Forbidden => "forbidden",
         /// No document the caller may see.
         Unavailable => "unavailable",
     }
@@ -53,6 +56,9 @@ label_set! {
         Renamed => "renamed",
         /// The document is archived.
         Archived => "archived",
+        /// The caller may read the document but not write it (a
+        /// read-only grant).
+        Forbidden => "forbidden",
         /// No document the caller may see.
         Unavailable => "unavailable",
     }
@@ -63,6 +69,9 @@ label_set! {
     pub enum ArchiveResult {
         /// The document is archived (also when it already was).
         Archived => "archived",
+        /// The caller may read the document but not write it (a
+        /// read-only grant).
+        Forbidden => "forbidden",
         /// No document the caller may see.
         Unavailable => "unavailable",
     }
@@ -73,6 +82,9 @@ label_set! {
     pub enum RestoreResult {
         /// The document is live (also when it already was).
         Restored => "restored",
+        /// The caller may read the document but not write it (a
+        /// read-only grant).
+        Forbidden => "forbidden",
         /// No document the caller may see.
         Unavailable => "unavailable",
     }
@@ -88,6 +100,9 @@ label_set! {
         Archived => "archived",
         /// The server's turns and queue were full.
         QueueFull => "queue_full",
+        /// The caller may read the document but not write it (a
+        /// read-only grant).
+        Forbidden => "forbidden",
         /// No document the caller may see.
         Unavailable => "unavailable",
     }
@@ -102,6 +117,9 @@ label_set! {
         Archived => "archived",
         /// A new image past the repository's quota.
         QuotaExceeded => "quota_exceeded",
+        /// The caller may read the document but not write it (a
+        /// read-only grant).
+        Forbidden => "forbidden",
         /// No document the caller may see.
         Unavailable => "unavailable",
     }

@@ -75,6 +75,11 @@ struct Serving {
     /// CALLER=OWNER/REPO[,OWNER/REPO...] or CALLER=*
     #[arg(long = "grant", value_name = "CALLER=REPOS", value_parser = values::grant, allow_hyphen_values = true, verbatim_doc_comment)]
     grants: Vec<(String, Vec<String>)>,
+    /// repositories CALLER may list and read in but not write in
+    /// (repeatable): CALLER=OWNER/REPO[,OWNER/REPO...] or CALLER=*;
+    /// a repository --grant names too is read and write
+    #[arg(long = "grant-read", value_name = "CALLER=REPOS", value_parser = values::grant_read, allow_hyphen_values = true, verbatim_doc_comment)]
+    read_grants: Vec<(String, Vec<String>)>,
     /// offer no write tool (create_document, update_document,
     /// rename_document, archive_document, restore_document, upload_image)
     #[arg(long, verbatim_doc_comment)]
@@ -245,6 +250,7 @@ impl Cli {
             database,
             tokens: serving.tokens,
             grants: serving.grants,
+            read_grants: serving.read_grants,
             import: store.import,
             read_only: serving.read_only,
             image_quota_mib: serving.image_quota_mib.unwrap_or(DEFAULT_IMAGE_QUOTA_MIB),

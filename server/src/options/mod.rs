@@ -62,8 +62,10 @@ pub struct Options {
     pub database: Database,
     /// `(token, caller)` pairs; empty means "use the stored token".
     pub tokens: Vec<(String, String)>,
-    /// `(caller, repositories)` pairs.
+    /// `(caller, repositories)` pairs: read and write (`--grant`).
     pub grants: Vec<(String, Vec<String>)>,
+    /// `(caller, repositories)` pairs: read only (`--grant-read`).
+    pub read_grants: Vec<(String, Vec<String>)>,
     pub import: Option<PathBuf>,
     pub read_only: bool,
     /// `--image-quota-mib`: what each repository's images may take, in

@@ -44,11 +44,22 @@ pub fn token(text: &str) -> Result<(String, String), String> {
 
 /// `--grant CALLER=OWNER/REPO[,OWNER/REPO...]` or `CALLER=*`.
 pub fn grant(text: &str) -> Result<(String, Vec<String>), String> {
-    let (caller, list) = pair("--grant", text)?;
+    repositories("--grant", text)
+}
+
+/// `--grant-read CALLER=OWNER/REPO[,OWNER/REPO...]` or `CALLER=*`, checked
+/// as `--grant` is.
+pub fn grant_read(text: &str) -> Result<(String, Vec<String>), String> {
+    repositories("--grant-read", text)
+}
+
+/// `CALLER=OWNER/REPO[,OWNER/REPO...]` or `CALLER=*`, for `flag`.
+fn repositories(flag: &str, text: &str) -> Result<(String, Vec<String>), String> {
+    let (caller, list) = pair(flag, text)?;
     let repositories: Vec<String> = list.split(',').map(str::to_owned).collect();
     if repositories.iter().any(|r| r != "*" && !is_repository(r)) {
         return Err(format!(
-            "--grant: {list:?} is not * or OWNER/REPO[,OWNER/REPO...]"
+            "{flag}: {list:?} is not * or OWNER/REPO[,OWNER/REPO...]"
         ));
     }
     Ok((caller, repositories))

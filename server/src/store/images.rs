@@ -27,6 +27,9 @@ pub enum ImageOutcome {
     /// The repository's images and this one would pass the quota: nothing
     /// written (an image the repository already holds costs nothing).
     QuotaExceeded,
+    /// The caller may see the document but not write it (a read-only
+    /// grant): nothing written.
+    Forbidden,
     /// No document the caller may see.
     Unavailable,
 }

@@ -165,6 +165,35 @@ pub enum ReportOutcome {
     Unavailable,
 }
 
+/// What a caller's grants let it do with a repository's documents
+/// (IMPLEMENTATION.md §4, read-only grants).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Access {
+    /// No grant: its documents are unavailable.
+    None,
+    /// A read-only grant (`--grant-read`): writes are forbidden.
+    Read,
+    /// A grant to read and write (`--grant`).
+    Write,
+}
+
+impl Access {
+    /// From the grants' `may_write` (none, false or true: the greatest of
+    /// the caller's grants on `*` and on the repository).
+    pub(super) fn of(may_write: Option<bool>) -> Access {
+        match may_write {
+            None => Access::None,
+            Some(false) => Access::Read,
+            Some(true) => Access::Write,
+        }
+    }
+
+    /// Whether the caller may see the documents.
+    pub(super) fn may_read(self) -> bool {
+        self != Access::None
+    }
+}
+
 /// A stored log that no longer folds (`runs check`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {

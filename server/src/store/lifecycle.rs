@@ -11,6 +11,9 @@ pub enum RenameOutcome {
     Renamed { id: String, title: String },
     /// The document is archived.
     Archived,
+    /// The caller may see the document but not write it (a read-only
+    /// grant).
+    Forbidden,
     /// No document the caller may see.
     Unavailable,
 }
@@ -26,6 +29,9 @@ pub enum ArchiveOutcome {
         title: String,
         archived_at: String,
     },
+    /// The caller may see the document but not write it (a read-only
+    /// grant).
+    Forbidden,
     /// No document the caller may see.
     Unavailable,
 }
@@ -35,6 +41,9 @@ pub enum ArchiveOutcome {
 pub enum RestoreOutcome {
     /// The document is live (also when it was not archived).
     Restored { id: String, title: String },
+    /// The caller may see the document but not write it (a read-only
+    /// grant).
+    Forbidden,
     /// No document the caller may see.
     Unavailable,
 }

@@ -41,6 +41,9 @@ pub enum InvokeOutcome {
     Archived,
     /// The server had no room: nothing recorded.
     QueueFull,
+    /// The caller may see the document but not write it (a read-only
+    /// grant): nothing recorded.
+    Forbidden,
     /// No document the caller may see.
     Unavailable,
 }

@@ -12,8 +12,8 @@ pub const ALL_REPOSITORIES: &str = "*";
 /// an earlier one. 1: token digests (SQLite databases without a version are
 /// the earlier plain-token layout). 2: archives, the plan and title
 /// history, update idempotency records. 3: graph versions, implementation
-/// runs and their events (IMPLEMENTATION.md §4), the planner's turns, images
-/// and their links to documents.
+/// runs and their events (IMPLEMENTATION.md §4), read-only grants, the
+/// planner's turns, images and their links to documents.
 pub const SCHEMA_VERSION: i64 = 3;
 
 /// A document as imported with `--import` (a JSON array of these).
@@ -44,8 +44,13 @@ pub struct Setup {
     pub samples: Vec<Imported>,
     /// Stored when the database holds no token.
     pub first_token: Option<FirstToken>,
-    /// `(caller, repositories)`: replaces each caller's grants.
+    /// `(caller, repositories)` to read and write in (`--grant`).
     pub grants: Vec<(String, Vec<String>)>,
+    /// `(caller, repositories)` to read only (`--grant-read`,
+    /// IMPLEMENTATION.md §4). Each caller named here or in
+    /// [`grants`](Self::grants) has its grants replaced by what the two
+    /// name together: a repository named by both is read and write.
+    pub read_grants: Vec<(String, Vec<String>)>,
     /// Inserted or replaced, all or none.
     pub import: Vec<Imported>,
 }
@@ -88,6 +93,18 @@ impl Store {
         };
         self.setup(&setup).await.map(drop)
     }
+}
+
+/// The callers whose grants a set-up replaces, each once, in the order
+/// first named ([`Setup::grants`], then [`Setup::read_grants`]).
+pub(super) fn granted_callers(setup: &Setup) -> Vec<&str> {
+    let mut callers: Vec<&str> = Vec::new();
+    for (caller, _) in setup.grants.iter().chain(&setup.read_grants) {
+        if !callers.contains(&caller.as_str()) {
+            callers.push(caller);
+        }
+    }
+    callers
 }
 
 /// An imported document's revision as the engines store it (a signed

@@ -11,9 +11,23 @@ use super::{SCHEMA_VERSION, StoreError};
 /// What adding a token found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenAdded {
-    /// The caller's grants (`owner/name`, or `*`), in order: what the new
-    /// token may reach.
+    /// The caller's grants to read and write (`owner/name`, or `*`), in
+    /// order: what the new token may reach.
     pub grants: Vec<String>,
+    /// The caller's read-only grants (`--grant-read`), in order.
+    pub read_grants: Vec<String>,
+}
+
+impl TokenAdded {
+    /// From the caller's `(repository, may_write)` grants, in order.
+    pub(super) fn from_grants(rows: Vec<(String, bool)>) -> TokenAdded {
+        let (written, read): (Vec<_>, Vec<_>) = rows.into_iter().partition(|(_, w)| *w);
+        let names = |rows: Vec<(String, bool)>| rows.into_iter().map(|(r, _)| r).collect();
+        TokenAdded {
+            grants: names(written),
+            read_grants: names(read),
+        }
+    }
 }
 
 /// Refuses a database whose schema version (`found`) is not this

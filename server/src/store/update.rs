@@ -31,7 +31,7 @@ pub struct Revised {
 }
 
 /// How an update ended. LIFECYCLE.md §2 decides in the order: unavailable,
-/// replayed or conflict, archived, revision conflict, updated.
+/// forbidden (IMPLEMENTATION.md §4), replayed or conflict, archived, revision conflict, updated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateOutcome {
     /// The plan was stored as the next revision, the replaced one kept; or
@@ -51,6 +51,9 @@ pub enum UpdateOutcome {
     Locked,
     /// The document is archived.
     Archived,
+    /// The caller may see the document but not write it (a read-only
+    /// grant): decided first, after unavailable.
+    Forbidden,
     /// No document the caller may see.
     Unavailable,
 }

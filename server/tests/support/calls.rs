@@ -63,12 +63,28 @@ pub fn post(addr: SocketAddr, body: &str) -> String {
 
 /// [`post`] with the bearer token `token`.
 pub fn post_as(addr: SocketAddr, token: &str, body: &str) -> String {
+    post_with(addr, &format!("authorization: Bearer {token}\r\n"), body)
+}
+
+/// [`post`] in the session `session` (its `mcp-session-id` header line).
+pub fn post_in_session(addr: SocketAddr, session: &str, body: &str) -> String {
+    post_with(
+        addr,
+        &format!("authorization: Bearer {TOKEN}\r\nmcp-session-id: {session}\r\n"),
+        body,
+    )
+}
+
+/// POSTs `body` with the header lines `headers` (each ending in CRLF)
+/// after `host`; the raw response, empty when the connection failed or
+/// broke before an answer.
+pub fn post_with(addr: SocketAddr, headers: &str, body: &str) -> String {
     let Ok(mut stream) = TcpStream::connect(addr) else {
         return String::new();
     };
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\nauthorization: Bearer {token}\r\n\
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\n{headers}\
          content-type: application/json\r\naccept: application/json, text/event-stream\r\n\
          content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()

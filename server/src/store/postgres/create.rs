@@ -18,7 +18,7 @@ const INSERT: &str = "INSERT INTO documents (id, repository, title, source, revi
       created_by, idempotency_key, fingerprint, brief, base_branch, base_commit)
     SELECT $1, $2, $3, $4, 0, $5, $6, $7, $8, $9, $10
     WHERE EXISTS (SELECT 1 FROM grants WHERE caller = $5
-      AND (repository = '*' OR repository = $2))
+      AND (repository = '*' OR repository = $2) AND may_write)
     ON CONFLICT (created_by, idempotency_key) DO NOTHING
     RETURNING id";
 
@@ -28,7 +28,7 @@ const INSERT: &str = "INSERT INTO documents (id, repository, title, source, revi
 /// oldest replaced one, else the current) and the plan of revision 0 (the
 /// oldest kept, else the current); its fingerprint and brief.
 const EARLIER: &str = "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = $1
-      AND (repository = '*' OR repository = $3)),
+      AND (repository = '*' OR repository = $3) AND may_write),
     d.id,
     coalesce((SELECT t.title FROM title_history t WHERE t.document_id = d.id
       ORDER BY t.seq LIMIT 1), d.title),

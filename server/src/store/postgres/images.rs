@@ -20,14 +20,17 @@ use crate::store::{ImageOutcome, NewImage, StoreError, StoredImage, document_id}
 /// `store_image`: $1 caller, $2 document id, $3 digest, $4 type, $5 size,
 /// $6 bytes, $7 quota. One row when the caller may see the document:
 /// whether it is archived, whether the image fits (held already, or within
-/// the quota); the image kept and linked when it is live and fits.
+/// the quota), whether the caller may write it; the image kept and linked
+/// when it may, the document is live and the image fits.
 const STORE: &str = "WITH doc AS (
-    SELECT d.id, d.repository, d.archived_at IS NOT NULL AS archived FROM documents d
+    SELECT d.id, d.repository, d.archived_at IS NOT NULL AS archived,
+      EXISTS (SELECT 1 FROM grants w WHERE w.caller = $1 AND w.may_write
+      AND (w.repository = '*' OR w.repository = d.repository)) AS writable FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
     FOR SHARE OF d
 ), state AS (
-    SELECT doc.id, doc.repository, doc.archived,
+    SELECT doc.id, doc.repository, doc.archived, doc.writable,
         EXISTS (SELECT 1 FROM images i
           WHERE i.repository = doc.repository AND i.sha256 = $3) AS held,
         (SELECT coalesce(sum(i.size), 0) FROM images i
@@ -36,15 +39,15 @@ const STORE: &str = "WITH doc AS (
 ), kept AS (
     INSERT INTO images (repository, sha256, media_type, size, bytes, uploaded_by)
     SELECT s.repository, $3, $4, $5, $6, $1 FROM state s
-    WHERE NOT s.archived AND NOT s.held AND s.used + $5 <= $7
+    WHERE s.writable AND NOT s.archived AND NOT s.held AND s.used + $5 <= $7
     ON CONFLICT DO NOTHING
 ), linked AS (
     INSERT INTO document_images (document_id, sha256, linked_by)
     SELECT s.id, $3, $1 FROM state s
-    WHERE NOT s.archived AND (s.held OR s.used + $5 <= $7)
+    WHERE s.writable AND NOT s.archived AND (s.held OR s.used + $5 <= $7)
     ON CONFLICT DO NOTHING
 )
-SELECT s.archived, s.held OR s.used + $5 <= $7 FROM state s";
+SELECT s.archived, s.held OR s.used + $5 <= $7, s.writable FROM state s";
 
 /// `read_image`: $1 caller, $2 digest. The image through a document the
 /// caller may see (archived too): type and bytes.
@@ -80,7 +83,9 @@ impl Postgres {
         let Some(row) = self.one(true, STORE, &params).await? else {
             return Ok(ImageOutcome::Unavailable);
         };
-        Ok(if row.try_get(0)? {
+        Ok(if !row.try_get::<_, bool>(2)? {
+            ImageOutcome::Forbidden
+        } else if row.try_get(0)? {
             ImageOutcome::Archived
         } else if row.try_get(1)? {
             ImageOutcome::Stored

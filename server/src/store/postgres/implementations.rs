@@ -18,15 +18,16 @@ use tokio_postgres::{Client, Transaction};
 use super::Postgres;
 use super::query::{Deadline, text};
 use crate::store::implementations::{
-    Broken, ClaimDecision, ClaimOutcome, Claimant, GraphDraft, GraphOutcome, Loaded,
+    Access, Broken, ClaimDecision, ClaimOutcome, Claimant, GraphDraft, GraphOutcome, Loaded,
     ReportDecision, ReportOutcome, Reported, StoredRun, broken, decide_approve, decide_claim,
     decide_draft, decide_report, definition_of, event_json, state_of, tasks_json,
 };
 use crate::store::{StoreError, document_id, revision_of};
 
-/// Whether caller $1 has a grant on repository $2.
-const GRANTED: &str = "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
-    AND (g.repository = '*' OR g.repository = $2))";
+/// Caller $1's grant on repository $2: NULL (none), false (read only) or
+/// true (read and write).
+const GRANTED: &str = "SELECT bool_or(g.may_write) FROM grants g WHERE g.caller = $1
+    AND (g.repository = '*' OR g.repository = $2)";
 
 fn int(value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| StoreError::Invalid(format!("{value} is out of range")))
@@ -140,11 +141,17 @@ async fn load(tx: &Transaction<'_>, id: &str, lock: bool) -> Result<Option<Loade
     Ok(Some(doc))
 }
 
-async fn granted(tx: &Transaction<'_>, caller: &str, repository: &str) -> Result<bool, StoreError> {
-    Ok(tx
+/// What `caller` may do with documents of `repository`.
+async fn granted(
+    tx: &Transaction<'_>,
+    caller: &str,
+    repository: &str,
+) -> Result<Access, StoreError> {
+    let may_write: Option<bool> = tx
         .query_typed_one(GRANTED, &[(&caller, Type::TEXT), (&repository, Type::TEXT)])
         .await?
-        .try_get(0)?)
+        .try_get(0)?;
+    Ok(Access::of(may_write))
 }
 
 /// Starts a transaction bounded by `deadline`.
@@ -380,7 +387,7 @@ async fn rows_try(
     {
         let doc = match load(&tx, &document_id(locator), false).await? {
             Some(doc) => match caller {
-                Some(caller) if !granted(&tx, caller, &doc.repository).await? => None,
+                Some(caller) if !granted(&tx, caller, &doc.repository).await?.may_read() => None,
                 _ => Some(doc),
             },
             None => None,
@@ -420,8 +427,12 @@ async fn claim_try(
 ) -> Result<ClaimOutcome, StoreError> {
     {
         let doc = match load(&tx, &document_id(&asked.locator), true).await? {
-            Some(doc) if granted(&tx, caller, &doc.repository).await? => doc,
-            _ => return Ok(ClaimOutcome::Unavailable),
+            Some(doc) => match granted(&tx, caller, &doc.repository).await? {
+                Access::None => return Ok(ClaimOutcome::Unavailable),
+                Access::Read => return Ok(ClaimOutcome::Forbidden),
+                Access::Write => doc,
+            },
+            None => return Ok(ClaimOutcome::Unavailable),
         };
         let run = match decide_claim(&doc, asked) {
             ClaimDecision::Answer(outcome) => return Ok(outcome),
@@ -470,8 +481,12 @@ async fn report_try(
 ) -> Result<ReportOutcome, StoreError> {
     {
         let mut doc = match load(&tx, &document_id(&asked.locator), true).await? {
-            Some(doc) if granted(&tx, caller, &doc.repository).await? => doc,
-            _ => return Ok(ReportOutcome::Unavailable),
+            Some(doc) => match granted(&tx, caller, &doc.repository).await? {
+                Access::None => return Ok(ReportOutcome::Unavailable),
+                Access::Read => return Ok(ReportOutcome::Forbidden),
+                Access::Write => doc,
+            },
+            None => return Ok(ReportOutcome::Unavailable),
         };
         let (at, seq, event, ends) = match decide_report(&doc, caller, asked) {
             ReportDecision::Replayed => return Ok(ReportOutcome::Replayed(doc)),

@@ -22,51 +22,59 @@ use crate::store::{
 };
 
 /// `rename`: $1 caller, $2 document id, $3 title. The document the caller
-/// may see, locked (id, archived); the title replaced when it is live and
-/// differs, the old one kept.
+/// may see, locked (id, archived, whether the caller may write it); the
+/// title replaced when it may, the document is live and the title differs,
+/// the old one kept.
 const RENAME: &str = "WITH doc AS (
-    SELECT d.id, d.title, d.archived_at IS NOT NULL AS archived FROM documents d
+    SELECT d.id, d.title, d.archived_at IS NOT NULL AS archived,
+      EXISTS (SELECT 1 FROM grants w WHERE w.caller = $1 AND w.may_write
+      AND (w.repository = '*' OR w.repository = d.repository)) AS writable FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
     FOR NO KEY UPDATE OF d
 ), renamed AS (
     UPDATE documents d SET title = $3 FROM doc
-    WHERE d.id = doc.id AND NOT doc.archived AND doc.title <> $3
+    WHERE d.id = doc.id AND doc.writable AND NOT doc.archived AND doc.title <> $3
     RETURNING d.id
 ), kept AS (
     INSERT INTO title_history (document_id, title, replaced_by)
     SELECT doc.id, doc.title, $1 FROM doc, renamed
 )
-SELECT doc.id, doc.archived FROM doc";
+SELECT doc.id, doc.archived, doc.writable FROM doc";
 
 /// `archive`: $1 caller, $2 document id, $3 the time. The document the
 /// caller may see, locked (id, title, when archived: this time unless it
-/// already was).
+/// already was; whether the caller may write it: archived only then).
 const ARCHIVE: &str = "WITH doc AS (
-    SELECT d.id, d.title, d.archived_at FROM documents d
+    SELECT d.id, d.title, d.archived_at,
+      EXISTS (SELECT 1 FROM grants w WHERE w.caller = $1 AND w.may_write
+      AND (w.repository = '*' OR w.repository = d.repository)) AS writable FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
     FOR NO KEY UPDATE OF d
 ), archived AS (
     UPDATE documents d SET archived_at = $3, archived_by = $1 FROM doc
-    WHERE d.id = doc.id AND doc.archived_at IS NULL
+    WHERE d.id = doc.id AND doc.writable AND doc.archived_at IS NULL
     RETURNING d.id
 )
-SELECT doc.id, doc.title, coalesce(doc.archived_at, $3) FROM doc";
+SELECT doc.id, doc.title, coalesce(doc.archived_at, $3), doc.writable FROM doc";
 
 /// `restore`: $1 caller, $2 document id. The document the caller may see,
-/// locked (id, title), live again.
+/// locked (id, title, whether the caller may write it), live again when it
+/// may.
 const RESTORE: &str = "WITH doc AS (
-    SELECT d.id, d.title, d.archived_at FROM documents d
+    SELECT d.id, d.title, d.archived_at,
+      EXISTS (SELECT 1 FROM grants w WHERE w.caller = $1 AND w.may_write
+      AND (w.repository = '*' OR w.repository = d.repository)) AS writable FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
     FOR NO KEY UPDATE OF d
 ), restored AS (
     UPDATE documents d SET archived_at = NULL, archived_by = NULL FROM doc
-    WHERE d.id = doc.id AND doc.archived_at IS NOT NULL
+    WHERE d.id = doc.id AND doc.writable AND doc.archived_at IS NOT NULL
     RETURNING d.id
 )
-SELECT doc.id, doc.title FROM doc";
+SELECT doc.id, doc.title, doc.writable FROM doc";
 
 impl Postgres {
     /// See [`crate::store::Store::rename`]: the document named by its id
@@ -86,6 +94,9 @@ impl Postgres {
         let Some(row) = self.write_one(RENAME, &params).await? else {
             return Ok(RenameOutcome::Unavailable);
         };
+        if !row.try_get::<_, bool>(2)? {
+            return Ok(RenameOutcome::Forbidden);
+        }
         if row.try_get(1)? {
             return Ok(RenameOutcome::Archived);
         }
@@ -112,6 +123,9 @@ impl Postgres {
         let Some(row) = self.write_one(ARCHIVE, &params).await? else {
             return Ok(ArchiveOutcome::Unavailable);
         };
+        if !row.try_get::<_, bool>(3)? {
+            return Ok(ArchiveOutcome::Forbidden);
+        }
         Ok(ArchiveOutcome::Archived {
             id: text(&row, 0)?,
             title: text(&row, 1)?,
@@ -127,6 +141,9 @@ impl Postgres {
         let Some(row) = self.write_one(RESTORE, &params).await? else {
             return Ok(RestoreOutcome::Unavailable);
         };
+        if !row.try_get::<_, bool>(2)? {
+            return Ok(RestoreOutcome::Forbidden);
+        }
         Ok(RestoreOutcome::Restored {
             id: text(&row, 0)?,
             title: text(&row, 1)?,

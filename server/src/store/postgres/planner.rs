@@ -11,20 +11,24 @@ use crate::store::{InvokeOutcome, NewTurn, StoreError, TurnEnd, document_id};
 
 /// `invoke`: $1 caller, $2 document id, $3 instruction, $4 checkout, $5
 /// server, $6 admitted, $7 and $8 the client's name and version. The document the caller may see (id, title,
-/// repository, archived) and the turn recorded when it is live and the
-/// server has room.
+/// repository, archived, whether the caller may write it) and the turn
+/// recorded when it may, the document is live and the server has room.
 const INVOKE: &str = "WITH doc AS (
-    SELECT d.id, d.title, d.repository, d.archived_at IS NOT NULL AS archived
+    SELECT d.id, d.title, d.repository, d.archived_at IS NOT NULL AS archived,
+      EXISTS (SELECT 1 FROM grants w WHERE w.caller = $1 AND w.may_write
+      AND (w.repository = '*' OR w.repository = d.repository)) AS writable
     FROM documents d
     WHERE d.id = $2 AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = $1
       AND (g.repository = '*' OR g.repository = d.repository))
 ), turn AS (
     INSERT INTO planner_turns (document_id, caller, client_name, client_version, instruction,
       checkout, server, state)
-    SELECT doc.id, $1, $7, $8, $3, $4, $5, 'queued' FROM doc WHERE NOT doc.archived AND $6
+    SELECT doc.id, $1, $7, $8, $3, $4, $5, 'queued' FROM doc
+    WHERE doc.writable AND NOT doc.archived AND $6
     RETURNING seq
 )
-SELECT doc.id, doc.title, doc.repository, doc.archived, (SELECT seq FROM turn) FROM doc";
+SELECT doc.id, doc.title, doc.repository, doc.archived, (SELECT seq FROM turn), doc.writable
+FROM doc";
 
 const START: &str = "UPDATE planner_turns SET state = 'running', started_at = now()
     WHERE seq = $1 RETURNING seq";
@@ -57,6 +61,9 @@ impl Postgres {
         let Some(row) = self.write_one(INVOKE, &params).await? else {
             return Ok(InvokeOutcome::Unavailable);
         };
+        if !row.try_get::<_, bool>(5)? {
+            return Ok(InvokeOutcome::Forbidden);
+        }
         if row.try_get(3)? {
             return Ok(InvokeOutcome::Archived);
         }

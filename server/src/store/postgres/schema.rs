@@ -89,10 +89,13 @@ DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 /// made, nothing copied): a document's provenance (`base_branch`,
 /// `base_commit`), its graph versions as they stand and every drafted
 /// revision, its implementation runs (at most one not ended: the partial
-/// unique index) and their events (a key once a document). The earlier
-/// update functions are dropped: their successor answers `document-locked`.
+/// unique index) and their events (a key once a document); `grants.may_write`,
+/// false for a read-only grant (`--grant-read`), true (every earlier grant)
+/// for read and write. The earlier update functions are dropped: their
+/// successor answers `document-locked` and `forbidden`.
 const V3_IMPLEMENTATIONS: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch text, ADD COLUMN base_commit text;
+ALTER TABLE grants ADD COLUMN may_write boolean NOT NULL DEFAULT true;
 CREATE TABLE graph_versions (
     document_id   bytea NOT NULL REFERENCES documents (id),
     number        bigint NOT NULL CHECK (number >= 1),
@@ -241,8 +244,9 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
 ///
 /// `update` (LIFECYCLE.md §2, see `update.rs` for how racers agree): one
 /// statement, so one snapshot, taken before any wait. One row: the document
-/// `p_caller` may see (id, revision, archived; NULLs without one); the
-/// update made, if it was (its title and brief; NULLs without); and the
+/// `p_caller` may see (id, revision, archived, whether `p_caller` may write
+/// it: nothing is written without; NULLs without one); the update made, if
+/// it was (its title and brief; NULLs without); and the
 /// caller's earlier update under `p_key` (whether its fingerprint is this
 /// one, its document, revision and title; with the same fingerprint, the
 /// plan of that revision, the current one or the latest kept, and the
@@ -293,7 +297,7 @@ $body$"#,
     p_plan bytea, p_key bytea, p_fingerprint text)
 RETURNS TABLE (id bytea, revision bigint, archived boolean, title bytea, brief text,
     same_request boolean, earlier_id bytea, earlier_revision bigint, earlier_title bytea,
-    replay_source bytea, replay_brief text, no_op boolean, locked boolean)
+    replay_source bytea, replay_brief text, no_op boolean, locked boolean, writable boolean)
 LANGUAGE plpgsql AS $body$
 #variable_conflict use_column
 BEGIN
@@ -305,7 +309,9 @@ BEGIN
         SELECT d.id, d.revision, d.archived_at IS NOT NULL AS archived,
             d.source = p_plan AS same_plan,
             EXISTS (SELECT 1 FROM implementation_runs r
-              WHERE r.document_id = d.id AND r.ended_at IS NULL) AS locked
+              WHERE r.document_id = d.id AND r.ended_at IS NULL) AS locked,
+            EXISTS (SELECT 1 FROM grants w WHERE w.caller = p_caller AND w.may_write
+              AND (w.repository = '*' OR w.repository = d.repository)) AS writable
         FROM documents d
         WHERE d.id = p_id AND EXISTS (SELECT 1 FROM grants g WHERE g.caller = p_caller
           AND (g.repository = '*' OR g.repository = d.repository))
@@ -317,14 +323,15 @@ BEGIN
         FROM doc
         WHERE d.id = doc.id AND d.revision = p_revision AND d.archived_at IS NULL
           AND doc.revision = p_revision AND NOT doc.archived AND NOT doc.locked
-          AND NOT doc.same_plan
+          AND doc.writable AND NOT doc.same_plan
           AND NOT EXISTS (SELECT 1 FROM earlier)
         RETURNING d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
     ), unchanged AS (
         SELECT d.title, CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END AS brief
         FROM documents d, doc
         WHERE d.id = doc.id AND doc.revision = p_revision AND NOT doc.archived
-          AND doc.same_plan AND NOT doc.locked AND NOT EXISTS (SELECT 1 FROM earlier)
+          AND doc.same_plan AND NOT doc.locked AND doc.writable
+          AND NOT EXISTS (SELECT 1 FROM earlier)
     ), kept AS (
         INSERT INTO plan_history (document_id, revision, source, replaced_by)
         SELECT o.id, o.revision, o.source, p_caller FROM documents o, changed
@@ -340,7 +347,8 @@ BEGIN
     SELECT doc.id, doc.revision, doc.archived, coalesce(changed.title, unchanged.title),
         coalesce(changed.brief, unchanged.brief),
         earlier.fingerprint = p_fingerprint, earlier.document_id, earlier.revision,
-        earlier.title, replay.source, replay.brief, unchanged.title IS NOT NULL, doc.locked
+        earlier.title, replay.source, replay.brief, unchanged.title IS NOT NULL, doc.locked,
+        doc.writable
     FROM (SELECT 1) AS one
     LEFT JOIN doc ON true
     LEFT JOIN changed ON true

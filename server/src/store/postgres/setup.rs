@@ -6,7 +6,7 @@ use tokio_postgres::types::Type;
 use tokio_postgres::{Client, Transaction};
 
 use super::{Postgres, pool_error, schema, tokens};
-use crate::store::setup::stored_revision;
+use crate::store::setup::{granted_callers, stored_revision};
 use crate::store::{Imported, SCHEMA_VERSION, Setup, Started, StoreError, token_digest};
 
 /// The advisory lock that serializes set-ups (schema, seed, grants,
@@ -85,9 +85,7 @@ impl Postgres {
                 first_token_stored = true;
             }
         }
-        for (caller, repositories) in &setup.grants {
-            set_grants(&tx, caller, repositories).await?;
-        }
+        replace_grants(&tx, setup).await?;
         import(&tx, &setup.import).await?;
         let tokens = tokens::token_rows(&tx).await?;
         tx.commit().await?;
@@ -117,6 +115,37 @@ async fn set_grants(
             &[(&caller, Type::TEXT), (repository, Type::TEXT)],
         )
         .await?;
+    }
+    Ok(())
+}
+
+/// Replaces the grants of every caller [`Setup`] names: read and write
+/// where `--grant` names the repository, read only where `--grant-read`
+/// alone does.
+async fn replace_grants(tx: &Transaction<'_>, setup: &Setup) -> Result<(), StoreError> {
+    for caller in granted_callers(setup) {
+        tx.execute_typed(
+            "DELETE FROM grants WHERE caller = $1",
+            &[(&caller, Type::TEXT)],
+        )
+        .await?;
+    }
+    let written = setup.grants.iter().map(|grant| (grant, true));
+    let read = setup.read_grants.iter().map(|grant| (grant, false));
+    for ((caller, repositories), may_write) in written.chain(read) {
+        for repository in repositories {
+            tx.execute_typed(
+                "INSERT INTO grants (caller, repository, may_write) VALUES ($1, $2, $3)
+                 ON CONFLICT (caller, repository)
+                 DO UPDATE SET may_write = grants.may_write OR excluded.may_write",
+                &[
+                    (caller, Type::TEXT),
+                    (repository, Type::TEXT),
+                    (&may_write, Type::BOOL),
+                ],
+            )
+            .await?;
+        }
     }
     Ok(())
 }

@@ -22,15 +22,15 @@ impl Postgres {
         .await?;
         let grants = tx
             .query_typed(
-                "SELECT repository FROM grants WHERE caller = $1 ORDER BY repository",
+                "SELECT repository, may_write FROM grants WHERE caller = $1 ORDER BY repository",
                 &[(&caller, Type::TEXT)],
             )
             .await?
             .iter()
-            .map(|row| row.get(0))
+            .map(|row| (row.get(0), row.get(1)))
             .collect();
         tx.commit().await?;
-        Ok(TokenAdded { grants })
+        Ok(TokenAdded::from_grants(grants))
     }
 
     /// See [`crate::store::Store::revoke_tokens`].

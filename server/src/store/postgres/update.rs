@@ -115,6 +115,9 @@ fn outcome_of(row: &Row, update: &Update) -> Result<Option<UpdateOutcome>, Store
     let Some(id) = row.try_get::<_, Option<Vec<u8>>>(0)? else {
         return Ok(Some(UpdateOutcome::Unavailable));
     };
+    if !row.try_get::<_, Option<bool>>(13)?.unwrap_or(false) {
+        return Ok(Some(UpdateOutcome::Forbidden));
+    }
     let utf8 = |bytes: Vec<u8>| {
         String::from_utf8(bytes)
             .map_err(|_| StoreError::Invalid("a stored text is not UTF-8".to_owned()))

@@ -50,7 +50,7 @@ impl Sqlite {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let granted: bool = tx.query_row(
             "SELECT EXISTS (SELECT 1 FROM grants WHERE caller = ?1
-               AND (repository = '*' OR repository = ?2))",
+               AND (repository = '*' OR repository = ?2) AND may_write)",
             params![caller, draft.repository],
             |row| row.get(0),
         )?;

@@ -11,8 +11,12 @@ use super::{OnRuntime, Sqlite};
 use crate::store::{ImageOutcome, NewImage, StoreError, StoredImage, document_id};
 
 /// The document ?2 if `caller` (?1) may see it, archived or not: id,
-/// repository, whether archived.
-const FIND: &str = "SELECT d.id, d.repository, d.archived_at IS NOT NULL FROM documents d
+/// repository, whether archived, whether the caller may write it.
+const FIND: &str = "SELECT d.id, d.repository, d.archived_at IS NOT NULL,
+      EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*' AND g.may_write)
+        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+          AND g.repository = d.repository AND g.may_write)
+    FROM documents d
     WHERE d.id = ?2
       AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
         OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = d.repository))";
@@ -51,12 +55,16 @@ impl Sqlite {
                     row.get::<_, String>(0)?,
                     row.get::<_, String>(1)?,
                     row.get::<_, bool>(2)?,
+                    row.get::<_, bool>(3)?,
                 ))
             })
             .optional()?;
-        let Some((id, repository, archived)) = found else {
+        let Some((id, repository, archived, writable)) = found else {
             return Ok(ImageOutcome::Unavailable);
         };
+        if !writable {
+            return Ok(ImageOutcome::Forbidden);
+        }
         if archived {
             return Ok(ImageOutcome::Archived);
         }

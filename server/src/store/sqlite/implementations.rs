@@ -10,15 +10,16 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::{OnRuntime, Sqlite};
 use crate::store::implementations::{
-    Broken, ClaimDecision, ClaimOutcome, Claimant, GraphDraft, GraphOutcome, Loaded,
+    Access, Broken, ClaimDecision, ClaimOutcome, Claimant, GraphDraft, GraphOutcome, Loaded,
     ReportDecision, ReportOutcome, Reported, StoredRun, broken, decide_approve, decide_claim,
     decide_draft, decide_report, definition_of, event_json, state_of, tasks_json,
 };
 use crate::store::{StoreError, document_id, revision_of};
 
-/// Whether caller ?1 has a grant on repository ?2.
-const GRANTED: &str = "SELECT EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
-    AND (g.repository = '*' OR g.repository = ?2))";
+/// Caller ?1's grant on repository ?2: NULL (none), 0 (read only) or 1
+/// (read and write).
+const GRANTED: &str = "SELECT max(g.may_write) FROM grants g WHERE g.caller = ?1
+    AND (g.repository = '*' OR g.repository = ?2)";
 
 fn int(value: u64) -> Result<i64, StoreError> {
     i64::try_from(value).map_err(|_| StoreError::Invalid(format!("{value} is out of range")))
@@ -134,11 +135,12 @@ pub(super) fn load(conn: &Connection, id: &str) -> Result<Option<Loaded>, StoreE
     Ok(Some(doc))
 }
 
-/// Whether `caller` may see documents of `repository`.
-fn granted(conn: &Connection, caller: &str, repository: &str) -> Result<bool, StoreError> {
-    Ok(conn
+/// What `caller` may do with documents of `repository`.
+fn granted(conn: &Connection, caller: &str, repository: &str) -> Result<Access, StoreError> {
+    let may_write: Option<bool> = conn
         .prepare_cached(GRANTED)?
-        .query_row(params![caller, repository], |row| row.get(0))?)
+        .query_row(params![caller, repository], |row| row.get(0))?;
+    Ok(Access::of(may_write))
 }
 
 /// Stores `version` (replacing its number's row) and its revision.
@@ -290,7 +292,7 @@ impl Sqlite {
         self.reading(|conn| {
             let tx = conn.unchecked_transaction()?;
             let doc = match load(&tx, &document_id(locator))? {
-                Some(doc) if granted(&tx, caller, &doc.repository)? => Some(doc),
+                Some(doc) if granted(&tx, caller, &doc.repository)?.may_read() => Some(doc),
                 _ => None,
             };
             tx.commit()?;
@@ -303,8 +305,12 @@ impl Sqlite {
         let mut conn = self.writer();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let doc = match load(&tx, &document_id(&asked.locator))? {
-            Some(doc) if granted(&tx, caller, &doc.repository)? => doc,
-            _ => return Ok(ClaimOutcome::Unavailable),
+            Some(doc) => match granted(&tx, caller, &doc.repository)? {
+                Access::None => return Ok(ClaimOutcome::Unavailable),
+                Access::Read => return Ok(ClaimOutcome::Forbidden),
+                Access::Write => doc,
+            },
+            None => return Ok(ClaimOutcome::Unavailable),
         };
         let run = match decide_claim(&doc, asked) {
             ClaimDecision::Answer(outcome) => return Ok(outcome),
@@ -342,8 +348,12 @@ impl Sqlite {
         let mut conn = self.writer();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let mut doc = match load(&tx, &document_id(&asked.locator))? {
-            Some(doc) if granted(&tx, caller, &doc.repository)? => doc,
-            _ => return Ok(ReportOutcome::Unavailable),
+            Some(doc) => match granted(&tx, caller, &doc.repository)? {
+                Access::None => return Ok(ReportOutcome::Unavailable),
+                Access::Read => return Ok(ReportOutcome::Forbidden),
+                Access::Write => doc,
+            },
+            None => return Ok(ReportOutcome::Unavailable),
         };
         let (at, seq, event, ends) = match decide_report(&doc, caller, asked) {
             ReportDecision::Replayed => return Ok(ReportOutcome::Replayed(doc)),

@@ -15,9 +15,13 @@ use crate::store::{
 };
 
 /// The document ?2 if `caller` (?1) may see it, archived or not: id, title,
-/// revision, `archived_at`, brief (as [`super::read::READ`] gives it).
+/// revision, `archived_at`, brief (as [`super::read::READ`] gives it), and
+/// whether the caller may write it too (a grant that is not read-only).
 const FIND: &str = "SELECT d.id, d.title, d.revision, d.archived_at,
-      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END
+      CASE WHEN d.created_by IS NULL THEN NULL ELSE d.brief END,
+      EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*' AND g.may_write)
+        OR EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1
+          AND g.repository = d.repository AND g.may_write)
     FROM documents d
     WHERE d.id = ?2
       AND (EXISTS (SELECT 1 FROM grants g WHERE g.caller = ?1 AND g.repository = '*')
@@ -30,6 +34,9 @@ pub(super) struct Found {
     pub(super) revision: u64,
     pub(super) archived_at: Option<String>,
     pub(super) brief: Option<String>,
+    /// Whether the caller may write it: without, every write answers
+    /// `forbidden` (IMPLEMENTATION.md §4, read-only grants).
+    pub(super) writable: bool,
 }
 
 /// The document `locator` names, if `caller` may see it, archived or not.
@@ -52,6 +59,7 @@ fn find_id(tx: &Transaction<'_>, caller: &str, id: &str) -> Result<Option<Found>
                 revision: revision_of(row.get(2)?),
                 archived_at: row.get(3)?,
                 brief: row.get(4)?,
+                writable: row.get(5)?,
             })
         })
         .optional()?)
@@ -66,6 +74,9 @@ impl Sqlite {
         let Some(found) = find_id(&tx, caller, id)? else {
             return Ok(RenameOutcome::Unavailable);
         };
+        if !found.writable {
+            return Ok(RenameOutcome::Forbidden);
+        }
         if found.archived_at.is_some() {
             return Ok(RenameOutcome::Archived);
         }
@@ -103,6 +114,9 @@ impl Sqlite {
         let Some(found) = find(&tx, caller, locator)? else {
             return Ok(ArchiveOutcome::Unavailable);
         };
+        if !found.writable {
+            return Ok(ArchiveOutcome::Forbidden);
+        }
         let archived_at = match found.archived_at {
             Some(earlier) => earlier,
             None => {
@@ -129,6 +143,9 @@ impl Sqlite {
         let Some(found) = find(&tx, caller, locator)? else {
             return Ok(RestoreOutcome::Unavailable);
         };
+        if !found.writable {
+            return Ok(RestoreOutcome::Forbidden);
+        }
         if found.archived_at.is_some() {
             tx.execute(
                 "UPDATE documents SET archived_at = NULL, archived_by = NULL WHERE id = ?1",

@@ -45,6 +45,9 @@ impl Sqlite {
         let Some(found) = find(&tx, &turn.caller, &turn.locator)? else {
             return Ok(InvokeOutcome::Unavailable);
         };
+        if !found.writable {
+            return Ok(InvokeOutcome::Forbidden);
+        }
         if found.archived_at.is_some() {
             return Ok(InvokeOutcome::Archived);
         }

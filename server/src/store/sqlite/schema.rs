@@ -90,10 +90,13 @@ CREATE TABLE updates (
 /// - `graph_revisions`: every drafted revision, append-only;
 /// - `implementation_runs`: each claim; at most one not ended a document
 ///   (the partial unique index);
-/// - `implementation_events`: each run's log, a key once a document.
+/// - `implementation_events`: each run's log, a key once a document;
+/// - `grants.may_write`: 0 for a read-only grant (`--grant-read`), 1 (every
+///   earlier grant) for read and write.
 const V3_IMPLEMENTATIONS: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch TEXT;
 ALTER TABLE documents ADD COLUMN base_commit TEXT;
+ALTER TABLE grants ADD COLUMN may_write INTEGER NOT NULL DEFAULT 1;
 CREATE TABLE graph_versions (
     document_id   TEXT NOT NULL REFERENCES documents (id),
     number        INTEGER NOT NULL CHECK (number >= 1),

@@ -5,7 +5,7 @@
 use rusqlite::{Connection, TransactionBehavior, params};
 
 use super::{NO_LIMIT, OnRuntime, Sqlite, schema, tokens};
-use crate::store::setup::stored_revision;
+use crate::store::setup::{granted_callers, stored_revision};
 use crate::store::{Imported, SCHEMA_VERSION, Setup, Started, StoreError, token_digest};
 
 impl Sqlite {
@@ -59,9 +59,7 @@ impl Sqlite {
                 first_token_stored = true;
             }
         }
-        for (caller, repositories) in &setup.grants {
-            set_grants(&tx, caller, repositories)?;
-        }
+        replace_grants(&tx, setup)?;
         import(&tx, &setup.import)?;
         let tokens = tokens::token_rows(&tx)?;
         tx.commit()?;
@@ -91,6 +89,33 @@ fn set_grants(
             "INSERT OR IGNORE INTO grants (caller, repository) VALUES (?1, ?2)",
             params![caller, repository],
         )?;
+    }
+    Ok(())
+}
+
+/// Replaces the grants of every caller [`Setup`] names: read and write
+/// where `--grant` names the repository, read only where `--grant-read`
+/// alone does.
+fn replace_grants(tx: &rusqlite::Transaction<'_>, setup: &Setup) -> Result<(), StoreError> {
+    for caller in granted_callers(setup) {
+        tx.execute("DELETE FROM grants WHERE caller = ?1", [caller])?;
+    }
+    for (caller, repositories) in &setup.grants {
+        for repository in repositories {
+            tx.execute(
+                "INSERT INTO grants (caller, repository, may_write) VALUES (?1, ?2, 1)
+                 ON CONFLICT (caller, repository) DO UPDATE SET may_write = 1",
+                params![caller, repository],
+            )?;
+        }
+    }
+    for (caller, repositories) in &setup.read_grants {
+        for repository in repositories {
+            tx.execute(
+                "INSERT OR IGNORE INTO grants (caller, repository, may_write) VALUES (?1, ?2, 0)",
+                params![caller, repository],
+            )?;
+        }
     }
     Ok(())
 }

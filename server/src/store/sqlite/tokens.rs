@@ -20,13 +20,14 @@ impl Sqlite {
             params![token_digest(token), caller],
         )?;
         let grants = {
-            let mut statement =
-                tx.prepare("SELECT repository FROM grants WHERE caller = ?1 ORDER BY repository")?;
-            let rows = statement.query_map([caller], |row| row.get(0))?;
-            rows.collect::<Result<Vec<String>, _>>()?
+            let mut statement = tx.prepare(
+                "SELECT repository, may_write FROM grants WHERE caller = ?1 ORDER BY repository",
+            )?;
+            let rows = statement.query_map([caller], |row| Ok((row.get(0)?, row.get(1)?)))?;
+            rows.collect::<Result<Vec<(String, bool)>, _>>()?
         };
         tx.commit()?;
-        Ok(TokenAdded { grants })
+        Ok(TokenAdded::from_grants(grants))
     }
 
     /// See [`crate::store::Store::revoke_tokens`].

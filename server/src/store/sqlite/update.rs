@@ -37,6 +37,9 @@ impl Sqlite {
         let Some(found) = find(&tx, caller, &update.locator)? else {
             return Ok(UpdateOutcome::Unavailable);
         };
+        if !found.writable {
+            return Ok(UpdateOutcome::Forbidden);
+        }
         let earlier = tx
             .prepare_cached(EARLIER)?
             .query_row(params![caller, update.idempotency_key], |row| {
