@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use bytes::Bytes;
+use bytestring::ByteString;
 use serde_json::value::RawValue;
 
 use crate::json::{self, Raw};
@@ -53,11 +55,18 @@ pub(crate) enum Body<'a> {
     Other,
 }
 
-/// Reads a body as UTF-8 JSON (a leading byte-order mark is skipped, as the
-/// WHATWG UTF-8 decoder does). `None` is a parse error.
-pub(crate) fn read_body(bytes: &[u8]) -> Option<Body<'_>> {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let text = std::str::from_utf8(bytes).ok()?;
+/// A body's text: UTF-8, checked once here, a leading byte-order mark
+/// skipped (as the WHATWG UTF-8 decoder does). `None` is a parse error.
+pub(crate) fn body_text(body: Bytes) -> Option<ByteString> {
+    let body = match body.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(_) => body.slice(3..),
+        None => body,
+    };
+    ByteString::try_from(body).ok()
+}
+
+/// Reads a body's text ([`body_text`]) as JSON. `None` is a parse error.
+pub(crate) fn read_body(text: &str) -> Option<Body<'_>> {
     match text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .as_bytes()
@@ -177,7 +186,7 @@ mod tests {
     use super::*;
 
     fn check(text: &str) -> Result<String, Option<String>> {
-        let Some(Body::Single(envelope)) = read_body(text.as_bytes()) else {
+        let Some(Body::Single(envelope)) = read_body(text) else {
             panic!("not an object: {text}");
         };
         validate(envelope)
@@ -220,10 +229,15 @@ mod tests {
 
     #[test]
     fn bodies_are_classified_before_dispatch() {
-        assert!(read_body(b"{").is_none());
-        assert!(read_body(b"\xff").is_none());
-        assert!(matches!(read_body(b" 1e400 "), Some(Body::Other)));
-        assert!(matches!(read_body(b"\xEF\xBB\xBF[]"), Some(Body::Batch(v)) if v.is_empty()));
-        assert!(read_body(b"{} x").is_none());
+        let text = |bytes: &'static [u8]| body_text(Bytes::from_static(bytes));
+        assert!(read_body(&text(b"{").unwrap()).is_none());
+        assert!(text(b"\xff").is_none());
+        assert!(matches!(
+            read_body(&text(b" 1e400 ").unwrap()),
+            Some(Body::Other)
+        ));
+        let marked = text(b"\xEF\xBB\xBF[]").unwrap();
+        assert!(matches!(read_body(&marked), Some(Body::Batch(v)) if v.is_empty()));
+        assert!(read_body(&text(b"{} x").unwrap()).is_none());
     }
 }

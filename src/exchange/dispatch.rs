@@ -10,6 +10,7 @@
 //! its reply, framed for the era, and resumes.
 
 use bytes::Bytes;
+use bytestring::ByteString;
 
 use super::effect::{
     ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
@@ -55,7 +56,7 @@ pub(crate) struct Dispatch<C> {
 /// A batch being walked.
 struct Batch {
     /// The elements not yet dispatched.
-    elements: std::vec::IntoIter<Bytes>,
+    elements: std::vec::IntoIter<ByteString>,
     /// The request's `mcp-session-id` line and whether it was the only one,
     /// copied before the kept headers' buffer becomes the reply.
     session: Option<(Box<[u8]>, bool)>,
@@ -95,7 +96,8 @@ pub(crate) fn needs_session(effect: &Effect) -> bool {
 /// Parses the complete body, decides its era and dispatches it.
 pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     let class = exchange.class;
-    let parsed = jsonrpc::read_body(&body);
+    let text = jsonrpc::body_text(body);
+    let parsed = text.as_deref().and_then(jsonrpc::read_body);
     let shape = match &parsed {
         None if class == HeaderClass::Refused => return Outcome::Respond(version_refused()),
         None => {
@@ -106,6 +108,10 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
             claim: class.reads_claim() && modern::claims(envelope.members),
         },
         Some(_) => Shape::Other,
+    };
+    // Read, so there is text.
+    let Some(body) = &text else {
+        return Outcome::Respond(version_refused());
     };
     let version = match version::route(class, shape) {
         Route::Legacy(version) => version,
@@ -126,7 +132,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     };
     match parsed {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
-            modern::dispatch(dispatch, &body, envelope)
+            modern::dispatch(dispatch, body, envelope)
         }
         Some(Body::Single(envelope)) => {
             // AUTH.md §1.2: the message's scopes, before its parameters.
@@ -134,7 +140,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
             if let Some(refusal) = dispatch.refuse(jsonrpc::id_text(envelope.id), need) {
                 return refusal;
             }
-            match legacy::message(&mut dispatch, &body, Some(envelope)) {
+            match legacy::message(&mut dispatch, body, Some(envelope)) {
                 Some(call) => dispatch.suspend(call),
                 None => dispatch.finish(),
             }
@@ -155,9 +161,9 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
             if let Some(refusal) = dispatch.refuse(b"null", need) {
                 return refusal;
             }
-            let elements: Vec<Bytes> = elements
+            let elements: Vec<ByteString> = elements
                 .iter()
-                .map(|raw| body.slice_ref(raw.get().as_bytes()))
+                .map(|raw| body.slice_ref(raw.get()))
                 .collect();
             let session = dispatch.exchange.head.session_line();
             dispatch.batch = Some(Box::new(Batch {
@@ -199,9 +205,7 @@ impl<C> Dispatch<C> {
     /// Dispatches the remaining batch elements until one needs the host.
     pub(crate) fn run(mut self) -> Outcome<C> {
         while let Some(element) = self.batch.as_mut().and_then(|batch| batch.elements.next()) {
-            let envelope = std::str::from_utf8(&element)
-                .ok()
-                .and_then(jsonrpc::envelope);
+            let envelope = jsonrpc::envelope(&element);
             if let Some(call) = legacy::message(&mut self, &element, envelope) {
                 return self.suspend(call);
             }

@@ -6,6 +6,7 @@
 //! host is returned to it.
 
 use bytes::Bytes;
+use bytestring::ByteString;
 
 use super::dispatch::{self, Dispatch, HostCall};
 use crate::auth::Granted;
@@ -21,7 +22,7 @@ use crate::version::{Era, ProtocolVersion};
 /// host are written at once; a host call is returned.
 pub(super) fn message<C>(
     dispatch: &mut Dispatch<C>,
-    source: &Bytes,
+    source: &ByteString,
     envelope: Option<Envelope<'_>>,
 ) -> Option<HostCall> {
     let Some(envelope) = envelope else {
@@ -84,7 +85,7 @@ pub(super) fn message<C>(
                         });
                         return None;
                     }
-                    let id = source.slice_ref(id_text);
+                    let id = source.as_bytes().slice_ref(id_text);
                     let client = dispatch::wants_client(&effect)
                         .then(|| Box::new(session::read_header(dispatch.session_line())));
                     return Some(HostCall { id, effect, client });

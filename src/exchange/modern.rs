@@ -5,7 +5,7 @@
 //! ([`call::tool_call`], [`call::step`], the tools' writers); this module adds
 //! the modern checks, statuses and framing around them.
 
-use bytes::Bytes;
+use bytestring::ByteString;
 
 use super::dispatch::{Dispatch, HostCall};
 use super::endpoint::Exchange;
@@ -143,7 +143,7 @@ fn unsupported(id: &[u8], supported: &[u8], requested: &str) -> Response {
 /// Runs the ladder M1–M7 over one message object.
 pub(crate) fn dispatch<C>(
     mut dispatch: Dispatch<C>,
-    source: &Bytes,
+    source: &ByteString,
     envelope: Envelope<'_>,
 ) -> Outcome<C> {
     let exchange = &dispatch.exchange;
@@ -262,7 +262,7 @@ pub(crate) fn dispatch<C>(
             // Argument failures are tool execution errors (MODERN.md §4).
             match call::step(&inner.config, source, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
-                    let id = source.slice_ref(id);
+                    let id = source.as_bytes().slice_ref(id);
                     // SURFACE.md §10: no sessions; the client names itself
                     // in `_meta`.
                     let client = super::dispatch::wants_client(&effect)

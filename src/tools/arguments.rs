@@ -2,6 +2,7 @@
 //! document locators (LIFECYCLE.md §1), and fingerprints of what was
 //! submitted.
 
+use bytestring::ByteString;
 use chopin_dialect::is_js_whitespace;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -61,23 +62,26 @@ pub(crate) fn locator_arguments(raw: Raw<'_>) -> Option<String> {
 /// from when the string had no escape (no copy, no allocation), or else the
 /// unescaped string's own bytes. Always valid UTF-8.
 #[derive(Clone)]
-pub(crate) struct Text(bytes::Bytes);
+pub(crate) struct Text(ByteString);
 
 impl Text {
-    /// `text` as read from `source` (the message's bytes): shared when it
-    /// is a slice of them, the unescaped string otherwise.
-    pub(crate) fn new(source: &bytes::Bytes, text: std::borrow::Cow<'_, str>) -> Text {
+    /// `text` as read from `source` (the message's text): shared when it
+    /// is a slice of it, the unescaped string otherwise.
+    pub(crate) fn new(source: &ByteString, text: std::borrow::Cow<'_, str>) -> Text {
         match text {
-            std::borrow::Cow::Borrowed(borrowed) if within(source, borrowed.as_bytes()) => {
-                Text(source.slice_ref(borrowed.as_bytes()))
+            std::borrow::Cow::Borrowed(borrowed)
+                if within(source.as_bytes(), borrowed.as_bytes()) =>
+            {
+                Text(source.slice_ref(borrowed))
             }
-            text => Text(bytes::Bytes::from(text.into_owned())),
+            text => Text(ByteString::from(text.into_owned())),
         }
     }
 
+    /// The string, as it was checked when the body was read (no second
+    /// check).
     pub(crate) fn as_str(&self) -> &str {
-        // Valid UTF-8: it was a `&str` when it was taken.
-        std::str::from_utf8(&self.0).unwrap_or_default()
+        &self.0
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use bytes::Bytes;
+use bytestring::ByteString;
 
 use crate::config::{Config, Offered};
 use crate::json::{self, Raw};
@@ -86,7 +86,7 @@ pub(crate) fn tool_call<'a>(
 /// repository and a read's id are kept as slices of it.
 pub(crate) fn step(
     config: &Config,
-    source: &Bytes,
+    source: &ByteString,
     tool: Tool,
     arguments: Raw<'_>,
 ) -> Result<ToolStep, RpcError> {

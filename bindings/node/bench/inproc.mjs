@@ -94,11 +94,11 @@ async function staged(request, stage) {
   if (stage === 2) return who;
   const bytes = await bytesOf(request);
   if (stage === 3) return bytes.byteLength;
-  let out = native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], 1, undefined, bytes);
+  let out = native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], null, 1, undefined, bytes, presentOf(v));
   if (stage === 4) return native.release(core, 0);
   if (stage === 4.5) {
     native.release(core, 0);
-    native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], 1, undefined, bytes);
+    native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], null, 1, undefined, bytes, presentOf(v));
     return native.release(core, 0);
   }
   const document = await documents.read(who, out.slice(1));
@@ -106,9 +106,17 @@ async function staged(request, stage) {
     native.release(core, 0);
     return (await new Response(replyOf(document), INIT).text()).length;
   }
-  out = native.answerRead(core, 0, document.id, document.title, document.source, document.revision);
+  out = native.answerRead(core, 0, document.id, document.title, document.source, document.revision, undefined, undefined, undefined, undefined, 0);
   if (stage === 5) return out.length;
   return (await new Response(out.slice(2), INIT).text()).length;
+}
+
+// `run`'s `present` for the values of `staged` (N0, then N3 to N9), as the
+// handler passes it: bit i set when value i of NAMED is a string.
+function presentOf(v) {
+  let present = v[0] === null ? 0 : 1;
+  for (let i = 1; i < v.length; i++) if (v[i] !== null) present |= 1 << (i + 2);
+  return present;
 }
 
 // The read's reply written in JavaScript (the JS reply case).

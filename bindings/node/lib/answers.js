@@ -111,7 +111,10 @@ function answerRead(core, slot, document, where) {
   const description = optionalString(document, "description", where);
   const archivedAt = optionalString(document, "archivedAt", where);
   const url = optionalString(document, "url", where);
-  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief, description, archivedAt, url);
+  // Which of the four optional fields are given: the addon makes no
+  // Node-API call for the others.
+  const present = (brief === undefined ? 0 : 1) | (description === undefined ? 0 : 2) | (archivedAt === undefined ? 0 : 4) | (url === undefined ? 0 : 8);
+  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief, description, archivedAt, url, present);
 }
 
 /** The fields of a created document but its source, as JSON for the addon. */

@@ -83,9 +83,18 @@ function drive(core, settings, hosts, keepAliveMs) {
         (verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget
           ? await bytesOf(request)
           : undefined;
-      out = early
-        ? native.run(endpoint, slot, method, null, null, null, h.get(N3), h.get(N4), h.get(N5), h.get(N6), declared, h.get(N8), h.get(N9), h.get(N10), verdict, scopes, body)
-        : native.authenticate(endpoint, slot, verdict, scopes, body);
+      if (early) {
+        // Origin, Host and a preflight's method header are not read (null);
+        // `present` tells the addon which of the others are strings, so that
+        // it makes no Node-API call for an absent one.
+        const v3 = h.get(N3), v4 = h.get(N4), v5 = h.get(N5), v6 = h.get(N6), v8 = h.get(N8), v9 = h.get(N9), v10 = h.get(N10);
+        const present =
+          (v3 === null ? 0 : 8) | (v4 === null ? 0 : 16) | (v5 === null ? 0 : 32) | (v6 === null ? 0 : 64) |
+          (declared === null ? 0 : 128) | (v8 === null ? 0 : 256) | (v9 === null ? 0 : 512) | (v10 === null ? 0 : 1024);
+        out = native.run(endpoint, slot, method, null, null, null, v3, v4, v5, v6, declared, v8, v9, v10, verdict, scopes, body, present);
+      } else {
+        out = native.authenticate(endpoint, slot, verdict, scopes, body);
+      }
       if (out.charCodeAt(0) === BODY) out = await streamWebBody(endpoint, slot, request);
       // The effects, one after another (a batch asks for several).
       for (;;) {

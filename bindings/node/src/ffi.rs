@@ -34,7 +34,9 @@ use crate::{
     AnswerError, BadAnswer, ChangeKind, Core, CreateKind, DocumentRef, Misuse, UpdateKind,
 };
 
-use args::{Answer, answer_of, bytes_of, is_undefined, optional, pair, revision_of, u32_of};
+use args::{
+    Answer, answer_of, bytes_of, is_undefined, optional, optional_bytes, pair, revision_of, u32_of,
+};
 use call::{Fault, Value, args, guard, outcome, string, undefined};
 pub(crate) use cores::{add, remove, with};
 use text::{Latin1, Scratch, Text, header_bytes};
@@ -53,7 +55,7 @@ unsafe extern "C" fn start(env: sys::napi_env, info: sys::napi_callback_info) ->
         let method = method_text.read(env, method)?;
         let mut scratch = Scratch::uninit();
         let mut arena = Latin1::new(&mut scratch);
-        let spans = arena.read_all(env, rest);
+        let spans = arena.read_all(env, rest, None);
         let values = arena.values(spans);
         outcome(env, core, |core| core.start(slot, method, &values))
     })
@@ -90,8 +92,11 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
     })
 }
 
-/// `run(core, slot, method, …values, verdict, scopes?, body?)`: `start`'s
-/// arguments then `authenticate`'s, in one call.
+/// `run(core, slot, method, …values, verdict, scopes?, body?, present?)`:
+/// `start`'s arguments then `authenticate`'s, in one call. `present`, when
+/// given, is a number whose bit `i` is set when value `i` is to be read:
+/// the others count as none without a Node-API call each (about half of a
+/// request's values are absent headers).
 unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [
@@ -112,14 +117,16 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             verdict,
             scopes,
             body,
-        ] = args::<{ 6 + NAMED.len() }>(env, info)?;
+            present,
+        ] = args::<{ 7 + NAMED.len() }>(env, info)?;
         let named = [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10];
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let mut method_text = Text::new();
         let method = method_text.read(env, method)?;
         let mut scratch = Scratch::uninit();
         let mut arena = Latin1::new(&mut scratch);
-        let spans = arena.read_all(env, named);
+        let present = u32_of(env, present).ok();
+        let spans = arena.read_all(env, named, present);
         let values = arena.values(spans);
         let Answer {
             verdict,
@@ -147,11 +154,7 @@ unsafe extern "C" fn finish(env: sys::napi_env, info: sys::napi_callback_info) -
     guard(env, || unsafe {
         let [core, slot, chunk] = args::<3>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
-        let chunk = if is_undefined(env, chunk) {
-            None
-        } else {
-            Some(bytes_of(env, chunk)?)
-        };
+        let chunk = optional_bytes(env, chunk)?;
         outcome(env, core, |core| core.finish(slot, chunk))
     })
 }
@@ -168,7 +171,10 @@ unsafe extern "C" fn answer_list(env: sys::napi_env, info: sys::napi_callback_in
 }
 
 /// `answerRead(core, slot, id, title, source, revision, brief?,
-/// description?, archivedAt?, url?)`: the brief as JSON.
+/// description?, archivedAt?, url?, present?)`: the brief as JSON.
+/// `present`, when given, is a number whose bits 1, 2, 4 and 8 say which
+/// of brief, description, archivedAt and url are given: the others are not
+/// looked at (without it, each is looked at, `undefined` meaning none).
 unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [
@@ -182,7 +188,8 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
             description,
             archived_at,
             url,
-        ] = args::<10>(env, info)?;
+            present,
+        ] = args::<11>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let (mut id_text, mut title_text, mut source_text) =
             (Text::new(), Text::new(), Text::new());
@@ -190,7 +197,13 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
         let title = title_text.read(env, title)?;
         let source = source_text.read(env, source)?;
         let revision = revision_of(env, revision)?;
-        let brief = if is_undefined(env, brief) {
+        let present = u32_of(env, present).ok();
+        // Whether optional argument `value` (bit `bit` of `present`) is given.
+        let given = |bit: u32, value: Value| match present {
+            Some(present) => present & bit != 0,
+            None => !is_undefined(env, value),
+        };
+        let brief = if !given(1, brief) {
             None
         } else {
             let mut brief_text = Text::new();
@@ -206,12 +219,31 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
             title,
             source,
             revision,
-            description: optional(env, &mut extra_texts.0, description)?,
-            archived_at: optional(env, &mut extra_texts.1, archived_at)?,
-            url: optional(env, &mut extra_texts.2, url)?,
+            description: given_text(env, &mut extra_texts.0, given(2, description), description)?,
+            archived_at: given_text(env, &mut extra_texts.1, given(4, archived_at), archived_at)?,
+            url: given_text(env, &mut extra_texts.2, given(8, url), url)?,
         };
         outcome(env, core, |core| core.answer_found(slot, found, brief))
     })
+}
+
+/// The text of `value` when `given`, else `None`.
+///
+/// # Safety
+/// `env` and `value` are a running callback's; the text must not outlive
+/// the callback.
+unsafe fn given_text(
+    env: sys::napi_env,
+    text: &mut Text,
+    given: bool,
+    value: Value,
+) -> Result<Option<&str>, Fault> {
+    if given {
+        // SAFETY: per this function's contract.
+        unsafe { text.read(env, value) }.map(Some)
+    } else {
+        Ok(None)
+    }
 }
 
 /// `answerAbsent(core, slot)`: no such document for this caller.

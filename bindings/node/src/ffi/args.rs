@@ -49,20 +49,66 @@ pub(super) unsafe fn is_undefined(env: sys::napi_env, value: Value) -> bool {
 /// `env` and `value` are a running callback's; the slice must not outlive
 /// the callback.
 pub(super) unsafe fn bytes_of<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], Fault> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        match array_buffer(env, value) {
+            Some(bytes) => Ok(bytes),
+            None => typed_array(env, value),
+        }
+    }
+}
+
+/// The bytes of an optional byte array ([`bytes_of`]'s), `None` for
+/// `undefined`: an `ArrayBuffer`, the body the handler read, is asked for
+/// first, in one Node-API call.
+///
+/// # Safety
+/// As [`bytes_of`].
+pub(super) unsafe fn optional_bytes<'a>(
+    env: sys::napi_env,
+    value: Value,
+) -> Result<Option<&'a [u8]>, Fault> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        if let Some(bytes) = array_buffer(env, value) {
+            Ok(Some(bytes))
+        } else if is_undefined(env, value) {
+            Ok(None)
+        } else {
+            typed_array(env, value).map(Some)
+        }
+    }
+}
+
+/// The bytes of `value` if it is an `ArrayBuffer`.
+///
+/// # Safety
+/// As [`bytes_of`].
+unsafe fn array_buffer<'a>(env: sys::napi_env, value: Value) -> Option<&'a [u8]> {
     let mut length = 0;
     let mut data = ptr::null_mut();
     // SAFETY: per this function's contract; an error for anything but an
     // ArrayBuffer.
     if unsafe { sys::napi_get_arraybuffer_info(env, value, &mut data, &mut length) }
-        == sys::Status::napi_ok
+        != sys::Status::napi_ok
     {
-        if length == 0 || data.is_null() {
-            return Ok(&[]);
-        }
-        // SAFETY: Node-API says `data` points at the buffer's `length`
-        // bytes, which the argument keeps alive for the call.
-        return Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) });
+        return None;
     }
+    if length == 0 || data.is_null() {
+        return Some(&[]);
+    }
+    // SAFETY: Node-API says `data` points at the buffer's `length` bytes,
+    // which the argument keeps alive for the call.
+    Some(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) })
+}
+
+/// The bytes of `value` if it is a `Uint8Array` (a `Buffer` is one).
+///
+/// # Safety
+/// As [`bytes_of`].
+unsafe fn typed_array<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], Fault> {
+    let mut length = 0;
+    let mut data = ptr::null_mut();
     let mut kind = sys::TypedarrayType::int8_array;
     // SAFETY: per this function's contract.
     let status = unsafe {
@@ -109,16 +155,14 @@ pub(super) unsafe fn answer_of<'a>(
     // SAFETY: per this function's contract.
     unsafe {
         let verdict = Verdict::of(u32_of(env, verdict)?)?;
-        let scopes = if is_undefined(env, scopes) {
+        // Scopes count for a scoped caller alone: for any other verdict
+        // they are not looked at.
+        let scopes = if verdict != Verdict::Scoped || is_undefined(env, scopes) {
             Vec::new()
         } else {
             strings_of(env, scopes)?
         };
-        let body = if is_undefined(env, body) {
-            None
-        } else {
-            Some(bytes_of(env, body)?)
-        };
+        let body = optional_bytes(env, body)?;
         Ok(Answer {
             verdict,
             scopes,

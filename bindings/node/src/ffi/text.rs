@@ -212,7 +212,9 @@ impl<'s> Latin1<'s> {
         Some(Span::Spilled(self.spilled.len() - 1))
     }
 
-    /// Reads the values of the headers [`NAMED`] names.
+    /// Reads the values of the headers [`NAMED`] names: with `present`,
+    /// only those whose bit is set in it (bit `i` for value `i`), each of
+    /// the others none without a Node-API call.
     ///
     /// # Safety
     /// `env` and the values are a running callback's.
@@ -220,9 +222,15 @@ impl<'s> Latin1<'s> {
         &mut self,
         env: sys::napi_env,
         values: [Value; NAMED.len()],
+        present: Option<u32>,
     ) -> [Option<Span>; NAMED.len()] {
-        // SAFETY: per this function's contract.
-        values.map(|value| unsafe { self.read(env, value) })
+        let mut bit = 1u32;
+        values.map(|value| {
+            let wanted = present.is_none_or(|present| present & bit != 0);
+            bit <<= 1;
+            // SAFETY: per this function's contract.
+            wanted.then(|| unsafe { self.read(env, value) }).flatten()
+        })
     }
 
     /// The values [`read_all`](Self::read_all) read.
