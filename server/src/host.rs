@@ -211,6 +211,13 @@ impl Host {
                  every document, token, grant and idempotency record kept (stop servers of \
                  the earlier release: they do not know archives)"
             ));
+        } else if started.found_version == 3 {
+            notes.push(format!(
+                "database of schema version 3 migrated in place to version {SCHEMA_VERSION}: \
+                 everything kept, each grant read and write (servers of the earlier release \
+                 still running keep serving but know no --grant-read: stop them before \
+                 relying on it)"
+            ));
         }
         if started.tokens_migrated > 0 {
             notes.push(format!(

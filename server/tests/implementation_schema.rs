@@ -1,9 +1,11 @@
-//! Schema version 3 made in place from version 2 (IMPLEMENTATION.md §4
-//! "Tables"): a version 2 SQLite file (version 3's additions taken out of a
-//! set-up file, its documents, history and idempotency records written as
-//! a version 2 server would) is brought to version 3 at start with
-//! everything in it, and its documents then take graphs and runs; the next
-//! start finds version 3 and changes nothing.
+//! Schema version 3's tables made in place from version 2
+//! (IMPLEMENTATION.md §4 "Tables"): a version 2 SQLite file (the additions
+//! of versions 3 and 4 taken out of a set-up file, its documents, history
+//! and idempotency records written as a version 2 server would) is brought
+//! to the current version at start with everything in it, and its
+//! documents then take graphs and runs; the next start finds the current
+//! version and changes nothing. (Version 3 as its servers made it, brought
+//! to 4: `store_schema_v3_migration.rs`.)
 
 #[path = "support/pg.rs"]
 mod pg;
@@ -20,8 +22,8 @@ use chopin_mcp_server::store::{
 use engines::{change, doc, read, temp_db};
 use implementation::{CALLER, DOC};
 
-/// Takes version 3's tables and columns out of a set-up file: what a
-/// version 2 server left.
+/// Takes the tables and columns of versions 3 and 4 (`grants.may_write`)
+/// out of a set-up file: what a version 2 server left.
 fn as_version_2(path: &std::path::Path) {
     let conn = rusqlite::Connection::open(path).unwrap();
     conn.execute_batch(

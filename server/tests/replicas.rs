@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use calls::{at_once, content, create_body, list_ids, post, read_body};
+use chopin_mcp_server::store::SCHEMA_VERSION;
 use support::{Server, status};
 
 const SERVER: &str = "chopin-mcp-server";
@@ -171,7 +172,7 @@ fn replicas_starting_at_once_on_an_empty_database_all_start() {
     let versions = cluster
         .psql(name, "SELECT version FROM chopin_schema")
         .unwrap();
-    assert_eq!(versions, "3");
+    assert_eq!(versions, SCHEMA_VERSION.to_string());
 }
 
 #[test]
@@ -202,19 +203,25 @@ fn an_unreachable_or_newer_database_stops_the_start_with_a_reason() {
     let url = cluster.database();
     drop(replica(&url));
     let name = pg::database_name(&url);
+    let newer = SCHEMA_VERSION + 1;
     cluster
-        .psql(name, "INSERT INTO chopin_schema (version) VALUES (4)")
+        .psql(
+            name,
+            &format!("INSERT INTO chopin_schema (version) VALUES ({newer})"),
+        )
         .unwrap();
     let (code, stderr) = support::run(SERVER, &["--db", &url]);
     assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("schema version 4, newer than this server's 3"),
+        stderr.contains(&format!(
+            "schema version {newer}, newer than this server's {SCHEMA_VERSION}"
+        )),
         "{stderr}"
     );
     let versions = cluster
         .psql(name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "3\n4");
+    assert_eq!(versions, format!("{SCHEMA_VERSION}\n{newer}"));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! A database of schema version 1 (made and written as version 1 servers
 //! did: `support/schema_v1.rs`) started by the server binaries: migrated to
-//! version 3 in place at start, the banner says so (once: a later start
+//! version 4 in place at start, the banner says so (once: a later start
 //! has nothing to migrate), and over HTTP every document, token, grant and
 //! create idempotency record still answers, the write tools work on the old
 //! documents — on a SQLite file through both servers, and on PostgreSQL
@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 use support::{SERVERS, Server, temp_path};
 
 /// What the banner of the start that migrated says.
-const MIGRATED: &str = "database of schema version 1 migrated in place to version 3";
+const MIGRATED: &str = "database of schema version 1 migrated in place to version 4";
 
 fn token_of(caller: &str) -> &'static str {
     CONTENT
@@ -171,7 +171,7 @@ fn replicas_start_at_once_on_version_1(through_pgbouncer: bool) {
     let versions = cluster
         .psql(&name, "SELECT version FROM chopin_schema ORDER BY version")
         .unwrap();
-    assert_eq!(versions, "1\n3");
+    assert_eq!(versions, "1\n4");
 }
 
 #[test]

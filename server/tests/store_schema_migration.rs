@@ -1,10 +1,10 @@
-//! Schema version 3 made in place from version 1 at start (LIFECYCLE.md
+//! Schema version 4 made in place from version 1 at start (LIFECYCLE.md
 //! §6), on a SQLite file and on PostgreSQL (direct and behind PgBouncer in
 //! transaction mode): the version 1 database is made and written as version
 //! 1 servers did (`support/schema_v1.rs`), then opened by this store. Every
 //! document, token, grant and create idempotency record is still there and
 //! works; the lifecycle writes work on them; replicas (processes) starting
-//! at once migrate it once, the others waiting and finding version 3; a
+//! at once migrate it once, the others waiting and finding version 4; a
 //! migrated database has exactly the layout of a new one; a newer schema is
 //! still refused and left alone.
 

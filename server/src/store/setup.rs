@@ -12,9 +12,11 @@ pub const ALL_REPOSITORIES: &str = "*";
 /// an earlier one. 1: token digests (SQLite databases without a version are
 /// the earlier plain-token layout). 2: archives, the plan and title
 /// history, update idempotency records. 3: graph versions, implementation
-/// runs and their events (IMPLEMENTATION.md §4), read-only grants, the
-/// planner's turns, images and their links to documents.
-pub const SCHEMA_VERSION: i64 = 3;
+/// runs and their events (IMPLEMENTATION.md §4), the planner's turns,
+/// images and their links to documents. 4: read-only grants
+/// (`grants.may_write`; on PostgreSQL the update function
+/// `chopin_update_v4`, version 3's left for its replicas still running).
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// A document as imported with `--import` (a JSON array of these).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]

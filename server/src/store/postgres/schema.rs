@@ -89,13 +89,10 @@ DROP FUNCTION IF EXISTS chopin_read_v1(text, bytea);
 /// made, nothing copied): a document's provenance (`base_branch`,
 /// `base_commit`), its graph versions as they stand and every drafted
 /// revision, its implementation runs (at most one not ended: the partial
-/// unique index) and their events (a key once a document); `grants.may_write`,
-/// false for a read-only grant (`--grant-read`), true (every earlier grant)
-/// for read and write. The earlier update functions are dropped: their
-/// successor answers `document-locked` and `forbidden`.
+/// unique index) and their events (a key once a document). The earlier
+/// update functions are dropped: their successor answers `document-locked`.
 const V3_IMPLEMENTATIONS: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch text, ADD COLUMN base_commit text;
-ALTER TABLE grants ADD COLUMN may_write boolean NOT NULL DEFAULT true;
 CREATE TABLE graph_versions (
     document_id   bytea NOT NULL REFERENCES documents (id),
     number        bigint NOT NULL CHECK (number >= 1),
@@ -205,6 +202,26 @@ CREATE TABLE document_images (
 CREATE INDEX document_images_by_digest ON document_images (sha256, document_id);
 "#;
 
+/// Version 4, from version 3 (IMPLEMENTATION.md §4 "Read-only grants"; a
+/// column added, nothing copied): `grants.may_write`, false for a read-only
+/// grant (`--grant-read`), true for read and write, which every grant made
+/// before is.
+///
+/// Unlike versions 2 and 3, nothing is dropped: the update that answers
+/// `forbidden` is a new function, `chopin_update_v4` (see [`FUNCTIONS`]),
+/// and version 3's `chopin_update_v3` stays as it was, so replicas can be
+/// upgraded one by one. A version 3 replica still running keeps its updates
+/// (the function it calls is unchanged); it knows no read-only grant, in
+/// this as in its other writes, so `--grant-read` holds once the last one
+/// is stopped (a later version may drop `chopin_update_v3`).
+/// A version 4 replica never calls `chopin_update_v3`. Redefining that name
+/// instead would break either side: PostgreSQL cannot change a function's
+/// columns in place, and the set-up makes a function only when its name is
+/// missing, so a version 4 replica would find version 3's and call it.
+const V4_READ_GRANTS: &str = r#"
+ALTER TABLE grants ADD COLUMN may_write boolean NOT NULL DEFAULT true;
+"#;
+
 /// Brings a database of schema `found` (0: none) to [`SCHEMA_VERSION`],
 /// recording the version reached in `chopin_schema`.
 pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), StoreError> {
@@ -217,6 +234,9 @@ pub(super) async fn migrate(tx: &Transaction<'_>, found: i64) -> Result<(), Stor
     if found < 3 {
         tx.batch_execute(V3_IMPLEMENTATIONS).await?;
         tx.batch_execute(V3_PLANNER_AND_IMAGES).await?;
+    }
+    if found < 4 {
+        tx.batch_execute(V4_READ_GRANTS).await?;
     }
     tx.execute_typed(
         "INSERT INTO chopin_schema (version) VALUES ($1)",
@@ -292,8 +312,8 @@ END
 $body$"#,
     ),
     (
-        "chopin_update_v3(text,bytea,bigint,bytea,bytea,text)",
-        r#"CREATE FUNCTION chopin_update_v3(p_caller text, p_id bytea, p_revision bigint,
+        "chopin_update_v4(text,bytea,bigint,bytea,bytea,text)",
+        r#"CREATE FUNCTION chopin_update_v4(p_caller text, p_id bytea, p_revision bigint,
     p_plan bytea, p_key bytea, p_fingerprint text)
 RETURNS TABLE (id bytea, revision bigint, archived boolean, title bytea, brief text,
     same_request boolean, earlier_id bytea, earlier_revision bigint, earlier_title bytea,

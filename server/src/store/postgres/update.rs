@@ -3,7 +3,7 @@
 //! `COMMIT` in one round trip ([`in_transaction`]), unnamed (nothing a
 //! pooler in transaction mode breaks), in READ COMMITTED, and answered only
 //! after `COMMIT` returned. The update's statement is a PL/pgSQL function's
-//! (`chopin_update_v3`, made at start like the read's and the list's), so
+//! (`chopin_update_v4`, made at start like the read's and the list's), so
 //! PostgreSQL plans it once per server connection instead of on every call
 //! (an unnamed statement is parsed and planned each time): about half the
 //! round trip of a 4 KiB update on this machine.
@@ -32,9 +32,9 @@ use crate::store::documents::brief_of;
 use crate::store::update::revised;
 use crate::store::{StoreError, Update, UpdateOutcome, document_id, revision_of};
 
-/// `update`: a call of `chopin_update_v3` (see `schema::FUNCTIONS`): $1
+/// `update`: a call of `chopin_update_v4` (see `schema::FUNCTIONS`): $1
 /// caller, $2 document id, $3 revision, $4 plan, $5 key, $6 fingerprint.
-const UPDATE: &str = "SELECT * FROM chopin_update_v3($1, $2, $3, $4, $5, $6)";
+const UPDATE: &str = "SELECT * FROM chopin_update_v4($1, $2, $3, $4, $5, $6)";
 
 /// The primary key of update idempotency records: a racing update of
 /// another document under the same key fails on it.
@@ -108,7 +108,7 @@ fn lost_the_key(e: &tokio_postgres::Error) -> bool {
     })
 }
 
-/// What an [`UPDATE`] row answers (the columns of `chopin_update_v3`), in
+/// What an [`UPDATE`] row answers (the columns of `chopin_update_v4`), in
 /// the order of LIFECYCLE.md §2; `None`
 /// when the update lost its compare-and-set to a racer (to be tried again).
 fn outcome_of(row: &Row, update: &Update) -> Result<Option<UpdateOutcome>, StoreError> {

@@ -90,13 +90,10 @@ CREATE TABLE updates (
 /// - `graph_revisions`: every drafted revision, append-only;
 /// - `implementation_runs`: each claim; at most one not ended a document
 ///   (the partial unique index);
-/// - `implementation_events`: each run's log, a key once a document;
-/// - `grants.may_write`: 0 for a read-only grant (`--grant-read`), 1 (every
-///   earlier grant) for read and write.
+/// - `implementation_events`: each run's log, a key once a document.
 const V3_IMPLEMENTATIONS: &str = r#"
 ALTER TABLE documents ADD COLUMN base_branch TEXT;
 ALTER TABLE documents ADD COLUMN base_commit TEXT;
-ALTER TABLE grants ADD COLUMN may_write INTEGER NOT NULL DEFAULT 1;
 CREATE TABLE graph_versions (
     document_id   TEXT NOT NULL REFERENCES documents (id),
     number        INTEGER NOT NULL CHECK (number >= 1),
@@ -203,6 +200,15 @@ CREATE TABLE document_images (
 CREATE INDEX document_images_by_digest ON document_images (sha256, document_id);
 ";
 
+/// Version 4, from version 3 (IMPLEMENTATION.md §4 "Read-only grants"; a
+/// column added, nothing copied): `grants.may_write`, 0 for a read-only
+/// grant (`--grant-read`), 1 for read and write, which every grant made
+/// before is. A version 3 server still running on the file reads and
+/// writes as it did: it knows no read-only grant.
+const V4_READ_GRANTS: &str = "
+ALTER TABLE grants ADD COLUMN may_write INTEGER NOT NULL DEFAULT 1;
+";
+
 /// Brings a database of schema `found` (0: none, or the plain-token layout
 /// from before version 1) to [`SCHEMA_VERSION`], inside the set-up's
 /// transaction; how many plain tokens were replaced by digests.
@@ -218,6 +224,9 @@ pub(super) fn migrate(tx: &Transaction<'_>, found: i64) -> Result<usize, StoreEr
     if found < 3 {
         tx.execute_batch(V3_IMPLEMENTATIONS)?;
         tx.execute_batch(V3_PLANNER_AND_IMAGES)?;
+    }
+    if found < 4 {
+        tx.execute_batch(V4_READ_GRANTS)?;
     }
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     Ok(tokens_migrated)
