@@ -180,8 +180,13 @@ impl Record {
         }
     }
 
-    /// Ends the record: counts the request and writes its log line.
-    pub fn finish(mut self, ending: Ending<'_>) {
+    /// Ends the record: counts the request and writes its log line (once:
+    /// a record already finished is left as it is). By reference, so that
+    /// the record (its body's first bytes among it) is not moved to end it.
+    pub fn finish(&mut self, ending: Ending<'_>) {
+        if self.finished {
+            return;
+        }
         self.finished = true;
         let elapsed = self.started.elapsed();
         let metrics = metrics::get();

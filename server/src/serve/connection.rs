@@ -10,7 +10,10 @@ use chopin_mcp::{Header, Outcome};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::effects::{Judged, Reply, carry_out, judge, plain, serve_document, serve_image};
+use super::effects::{
+    Carried, Judged, Reply, carry_out_later, carry_out_now, judge, plain, serve_document,
+    serve_image,
+};
 use super::known::Known;
 use super::read::{Conn, HEAD_TIMEOUT, Next, Waits, read_head, read_more};
 use super::streams::Streams;
@@ -215,9 +218,15 @@ async fn exchange<S: std::future::Future<Output = ()>>(
                 // update, rename, archive, restore): on tokio's blocking
                 // pool for SQLite (they wait for fsync), awaited on
                 // PostgreSQL.
-                effect => match carry_out(host, effect, &mut record).await {
-                    Ok(next) => next,
-                    Err(reply) => break reply,
+                effect => match carry_out_now(host, effect, &mut record) {
+                    Carried::Done(Ok(next)) => next,
+                    Carried::Done(Err(reply)) => break reply,
+                    Carried::Later(effect) => {
+                        match carry_out_later(host, effect, &mut record).await {
+                            Ok(next) => next,
+                            Err(reply) => break reply,
+                        }
+                    }
                 },
             };
         }
@@ -225,7 +234,7 @@ async fn exchange<S: std::future::Future<Output = ()>>(
     respond(
         conn,
         shutdown,
-        record,
+        &mut record,
         reply,
         Respond {
             keep_alive,
@@ -254,7 +263,7 @@ struct Respond {
 async fn respond(
     conn: &mut Conn,
     shutdown: &Shutdown,
-    record: record::Record,
+    record: &mut record::Record,
     reply: Reply,
     how: Respond,
 ) -> Next {

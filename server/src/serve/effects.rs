@@ -1,6 +1,7 @@
 //! What a request asks of the host, and the replies that are the server's
 //! own: a bearer token judged ([`judge`]), a list, read or write effect
-//! carried out by the store ([`carry_out`], a store error answered), a
+//! carried out by the store ([`carry_out_now`], [`carry_out_later`], a
+//! store error answered), a
 //! document's URL served ([`serve_document`]), an image's ([`serve_image`]);
 //! [`Reply`] is what a request is answered with.
 
@@ -35,32 +36,51 @@ pub(super) const fn plain(status: u16, text: &'static str) -> Reply {
     })
 }
 
-/// Carries out a list, read or write effect, noting it in `record`; a
-/// store error is answered (503 when the database is busy, else 500).
-pub(super) async fn carry_out(
+/// What became of an effect offered to the store now ([`carry_out_now`]).
+pub(super) enum Carried {
+    /// Carried out (a list or read on SQLite, on this thread), or its
+    /// store error answered.
+    Done(Result<Outcome<Caller>, Reply>),
+    /// For the store to carry out awaited ([`carry_out_later`]).
+    Later(Outcome<Caller>),
+}
+
+/// Notes a list, read or write effect in `record` and carries it out now
+/// when the store can (`Host::read_now`); a store error is answered (503
+/// when the database is busy, else 500). Not a future: a read on SQLite,
+/// the request served most, is not moved into one and out again.
+pub(super) fn carry_out_now(
     host: &Host,
     effect: Outcome<Caller>,
     record: &mut record::Record,
-) -> Result<Outcome<Caller>, Reply> {
+) -> Carried {
     record.effect(&effect); // ops
     let operation = StoreOperation::of(&effect); // ops
-    // ops: carry_out says what became of a write.
-    let mut written = None;
     let now = metrics::time_store_when(
         operation,
         || host.read_now(effect),
         |now| matches!(now, Now::Done(_)),
     );
-    let done = match now {
-        Now::Done(done) => done,
-        // Boxed: a PostgreSQL operation's state is large, and would
-        // otherwise be part of every connection's for its whole life.
-        Now::Await(effect) => {
-            let done = Box::pin(host.carry_out(effect, &mut written));
-            metrics::time_store_async(operation, done).await
-        }
-    };
-    match done {
+    match now {
+        Now::Done(done) => Carried::Done(done.map_err(|e| store_failed(&e))),
+        Now::Await(effect) => Carried::Later(effect),
+    }
+}
+
+/// Carries out an effect [`carry_out_now`] left for later, noting what
+/// became of a write in `record`; a store error is answered as there.
+pub(super) async fn carry_out_later(
+    host: &Host,
+    effect: Outcome<Caller>,
+    record: &mut record::Record,
+) -> Result<Outcome<Caller>, Reply> {
+    let operation = StoreOperation::of(&effect); // ops
+    // ops: carry_out says what became of a write.
+    let mut written = None;
+    // Boxed: a PostgreSQL operation's state is large, and would otherwise
+    // be part of every connection's for its whole life.
+    let done = Box::pin(host.carry_out(effect, &mut written));
+    match metrics::time_store_async(operation, done).await {
         Ok(next) => {
             record.written(written); // ops
             Ok(next)
