@@ -11,7 +11,7 @@
 #![allow(clippy::disallowed_methods)]
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use chopin_mcp::{ClientInfo, Outcome};
 
@@ -78,6 +78,9 @@ pub struct Ending<'a> {
     pub status: u16,
     /// The response body (empty for an event stream).
     pub body: &'a [u8],
+    /// When the response was written (its `date`): the log line's
+    /// timestamp.
+    pub now: SystemTime,
 }
 
 impl Record {
@@ -177,8 +180,13 @@ impl Record {
         }
     }
 
-    /// Ends the record: counts the request and writes its log line.
-    pub fn finish(mut self, ending: Ending<'_>) {
+    /// Ends the record: counts the request and writes its log line (once:
+    /// a record already finished is left as it is). By reference, so that
+    /// the record (its body's first bytes among it) is not moved to end it.
+    pub fn finish(&mut self, ending: Ending<'_>) {
+        if self.finished {
+            return;
+        }
         self.finished = true;
         let elapsed = self.started.elapsed();
         let metrics = metrics::get();
@@ -213,7 +221,7 @@ impl Record {
         }
         if self.logging {
             // The fields in the order the line has always had them.
-            let mut line = RequestLine::start();
+            let mut line = RequestLine::start_at(ending.now);
             line.label("http_method", self.http_method);
             line.label("path", self.path);
             line.number("status", u64::from(ending.status));
@@ -264,7 +272,11 @@ impl Drop for Record {
 /// A request head the server turned away before it was parsed: over the
 /// limits (431) or malformed (400), with its `status`.
 pub fn refused_head(status: u16) {
-    Record::begin("other", "other", None).finish(Ending { status, body: b"" });
+    Record::begin("other", "other", None).finish(Ending {
+        status,
+        body: b"",
+        now: SystemTime::now(),
+    });
 }
 
 /// A store failure: logged, and counted (the request itself is logged as a

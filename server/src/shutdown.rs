@@ -14,18 +14,29 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hyper_util::server::graceful::GracefulConnection;
 use tokio::sync::{Notify, watch};
+
+mod stop;
+
+use stop::Parked;
+pub use stop::Stop;
 
 const TARGET: &str = "chopin_mcp_server::shutdown";
 
 /// The shutdown signal and the count of open connections.
 pub struct Shutdown {
     signal: watch::Sender<bool>,
+    /// Set when the shutdown starts, before `signal` says so: what
+    /// [`is_triggered`](Self::is_triggered) and [`Stop`] read, one load
+    /// that no connection's request writes to.
+    stopped: AtomicBool,
+    /// The connections' [`Stop`]s waiting for the shutdown.
+    parked: Mutex<Parked>,
     open: AtomicUsize,
     closed: Notify,
 }
@@ -34,6 +45,8 @@ impl Shutdown {
     pub fn new() -> Arc<Shutdown> {
         Arc::new(Shutdown {
             signal: watch::Sender::new(false),
+            stopped: AtomicBool::new(false),
+            parked: Mutex::new(Parked::default()),
             open: AtomicUsize::new(0),
             closed: Notify::new(),
         })
@@ -41,11 +54,13 @@ impl Shutdown {
 
     /// Starts the shutdown (idempotent).
     pub fn trigger(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
         self.signal.send_replace(true);
+        stop::wake_all(self);
     }
 
     pub fn is_triggered(&self) -> bool {
-        *self.signal.borrow()
+        self.stopped.load(Ordering::Acquire)
     }
 
     /// Resolves once the shutdown started.
@@ -57,6 +72,12 @@ impl Shutdown {
                 std::future::pending::<()>().await;
             }
         }
+    }
+
+    /// [`triggered`](Self::triggered) for a connection, polled whenever it
+    /// waits for its client: see [`Stop`].
+    pub fn stop(self: &Arc<Self>) -> Stop {
+        Stop::new(Arc::clone(self))
     }
 
     /// [`triggered`](Self::triggered), boxed, for a body to poll.

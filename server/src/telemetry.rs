@@ -227,15 +227,20 @@ pub struct RequestLine {
 impl RequestLine {
     /// Starts a line stamped now.
     pub fn start() -> RequestLine {
+        RequestLine::start_at(SystemTime::now())
+    }
+
+    /// Starts a line stamped `now`.
+    pub fn start_at(now: SystemTime) -> RequestLine {
         let mut out = LINE.try_with(Cell::take).unwrap_or_default();
         out.clear();
         let json = JSON.load(Ordering::Relaxed);
         if json {
             out.extend_from_slice(b"{\"timestamp\":\"");
-            timestamp(&mut out);
+            timestamp(&mut out, now);
             out.extend_from_slice(b"\",\"level\":\"INFO\",\"message\":\"request\"");
         } else {
-            timestamp(&mut out);
+            timestamp(&mut out, now);
             out.extend_from_slice(b"  INFO ");
             out.extend_from_slice(REQUEST_TARGET.as_bytes());
             out.extend_from_slice(b": request");
@@ -243,6 +248,7 @@ impl RequestLine {
         RequestLine { out, json }
     }
 
+    #[inline(always)]
     fn name(&mut self, name: &str) {
         if self.json {
             self.out.extend_from_slice(b",\"");
@@ -256,6 +262,7 @@ impl RequestLine {
     }
 
     /// A value from a closed set of plain names (nothing to escape).
+    #[inline(always)]
     pub fn label(&mut self, name: &str, value: &'static str) {
         self.name(name);
         if self.json {
@@ -268,6 +275,7 @@ impl RequestLine {
     }
 
     /// Any text: a JSON string in JSON, the text itself in text lines.
+    #[inline(always)]
     pub fn text(&mut self, name: &str, value: &str) {
         self.name(name);
         if self.json {
@@ -279,6 +287,7 @@ impl RequestLine {
     }
 
     /// A number.
+    #[inline(always)]
     pub fn number(&mut self, name: &str, value: u64) {
         self.name(name);
         decimal(&mut self.out, value);
@@ -327,6 +336,7 @@ pub fn flush_thread() {
 }
 
 /// Appends `value` in decimal.
+#[inline(always)]
 fn decimal(out: &mut Vec<u8>, mut value: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
@@ -343,10 +353,8 @@ fn decimal(out: &mut Vec<u8>, mut value: u64) {
 
 /// Appends the time now as `tracing_subscriber` writes it (RFC 3339, UTC,
 /// microseconds): `2026-12-01T22:12:07.663059Z`.
-fn timestamp(out: &mut Vec<u8>) {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
+fn timestamp(out: &mut Vec<u8>, now: SystemTime) {
+    let now = now.duration_since(UNIX_EPOCH).unwrap_or_default();
     let seconds = now.as_secs();
     let (of, mut text) = SECOND.with(Cell::get);
     if of != seconds {

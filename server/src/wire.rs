@@ -127,7 +127,18 @@ thread_local! {
 /// The current time as an IMF-fixdate, for the `date` header (RFC 9110
 /// §6.6.1), formatted once a second per thread.
 pub fn date() -> [u8; DATE_LEN] {
+    date_now().1
+}
+
+/// The time now, and [`date`] of it: for a response whose request line
+/// is stamped with the same clock reading.
+pub fn date_now() -> (SystemTime, [u8; DATE_LEN]) {
     let now = SystemTime::now();
+    (now, date_at(now))
+}
+
+/// [`date`] of `now`.
+fn date_at(now: SystemTime) -> [u8; DATE_LEN] {
     let second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (cached, text) = DATE.get();
     if cached == second {

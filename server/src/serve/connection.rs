@@ -10,7 +10,11 @@ use chopin_mcp::{Header, Outcome};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-use super::effects::{Judged, Reply, carry_out, judge, plain, serve_document, serve_image};
+use super::effects::{
+    Carried, Judged, Reply, carry_out_later, carry_out_now, judge, plain, serve_document,
+    serve_image,
+};
+use super::known::Known;
 use super::read::{Conn, HEAD_TIMEOUT, Next, Waits, read_head, read_more};
 use super::streams::Streams;
 use super::write::{linger, refuse, send, write_continue};
@@ -37,9 +41,10 @@ pub(super) async fn connection(
         stream,
         read: Vec::new(),
         out: Vec::new(),
+        known: Known::default(),
     };
     // ops: once the shutdown starts, finish the request in flight and close.
-    let stop = shutdown.triggered();
+    let stop = shutdown.stop();
     tokio::pin!(stop);
     // The head deadline: one timer for the connection, which only runs out
     // every HEAD_TIMEOUT and then looks at when the wait began, rather than
@@ -58,8 +63,13 @@ pub(super) async fn connection(
     };
     // Nothing of the buffers is kept while a stream is held or a close
     // lingers.
-    let Conn { stream, read, out } = conn;
-    drop((read, out));
+    let Conn {
+        stream,
+        read,
+        out,
+        known,
+    } = conn;
+    drop((read, out, known));
     match next {
         Next::Stream(expires) => streams.hold(stream, tracked, &shutdown, expires).await,
         Next::Close => linger(stream).await,
@@ -79,11 +89,14 @@ async fn exchange<S: std::future::Future<Output = ()>>(
         Ok(false) => return Next::Gone,
         Err(refused) => return refuse(conn, refused).await,
     }
-    let head = match http1::parse_head(&conn.read) {
+    // The head is looked at where it was parsed (its 64 header slots are
+    // not moved out of the result).
+    let parsed = http1::parse_head(&conn.read);
+    let head = match &parsed {
         Ok(Some(head)) => head,
         // The scanner saw a whole head: only a refusal is left.
         Ok(None) => return Next::Gone,
-        Err(refused) => return refuse(conn, refused).await,
+        Err(refused) => return refuse(conn, *refused).await,
     };
     let (head_len, framing) = (head.len(), head.framing());
     let (keep_alive, expects_continue) = (head.keep_alive(), head.expects_continue());
@@ -149,8 +162,13 @@ async fn exchange<S: std::future::Future<Output = ()>>(
             outcome = match outcome {
                 Outcome::Respond(response) => break Reply::Endpoint(response),
                 Outcome::Authenticate(auth) => {
-                    let judged =
-                        judge(host, auth.bearer_token(), auth.authorization(), &mut record);
+                    let judged = judge(
+                        host,
+                        auth.bearer_token(),
+                        auth.authorization(),
+                        &mut record,
+                        Some(&mut conn.known),
+                    );
                     match judged.await {
                         Judged::Caller(caller, grant, exp) => {
                             expires = exp;
@@ -200,9 +218,15 @@ async fn exchange<S: std::future::Future<Output = ()>>(
                 // update, rename, archive, restore): on tokio's blocking
                 // pool for SQLite (they wait for fsync), awaited on
                 // PostgreSQL.
-                effect => match carry_out(host, effect, &mut record).await {
-                    Ok(next) => next,
-                    Err(reply) => break reply,
+                effect => match carry_out_now(host, effect, &mut record) {
+                    Carried::Done(Ok(next)) => next,
+                    Carried::Done(Err(reply)) => break reply,
+                    Carried::Later(effect) => {
+                        match carry_out_later(host, effect, &mut record).await {
+                            Ok(next) => next,
+                            Err(reply) => break reply,
+                        }
+                    }
                 },
             };
         }
@@ -210,7 +234,7 @@ async fn exchange<S: std::future::Future<Output = ()>>(
     respond(
         conn,
         shutdown,
-        record,
+        &mut record,
         reply,
         Respond {
             keep_alive,
@@ -239,11 +263,11 @@ struct Respond {
 async fn respond(
     conn: &mut Conn,
     shutdown: &Shutdown,
-    record: record::Record,
+    record: &mut record::Record,
     reply: Reply,
     how: Respond,
 ) -> Next {
-    let date = wire::date();
+    let (now, date) = wire::date_now();
     let date = [Header::new("date", &date)];
     let out = &mut conn.out;
     if let Reply::Endpoint(response) = &reply
@@ -254,6 +278,7 @@ async fn respond(
         record.finish(record::Ending {
             status: 200,
             body: b"",
+            now,
         });
         if conn.stream.write_all(out).await.is_err() {
             return Next::Gone;
@@ -267,6 +292,7 @@ async fn respond(
             record.finish(record::Ending {
                 status: response.status(),
                 body: response.body(),
+                now,
             });
             response.body()
         }
@@ -277,6 +303,7 @@ async fn respond(
             record.finish(record::Ending {
                 status: plain.status,
                 body: plain.text.as_bytes(),
+                now,
             });
             plain.text.as_bytes()
         }

@@ -1,11 +1,13 @@
 //! What a request asks of the host, and the replies that are the server's
 //! own: a bearer token judged ([`judge`]), a list, read or write effect
-//! carried out by the store ([`carry_out`], a store error answered), a
+//! carried out by the store ([`carry_out_now`], [`carry_out_later`], a
+//! store error answered), a
 //! document's URL served ([`serve_document`]), an image's ([`serve_image`]);
 //! [`Reply`] is what a request is answered with.
 
 use chopin_mcp::{DocumentOutcome, Granted, ImageAnswer, ImageOutcome, Outcome};
 
+use super::known::Known;
 use crate::host::{Caller, DATABASE_BUSY, Host, INTERNAL_ERROR, Now};
 use crate::labels::StoreOperation;
 use crate::oauth::Verdict;
@@ -34,32 +36,51 @@ pub(super) const fn plain(status: u16, text: &'static str) -> Reply {
     })
 }
 
-/// Carries out a list, read or write effect, noting it in `record`; a
-/// store error is answered (503 when the database is busy, else 500).
-pub(super) async fn carry_out(
+/// What became of an effect offered to the store now ([`carry_out_now`]).
+pub(super) enum Carried {
+    /// Carried out (a list or read on SQLite, on this thread), or its
+    /// store error answered.
+    Done(Result<Outcome<Caller>, Reply>),
+    /// For the store to carry out awaited ([`carry_out_later`]).
+    Later(Outcome<Caller>),
+}
+
+/// Notes a list, read or write effect in `record` and carries it out now
+/// when the store can (`Host::read_now`); a store error is answered (503
+/// when the database is busy, else 500). Not a future: a read on SQLite,
+/// the request served most, is not moved into one and out again.
+pub(super) fn carry_out_now(
     host: &Host,
     effect: Outcome<Caller>,
     record: &mut record::Record,
-) -> Result<Outcome<Caller>, Reply> {
+) -> Carried {
     record.effect(&effect); // ops
     let operation = StoreOperation::of(&effect); // ops
-    // ops: carry_out says what became of a write.
-    let mut written = None;
     let now = metrics::time_store_when(
         operation,
         || host.read_now(effect),
         |now| matches!(now, Now::Done(_)),
     );
-    let done = match now {
-        Now::Done(done) => done,
-        // Boxed: a PostgreSQL operation's state is large, and would
-        // otherwise be part of every connection's for its whole life.
-        Now::Await(effect) => {
-            let done = Box::pin(host.carry_out(effect, &mut written));
-            metrics::time_store_async(operation, done).await
-        }
-    };
-    match done {
+    match now {
+        Now::Done(done) => Carried::Done(done.map_err(|e| store_failed(&e))),
+        Now::Await(effect) => Carried::Later(effect),
+    }
+}
+
+/// Carries out an effect [`carry_out_now`] left for later, noting what
+/// became of a write in `record`; a store error is answered as there.
+pub(super) async fn carry_out_later(
+    host: &Host,
+    effect: Outcome<Caller>,
+    record: &mut record::Record,
+) -> Result<Outcome<Caller>, Reply> {
+    let operation = StoreOperation::of(&effect); // ops
+    // ops: carry_out says what became of a write.
+    let mut written = None;
+    // Boxed: a PostgreSQL operation's state is large, and would otherwise
+    // be part of every connection's for its whole life.
+    let done = Box::pin(host.carry_out(effect, &mut written));
+    match metrics::time_store_async(operation, done).await {
         Ok(next) => {
             record.written(written); // ops
             Ok(next)
@@ -95,15 +116,26 @@ pub(super) enum Judged {
 }
 
 /// Judges a request's bearer token (`/mcp` and a document's URL alike),
-/// noting the verdict in `record`.
+/// noting the verdict in `record`. With `known` (the connection's), a
+/// static token accepted before on the connection is its caller at once,
+/// and one accepted now is kept there.
 pub(super) async fn judge(
     host: &Host,
     bearer: Option<&str>,
     authorization: Option<&[u8]>,
     record: &mut record::Record,
+    known: Option<&mut Known>,
 ) -> Judged {
+    if let Some(caller) = known.as_ref().and_then(|known| known.caller(bearer)) {
+        record.caller(Some(caller)); // ops
+        record.auth(Some("static"), false);
+        return Judged::Caller(Caller::clone(caller), Granted::ALL, None);
+    }
     match host.authenticate(bearer).await {
         Verdict::Static(caller) => {
+            if let (Some(known), Some(token)) = (known, bearer) {
+                known.accepted(token, &caller);
+            }
             record.caller(Some(&caller)); // ops
             record.auth(Some("static"), false);
             Judged::Caller(caller, Granted::ALL, None)
@@ -143,7 +175,13 @@ pub(super) async fn serve_document(
         outcome = match outcome {
             DocumentOutcome::Respond(response) => return Reply::Endpoint(response),
             DocumentOutcome::Authenticate(auth) => {
-                let judged = judge(host, auth.bearer_token(), auth.authorization(), record);
+                let judged = judge(
+                    host,
+                    auth.bearer_token(),
+                    auth.authorization(),
+                    record,
+                    None,
+                );
                 match judged.await {
                     Judged::Caller(caller, grant, _) => auth.answer_scoped(caller, grant),
                     Judged::Refused => auth.answer(None),
@@ -174,7 +212,13 @@ pub(super) async fn serve_image(
         outcome = match outcome {
             ImageOutcome::Respond(response) => return Reply::Endpoint(response),
             ImageOutcome::Authenticate(auth) => {
-                let judged = judge(host, auth.bearer_token(), auth.authorization(), record);
+                let judged = judge(
+                    host,
+                    auth.bearer_token(),
+                    auth.authorization(),
+                    record,
+                    None,
+                );
                 match judged.await {
                     Judged::Caller(caller, grant, _) => auth.answer_scoped(caller, grant),
                     Judged::Refused => auth.answer(None),

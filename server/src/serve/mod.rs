@@ -42,6 +42,8 @@ use crate::{metrics, telemetry};
 
 mod connection;
 mod effects;
+mod head;
+mod known;
 mod read;
 mod streams;
 mod write;

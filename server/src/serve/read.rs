@@ -7,6 +7,9 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use chopin_mcp::http1;
+
+use super::head::HeadScan;
+use super::known::Known;
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
@@ -16,11 +19,13 @@ pub(super) const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A connection's socket and buffers: bytes read and not yet used (the rest
 /// of a head, body bytes, pipelined requests), and the response being
-/// written.
+/// written; and the static token its requests were last accepted with.
 pub(super) struct Conn {
     pub(super) stream: TcpStream,
     pub(super) read: Vec<u8>,
     pub(super) out: Vec<u8>,
+    /// The static token last accepted on the connection.
+    pub(super) known: Known,
 }
 
 /// The room a read is given at least.
@@ -67,7 +72,7 @@ pub(super) async fn read_head<S: std::future::Future<Output = ()>>(
     }
     // Looks at each byte once, so a client sending its head a byte at a time
     // costs linear time; the head is parsed once, when it is complete.
-    let mut scanner = http1::HeadScanner::new();
+    let mut scanner = HeadScan::default();
     let mut since = None;
     loop {
         // Empty lines before a request line are allowed (RFC 9112 §2.2):
@@ -80,7 +85,7 @@ pub(super) async fn read_head<S: std::future::Future<Output = ()>>(
             .count();
         if blank > 0 {
             conn.read.drain(..blank);
-            scanner = http1::HeadScanner::new();
+            scanner = HeadScan::default();
         }
         if scanner.scan(&conn.read)? {
             return Ok(true);
