@@ -23,9 +23,12 @@
 #[path = "interop/harness.rs"]
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+#[path = "support/operator.rs"]
+mod operator;
 
+use std::path::{Path, PathBuf};
+
+use operator::{approve_graph, operator};
 use serde_json::{Value, json};
 use support::{SERVERS, Server, TOKEN, temp_path};
 
@@ -40,23 +43,6 @@ const DOCUMENTS: [&str; 2] = [
 
 fn tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
-}
-
-/// The server binary's operator command `args` on `db`: its output, which
-/// must be a success.
-fn operator(db: &str, args: &[&str]) -> Output {
-    let out = Command::new(support::binary("chopin-mcp-server"))
-        .args(args)
-        .args(["--db", db])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// `name` on a new SQLite file holding `documents` (imported at plan
@@ -76,33 +62,8 @@ fn approved(name: &str, documents: &[&str]) -> (Server, String) {
         .collect();
     std::fs::write(&import, Value::Array(rows).to_string()).unwrap();
     let server = Server::on_db(name, &db, &["--import", import.to_str().unwrap()]);
-    let task = |id: &str, needs: &[&str]| {
-        json!({"id": id, "title": format!("Task {id}"), "context": "Context.", "goal": "Goal.",
-               "acceptance": ["First.", "Second."], "dependsOn": needs})
-    };
-    let tasks = temp_path("interop-implementation-tasks", "json");
-    let definition = json!({"tasks": [task("foundation", &[]), task("delivery", &["foundation"])]});
-    std::fs::write(&tasks, definition.to_string()).unwrap();
-    let tasks = tasks.to_str().unwrap();
     for id in documents {
-        let draft = [
-            "graph",
-            "draft",
-            id,
-            "--plan-revision",
-            "2",
-            "--tasks",
-            tasks,
-            "--base-branch",
-            "main",
-            "--base-commit",
-            "0123abcd",
-        ];
-        operator(&db, &draft);
-        operator(
-            &db,
-            &["graph", "approve", id, "--version", "1", "--revision", "1"],
-        );
+        approve_graph(&db, id);
     }
     (server, db)
 }

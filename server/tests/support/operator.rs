@@ -5,14 +5,14 @@
 //! it, as IMPLEMENTATION.md §5's fixture has it.
 #![allow(dead_code)]
 
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 
 use super::support::{DOC_ID, binary, temp_path};
 
-/// Runs `chopin-mcp-server args --db db`; it must succeed.
-pub fn operator(db: &str, args: &[&str]) {
+/// Runs `chopin-mcp-server args --db db`, which must succeed: its output.
+pub fn operator(db: &str, args: &[&str]) -> Output {
     let out = Command::new(binary("chopin-mcp-server"))
         .args(args)
         .args(["--db", db])
@@ -24,6 +24,7 @@ pub fn operator(db: &str, args: &[&str]) {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    out
 }
 
 /// Drafts and approves the seed document's graph on `db` (a path or URL):
