@@ -232,23 +232,17 @@ pub(crate) fn string<'a>(raw: impl Into<Raw<'a>>) -> Option<Cow<'a, str>> {
 /// `memchr` cost more than the search).
 #[inline]
 fn has_backslash(bytes: &[u8]) -> bool {
-    let holds = |block: &[u8; 16]| {
-        block
+    let holds = |bytes: &[u8]| {
+        bytes
             .iter()
             .fold(false, |seen, &byte| seen | (byte == b'\\'))
     };
     let Some(last) = bytes.last_chunk::<16>() else {
-        return bytes
-            .iter()
-            .fold(false, |seen, &byte| seen | (byte == b'\\'));
+        return holds(bytes);
     };
     // The last block overlaps the one before when the length is not a
     // multiple of sixteen.
-    holds(last)
-        || bytes
-            .chunks_exact(16)
-            .filter_map(<[u8]>::first_chunk::<16>)
-            .any(holds)
+    holds(last) || bytes.chunks_exact(16).any(holds)
 }
 
 /// The characters of a JSON string's contents `escaped`: runs without a
@@ -536,12 +530,9 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
 /// bytes before the first to escape are stored the same way (the word
 /// stored, the vector cut back after them), then its escape sequence, looked
 /// up whole for the level. The last bytes are stored with the block that
-/// ends the text, or one by one.
+/// ends the text when it is clean, else as runs between the bytes to escape.
 fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
-    let table = match level {
-        Level::Plain => &SEQUENCES[0],
-        Level::InString => &SEQUENCES[1],
-    };
+    let table = &SEQUENCES[level as usize];
     let mut at = 0;
     while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
         if !holds_special(block) {

@@ -58,9 +58,11 @@ pub(crate) enum Body<'a> {
 /// A body's text: UTF-8, checked once here, a leading byte-order mark
 /// skipped (as the WHATWG UTF-8 decoder does). `None` is a parse error.
 pub(crate) fn body_text(body: Bytes) -> Option<ByteString> {
-    let body = match body.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(_) => body.slice(3..),
-        None => body,
+    const MARK: &[u8] = b"\xEF\xBB\xBF";
+    let body = if body.starts_with(MARK) {
+        body.slice(MARK.len()..)
+    } else {
+        body
     };
     ByteString::try_from(body).ok()
 }

@@ -79,18 +79,10 @@ fn string_end_long(bytes: &[u8], from: usize) -> Option<(usize, bool)> {
 #[inline]
 fn special(bytes: &[u8], mut at: usize) -> Option<usize> {
     while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
-        if !holds_special(block) {
-            at += 16;
-            continue;
+        if holds_special(block) {
+            break;
         }
-        let [low, high] = [&block[..8], &block[8..]]
-            .map(|half| special_flags(u64::from_le_bytes(half.try_into().unwrap_or_default())));
-        let found = if low != 0 {
-            low.trailing_zeros() / 8
-        } else {
-            8 + high.trailing_zeros() / 8
-        };
-        return Some(at + found as usize);
+        at += 16;
     }
     while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let found = special_flags(u64::from_le_bytes(*word));

@@ -46,6 +46,11 @@ pub(crate) const PARAMS: [&str; 7] = [
 ];
 pub(crate) const META: [&str; 2] = [PROTOCOL_VERSION, CLIENT_CAPABILITIES];
 
+/// The picks read through [`Envelope::plain`] and [`Params::plain`].
+const JSONRPC: usize = 0;
+const METHOD: usize = 2;
+const NAME: usize = PARAMS_AT + 1;
+
 /// Where each level's picks start in the flat array of all picks.
 const PARAMS_AT: usize = ENVELOPE.len();
 const META_AT: usize = PARAMS_AT + PARAMS.len();
@@ -73,7 +78,7 @@ impl<'a> Envelope<'a> {
     /// Whether `jsonrpc` is the string `2.0`.
     pub(crate) fn is_version_2_0(&self) -> bool {
         match self.jsonrpc {
-            Some(raw) if self.plain & 1 != 0 => raw.get() == "\"2.0\"",
+            Some(raw) if self.plain & 1 << JSONRPC != 0 => raw.get() == "\"2.0\"",
             raw => raw
                 .and_then(json::string)
                 .is_some_and(|version| version == "2.0"),
@@ -82,7 +87,7 @@ impl<'a> Envelope<'a> {
 
     /// `method` read as a name ([`json::name`]).
     pub(crate) fn method(&self) -> Option<Cow<'a, str>> {
-        picked_name(self.method, self.plain & (1 << 2) != 0)
+        picked_name(self.method, self.plain & 1 << METHOD != 0)
     }
 }
 
@@ -115,7 +120,7 @@ pub(crate) struct Params<'a> {
 impl<'a> Params<'a> {
     /// `name` read as a name ([`json::name`]).
     pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
-        picked_name(self.name, self.plain & (1 << (PARAMS_AT + 1)) != 0)
+        picked_name(self.name, self.plain & 1 << NAME != 0)
     }
 }
 

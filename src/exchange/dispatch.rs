@@ -96,22 +96,24 @@ pub(crate) fn needs_session(effect: &Effect) -> bool {
 /// Parses the complete body, decides its era and dispatches it.
 pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     let class = exchange.class;
-    let text = jsonrpc::body_text(body);
-    let parsed = text.as_deref().and_then(jsonrpc::read_body);
-    let shape = match &parsed {
-        None if class == HeaderClass::Refused => return Outcome::Respond(version_refused()),
-        None => {
+    let unreadable = || match class {
+        HeaderClass::Refused => Outcome::Respond(version_refused()),
+        _ => {
             let reply = jsonrpc::error_reply(b"null", jsonrpc::PARSE_ERROR);
-            return Outcome::Respond(Response::new(400, ContentType::Json, reply));
+            Outcome::Respond(Response::new(400, ContentType::Json, reply))
         }
+    };
+    let Some(text) = jsonrpc::body_text(body) else {
+        return unreadable();
+    };
+    let body = &text;
+    let parsed = jsonrpc::read_body(body);
+    let shape = match &parsed {
+        None => return unreadable(),
         Some(Body::Single(envelope)) => Shape::Object {
             claim: class.reads_claim() && modern::claims(envelope.members),
         },
         Some(_) => Shape::Other,
-    };
-    // Read, so there is text.
-    let Some(body) = &text else {
-        return Outcome::Respond(version_refused());
     };
     let version = match version::route(class, shape) {
         Route::Legacy(version) => version,

@@ -286,7 +286,7 @@ impl Screen {
 /// `application/json`, with any parameters.
 fn is_json_media_type(value: &[u8]) -> bool {
     // What nearly every client sends, compared in line.
-    if value.first_chunk::<16>() == Some(b"application/json") && value.len() == 16 {
+    if value == b"application/json" {
         return true;
     }
     let essence = value.split(|&b| b == b';').next().unwrap_or_default();

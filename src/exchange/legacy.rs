@@ -120,8 +120,7 @@ pub(super) fn need(envelope: Option<Envelope<'_>>, offered: Offered) -> Granted 
     let name = call
         .members
         .filter(|_| call.method == "tools/call")
-        .and_then(|members| members.name)
-        .and_then(json::name);
+        .and_then(|members| members.name());
     name.map_or(Granted::READ, |name| Tool::needs(&name, offered))
 }
 
