@@ -18,6 +18,21 @@ use crate::lex::{colon, holds_special, is_special, skip_whitespace, special_flag
 pub(crate) struct Members<'a, const N: usize> {
     pub values: [Option<Raw<'a>>; N],
     pub other: bool,
+    /// Bit `i`: `values[i]` is known to be a string without escapes (the
+    /// message reader found it so); clear when unknown.
+    pub plain: u32,
+}
+
+impl<'a, const N: usize> Members<'a, N> {
+    /// The string `values[index]` holds ([`string`]), straight from its
+    /// text when it is known to have no escapes.
+    pub(crate) fn string(&self, index: usize) -> Option<Cow<'a, str>> {
+        let value = (*self.values.get(index)?)?;
+        if index < 32 && self.plain & 1 << index != 0 {
+            return Some(Cow::Borrowed(plain_contents(value)));
+        }
+        string(value)
+    }
 }
 
 /// Reads `raw` as an object and picks out the members named by `keys`, as
@@ -31,6 +46,7 @@ pub(crate) fn members<'a, const N: usize>(raw: Raw<'a>, keys: [&str; N]) -> Opti
     let mut members = Members {
         values: [None; N],
         other: false,
+        plain: 0,
     };
     if bytes.first() != Some(&b'{') {
         return None;

@@ -46,6 +46,9 @@ pub(crate) const INVALID_TOOL_ARGUMENTS: RpcError = RpcError {
 pub const MAX_BATCH: usize = 100;
 
 /// What a request body holds, once it is known to be JSON.
+// A single message's members (with `arguments`' record) stay on the stack:
+// boxing them would cost the read cycle an allocation.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Body<'a> {
     /// One object: its members.
     Single(Envelope<'a>),

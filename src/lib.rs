@@ -22,6 +22,7 @@ mod lex;
 pub mod negotiate;
 mod oracle;
 mod origin;
+mod record;
 mod request;
 mod response;
 mod scan;

@@ -11,6 +11,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visi
 use serde_json::value::RawValue;
 
 use crate::json::{self, Raw};
+use crate::record::{self, Arguments, Record};
 use crate::scan;
 
 /// Keys the readers' differential picks in any value: the ones the
@@ -43,6 +44,92 @@ pub(crate) fn check_readers(raw: Raw<'_>) {
     let expected = serde_json::from_str::<String>(text).ok();
     let found = json::string(raw).map(|string| string.into_owned());
     assert_eq!(found, expected, "string {text:?}");
+}
+
+/// Asserts that the members of `arguments` the message reader recorded
+/// read as `json::members` reads its text, and as `serde_json` reads them;
+/// that a value is marked plain exactly when it is a string without a
+/// backslash; and that the members are recorded exactly when they fit.
+pub(crate) fn check_arguments(arguments: Arguments<'_>) {
+    fn values<'a>(members: &json::Members<'a, 5>) -> [Option<&'a str>; 5] {
+        members.values.map(|value| value.map(Raw::get))
+    }
+    let raw = arguments.raw();
+    let text = raw.get();
+    let recorded = arguments.is_recorded();
+    for keys in [
+        KEYS,
+        ["repository", "includeArchived", "id", "a", "\u{10000}"],
+    ] {
+        let found = arguments.members(keys);
+        let walked = json::members(raw, keys);
+        let expected = members(text, keys);
+        assert_eq!(
+            found
+                .as_ref()
+                .map(|members| (values(members), members.other)),
+            walked
+                .as_ref()
+                .map(|members| (values(members), members.other)),
+            "recorded members of {text:?}"
+        );
+        assert_eq!(
+            found
+                .as_ref()
+                .map(|members| (values(members), members.other)),
+            expected.map(|members| (
+                members.values.map(|value| value.map(RawValue::get)),
+                members.other
+            )),
+            "members of {text:?} against serde_json"
+        );
+        let Some(found) = found else { continue };
+        for (index, value) in found.values.iter().enumerate() {
+            let plain =
+                value.is_some_and(|raw| raw.get().starts_with('"') && !raw.get().contains('\\'));
+            assert_eq!(
+                found.plain & 1 << index != 0,
+                plain && recorded,
+                "plain {index} of {text:?}"
+            );
+            assert_eq!(
+                found.string(index),
+                value.and_then(json::string),
+                "string {index} of {text:?}"
+            );
+        }
+    }
+    // An object whose keys `serde_json` cannot read (a lone surrogate) is
+    // unreadable either way, as checked above.
+    if let Some(count) = member_count(text) {
+        let fits = count <= record::CAPACITY && text.len() <= usize::from(u16::MAX);
+        assert_eq!(recorded, fits, "recorded {text:?}");
+    }
+}
+
+/// How many members the object `text` has, duplicates counted, as
+/// `serde_json` reads it.
+fn member_count(text: &str) -> Option<usize> {
+    struct Count;
+    impl<'de> Visitor<'de> for Count {
+        type Value = usize;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
+            let mut count = 0;
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                count += 1;
+            }
+            Ok(count)
+        }
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let count = deserializer.deserialize_map(Count).ok()?;
+    deserializer.end().ok()?;
+    Some(count)
 }
 
 /// What `crate::scan::message` must answer, read with `serde_json` level by
@@ -99,6 +186,7 @@ pub(crate) fn message(text: &str) -> Option<scan::Envelope<'_>> {
                 notifications,
                 protocol_version,
                 plain: plain_bits(&picks) << scan::ENVELOPE.len(),
+                record: Record::NONE,
             }
         });
     Some(scan::Envelope {

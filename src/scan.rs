@@ -17,7 +17,9 @@
 //!
 //! Picked members are read as [`json::members`](crate::json::members) reads
 //! them: the last occurrence wins, keys are compared after unescaping, and
-//! an object with a lone surrogate in a key is unreadable (`None`).
+//! an object with a lone surrogate in a key is unreadable (`None`). The
+//! members of `params.arguments`, when it is an object, are recorded in the
+//! same pass ([`Record`]), for the tools to read without a second walk.
 //!
 //! Linear in the text on any input: the position only moves forward, and
 //! nothing recurses; open containers are remembered one bit each.
@@ -26,6 +28,7 @@ use std::borrow::Cow;
 
 use crate::json::{self, Raw, find_key};
 use crate::lex::{colon, number_end, skip_whitespace, string_end};
+use crate::record::{Arguments, Record};
 
 /// `io.modelcontextprotocol/protocolVersion`, a member of `params._meta`.
 pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -50,6 +53,7 @@ pub(crate) const META: [&str; 2] = [PROTOCOL_VERSION, CLIENT_CAPABILITIES];
 const JSONRPC: usize = 0;
 const METHOD: usize = 2;
 const NAME: usize = PARAMS_AT + 1;
+const ARGUMENTS: usize = PARAMS_AT + 2;
 
 /// Where each level's picks start in the flat array of all picks.
 const PARAMS_AT: usize = ENVELOPE.len();
@@ -115,12 +119,19 @@ pub(crate) struct Params<'a> {
     /// Bit `PARAMS_AT + i`: pick `i` of `params` (in [`PARAMS`]' order) is
     /// a string without escapes.
     pub plain: u16,
+    /// `arguments`' members, when it is an object the scan recorded.
+    pub record: Record,
 }
 
 impl<'a> Params<'a> {
     /// `name` read as a name ([`json::name`]).
     pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
         picked_name(self.name, self.plain & 1 << NAME != 0)
+    }
+
+    /// `arguments`, with its members when the scan recorded them.
+    pub(crate) fn call_arguments(&self) -> Option<Arguments<'a>> {
+        Some(Arguments::new(self.arguments?, self.record))
     }
 }
 
@@ -168,6 +179,11 @@ impl Count for Steps {
     }
 }
 
+mod arguments;
+mod kinds;
+
+use kinds::Kinds;
+
 /// One scan of one message's text.
 ///
 /// The picked levels (the message, `params`, `params._meta`) are read member
@@ -180,6 +196,9 @@ struct Scanner<'a, C> {
     picks: [Option<Raw<'a>>; PICKS],
     /// [`Envelope::plain`], of the picks so far.
     plain: u16,
+    /// The members of the last `arguments` object read (of the last
+    /// `arguments` picked, once that is no object, none).
+    record: Record,
     /// Whether levels 2 and 3 hold the picks of a readable object: set when
     /// such an object opens, cleared when another value for it starts or a
     /// key in it holds a lone surrogate.
@@ -194,6 +213,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             bytes: text.as_bytes(),
             picks: [None; PICKS],
             plain: 0,
+            record: Record::NONE,
             readable: [false; 4],
             steps,
         }
@@ -225,6 +245,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             notifications: pick(PARAMS_AT + 5),
             protocol_version: pick(PARAMS_AT + 6),
             plain: self.plain & bits(PARAMS_AT..META_AT),
+            record: self.record,
         });
         Some(Envelope {
             jsonrpc: pick(0),
@@ -281,18 +302,29 @@ impl<'a, C: Count> Scanner<'a, C> {
                 // whatever it is.
                 self.readable.get_mut(level + 1..)?.fill(false);
             }
-            at = if opens && bytes.get(start) == Some(&b'{') {
-                self.open(level + 1);
-                self.object(start, level + 1)?
-            } else if bytes.get(start) == Some(&b'"') {
-                let (end, escaped) = string_end(bytes, start)?;
-                plain = !escaped;
-                end
-            } else {
-                self.value(start)?
+            let mut recorded = false;
+            at = match bytes.get(start) {
+                Some(b'"') => {
+                    let (end, escaped) = string_end(bytes, start)?;
+                    plain = !escaped;
+                    end
+                }
+                Some(b'{') if opens => {
+                    self.open(level + 1);
+                    self.object(start, level + 1)?
+                }
+                Some(b'{') if pick == Some(ARGUMENTS) => {
+                    recorded = true;
+                    self.arguments(start)?
+                }
+                _ => self.value(start)?,
             };
             if let Some(pick) = pick {
                 *self.picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
+                if pick == ARGUMENTS && !recorded {
+                    // The last `arguments` is no object: nothing recorded.
+                    self.record.clear();
+                }
                 // The last occurrence wins, and says whether it is plain.
                 let bit = 1u16 << pick;
                 self.plain = if plain {
@@ -475,59 +507,6 @@ fn plain_key(level: usize, key: &[u8]) -> Option<usize> {
         (3, _) if key == PROTOCOL_VERSION.as_bytes() => Some(0),
         (3, _) if key == CLIENT_CAPABILITIES.as_bytes() => Some(1),
         _ => None,
-    }
-}
-
-/// Whether each open container is an object, one bit per depth: the first
-/// 64 levels in a word, deeper ones on the heap (only for bodies nested that
-/// deep; `serde_json`'s skip stack allocates for any nesting).
-struct Kinds {
-    near: u64,
-    deep: Vec<u64>,
-}
-
-impl Kinds {
-    fn new() -> Kinds {
-        Kinds {
-            near: 0,
-            deep: Vec::new(),
-        }
-    }
-
-    /// Records the kind of the container at `depth`, which is at most one
-    /// deeper than any recorded before.
-    #[inline]
-    fn set(&mut self, depth: usize, object: bool) {
-        let word = match depth / 64 {
-            0 => &mut self.near,
-            index => match self.deep_word(index - 1) {
-                Some(word) => word,
-                None => return,
-            },
-        };
-        let bit = 1u64 << (depth % 64);
-        if object {
-            *word |= bit;
-        } else {
-            *word &= !bit;
-        }
-    }
-
-    #[cold]
-    fn deep_word(&mut self, index: usize) -> Option<&mut u64> {
-        if index == self.deep.len() {
-            self.deep.push(0);
-        }
-        self.deep.get_mut(index)
-    }
-
-    #[inline]
-    fn get(&self, depth: usize) -> bool {
-        let word = match depth / 64 {
-            0 => self.near,
-            index => self.deep.get(index - 1).copied().unwrap_or(0),
-        };
-        word & (1u64 << (depth % 64)) != 0
     }
 }
 

@@ -74,3 +74,32 @@ fn escapes() {
         format!(r#"{{"params":{{"{}":1}}}}"#, r"\u0061".repeat(n))
     });
 }
+
+#[test]
+fn arguments() {
+    assert_linear("many arguments", |n| {
+        format!(
+            r#"{{"params":{{"arguments":{{"id":"a"{}}}}}}}"#,
+            r#","a":1"#.repeat(n)
+        )
+    });
+    assert_linear("escaped argument keys", |n| {
+        format!(
+            r#"{{"params":{{"arguments":{{{}"x":1}}}}}}"#,
+            r#""\u0069d":"\u0061","#.repeat(n)
+        )
+    });
+    assert_linear("repeated arguments", |n| {
+        format!(
+            r#"{{"params":{{{}"name":"n"}}}}"#,
+            r#""arguments":{"id":"a","b":[1]},"#.repeat(n)
+        )
+    });
+    assert_linear("deep argument values", |n| {
+        format!(
+            r#"{{"params":{{"arguments":{{"id":{}1{}}}}}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    });
+}

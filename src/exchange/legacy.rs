@@ -70,7 +70,7 @@ pub(super) fn message<C>(
                 .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
                 .and_then(|members| {
                     let name = members.name();
-                    call::tool_call(name, members.arguments, config.tools)
+                    call::tool_call(name, members.call_arguments(), config.tools)
                 })
                 .and_then(|(tool, arguments)| call::step(config, source, tool, arguments));
             match step {

@@ -182,15 +182,15 @@ pub(crate) fn dispatch<C>(
     let id = id.get().as_bytes();
     // M2: `_meta`. `params`' and `_meta`'s members were read in the same
     // pass that validated the body.
+    let params = envelope.members.unwrap_or_default();
     let Params {
         meta,
         name,
-        arguments,
         uri,
         cursor,
         notifications,
         ..
-    } = envelope.members.unwrap_or_default();
+    } = params;
     let requested = meta.and_then(|meta| {
         meta.client_capabilities.filter(|c| json::is_object(*c))?;
         json::string(meta.protocol_version?)
@@ -252,13 +252,14 @@ pub(crate) fn dispatch<C>(
         "tools/list" => dispatch.result_bytes(id, &inner.modern.tools),
         "tools/call" => {
             // `named` is `params.name` as M3 read it.
-            let (tool, arguments) = match call::tool_call(named, arguments, inner.config.tools) {
-                Ok(found) => found,
-                Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
-                    return Outcome::Respond(error(id, TOOL_NOT_FOUND));
-                }
-                Err(refusal) => return Outcome::Respond(error(id, refusal)),
-            };
+            let (tool, arguments) =
+                match call::tool_call(named, params.call_arguments(), inner.config.tools) {
+                    Ok(found) => found,
+                    Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
+                        return Outcome::Respond(error(id, TOOL_NOT_FOUND));
+                    }
+                    Err(refusal) => return Outcome::Respond(error(id, refusal)),
+                };
             // Argument failures are tool execution errors (MODERN.md §4).
             match call::step(&inner.config, source, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {

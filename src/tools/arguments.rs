@@ -8,6 +8,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::json::{self, Raw};
+use crate::record::Arguments;
 
 /// Lowercase hex SHA-256 of the compact JSON of `value`: a fingerprint
 /// (DIALECT.md §11.7, LIFECYCLE.md §2). `serde_json` escapes strings as
@@ -50,12 +51,13 @@ pub(crate) fn locator(raw: Raw<'_>) -> Option<String> {
 }
 
 /// The arguments `{id}` of a tool whose one argument is a locator.
-pub(crate) fn locator_arguments(raw: Raw<'_>) -> Option<String> {
-    let members = json::members(raw, ["id"])?;
+pub(crate) fn locator_arguments(arguments: &Arguments<'_>) -> Option<String> {
+    let members = arguments.members(["id"])?;
     if members.other {
         return None;
     }
-    locator(members.values[0]?)
+    let value = members.string(0)?;
+    not_blank_within(&value, MAX_LOCATOR).then(|| value.into_owned())
 }
 
 /// A string argument kept for the host: a slice of the message it was read

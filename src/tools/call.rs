@@ -10,6 +10,7 @@ use bytestring::ByteString;
 use crate::config::{Config, Offered};
 use crate::json::{self, Raw};
 use crate::jsonrpc::{self, RpcError};
+use crate::record::{Arguments, Record};
 use crate::tools::Text;
 use crate::tools::create::{self, NewDocument};
 use crate::tools::implementation::{self, Lifecycle, StartRequest};
@@ -64,13 +65,13 @@ pub(crate) enum ToolStep {
 /// "tool not found"`.
 pub(crate) fn tool_call<'a>(
     name: Option<Cow<'_, str>>,
-    arguments: Option<Raw<'a>>,
+    arguments: Option<Arguments<'a>>,
     offered: Offered,
-) -> Result<(Tool, Raw<'a>), RpcError> {
+) -> Result<(Tool, Arguments<'a>), RpcError> {
     let name = name.ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let arguments = match arguments {
-        None => Raw::new("{}"),
-        Some(raw) if json::is_object(raw) => raw,
+        None => Arguments::new(Raw::new("{}"), Record::EMPTY),
+        Some(arguments) if json::is_object(arguments.raw()) => arguments,
         Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
     };
     let tool = Tool::lookup(&name, offered).ok_or(jsonrpc::TOOL_NOT_FOUND)?;
@@ -88,22 +89,24 @@ pub(crate) fn step(
     config: &Config,
     source: &ByteString,
     tool: Tool,
-    arguments: Raw<'_>,
+    arguments: Arguments<'_>,
 ) -> Result<ToolStep, RpcError> {
+    let raw = arguments.raw();
     let effect = match tool {
         Tool::ListDocuments => {
-            let (repository, include_archived) = list::arguments(arguments).ok_or(list::INVALID)?;
+            let (repository, include_archived) =
+                list::arguments(&arguments).ok_or(list::INVALID)?;
             Effect::List {
                 repository: Text::new(source, repository),
                 include_archived,
             }
         }
         Tool::ReadDocument => {
-            let document = read::arguments(arguments).ok_or(read::INVALID)?;
+            let document = read::arguments(&arguments).ok_or(read::INVALID)?;
             Effect::Read(Text::new(source, document))
         }
         Tool::CreateDocument => {
-            let draft = create::arguments(arguments).ok_or(create::INVALID)?;
+            let draft = create::arguments(raw).ok_or(create::INVALID)?;
             let report = dialect::check(&draft.plan, &*config.ids);
             if !report.issues.is_empty() {
                 return Ok(ToolStep::Issues(report.issues));
@@ -111,7 +114,7 @@ pub(crate) fn step(
             Effect::Create(Box::new(draft.into_new_document(report.canonical)))
         }
         Tool::UpdateDocument => {
-            let revision = update::arguments(arguments).ok_or(update::INVALID)?;
+            let revision = update::arguments(raw).ok_or(update::INVALID)?;
             let report = dialect::check(&revision.plan, &*config.ids);
             if !report.issues.is_empty() {
                 return Ok(ToolStep::Issues(report.issues));
@@ -119,31 +122,31 @@ pub(crate) fn step(
             Effect::Update(Box::new(revision.into_update(report.canonical)))
         }
         Tool::RenameDocument => {
-            let (id, title) = rename::arguments(arguments).ok_or(rename::INVALID)?;
+            let (id, title) = rename::arguments(raw).ok_or(rename::INVALID)?;
             Effect::Rename { id, title }
         }
         Tool::ArchiveDocument => {
-            Effect::Archive(locator_arguments(arguments).ok_or(archive::INVALID)?)
+            Effect::Archive(locator_arguments(&arguments).ok_or(archive::INVALID)?)
         }
         Tool::RestoreDocument => {
-            Effect::Restore(locator_arguments(arguments).ok_or(restore::INVALID)?)
+            Effect::Restore(locator_arguments(&arguments).ok_or(restore::INVALID)?)
         }
-        Tool::InvokePlanner => Effect::InvokePlanner(Box::new(
-            invoke::arguments(arguments).ok_or(invoke::INVALID)?,
-        )),
-        Tool::UploadImage => match upload::arguments(arguments)? {
+        Tool::InvokePlanner => {
+            Effect::InvokePlanner(Box::new(invoke::arguments(raw).ok_or(invoke::INVALID)?))
+        }
+        Tool::UploadImage => match upload::arguments(raw)? {
             Checked::Upload(upload) => Effect::StoreImage(upload),
             Checked::Refused(code) => return Ok(ToolStep::Code(code)),
         },
         Tool::ReadImplementation => Effect::ReadImplementation(
-            implementation::read(arguments).ok_or(implementation::INVALID_READ)?,
+            implementation::read(raw).ok_or(implementation::INVALID_READ)?,
         ),
         Tool::StartImplementation => Effect::StartImplementation(Box::new(
-            implementation::start(arguments).ok_or(implementation::INVALID_START)?,
+            implementation::start(raw).ok_or(implementation::INVALID_START)?,
         )),
         tool => {
             let name = tool.name();
-            let call = implementation::lifecycle(name, arguments)
+            let call = implementation::lifecycle(name, raw)
                 .ok_or_else(|| implementation::invalid_lifecycle(name))?;
             Effect::Lifecycle(Box::new(call))
         }

@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use super::DocumentSummary;
 use super::{Code, DocumentSummaryRef, Frame, Summary, code_schema, document_extras_schema};
 use crate::json::{self, Level, Raw, WriteJson};
+use crate::record::Arguments;
 
 /// The definition: SPEC.md §7's, with upstream's `includeArchived` and
 /// summaries (SURFACE.md §2), the output schema a `oneOf` of the listing
@@ -26,10 +27,10 @@ pub(crate) const INVALID: crate::jsonrpc::RpcError = crate::jsonrpc::RpcError {
 /// The repository named by `{repository, includeArchived?}`, if it is a
 /// valid one, and whether archived documents are asked for (`false` when
 /// the flag is absent; anything but a boolean is refused).
-pub(crate) fn arguments(raw: Raw<'_>) -> Option<(Cow<'_, str>, bool)> {
-    let members = json::members(raw, ["repository", "includeArchived"])?;
-    let [repository, include_archived] = members.values;
-    let repository = json::string(repository?)?;
+pub(crate) fn arguments<'a>(arguments: &Arguments<'a>) -> Option<(Cow<'a, str>, bool)> {
+    let members = arguments.members(["repository", "includeArchived"])?;
+    let repository = members.string(0)?;
+    let include_archived = members.values[1];
     let include_archived = match include_archived.map(Raw::get) {
         None => false,
         Some("true") => true,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::{
     Document, Frame, brief_schema, document_extras_schema, not_blank_within, write_absent,
 };
-use crate::json::{self, Raw};
+use crate::record::Arguments;
 
 /// The definition: SPEC.md §7's, with upstream's description and the
 /// optional `description`, `archivedAt`, `brief` and `url` a document may
@@ -29,9 +29,9 @@ pub const MAX_ID_CHARS: usize = 128;
 
 /// The id named by exactly `{id}`, if it is 1–128 characters with at least one
 /// that is not whitespace.
-pub(crate) fn arguments(raw: Raw<'_>) -> Option<Cow<'_, str>> {
-    let members = json::members(raw, ["id"])?;
-    let id = json::string(members.values[0]?)?;
+pub(crate) fn arguments<'a>(arguments: &Arguments<'a>) -> Option<Cow<'a, str>> {
+    let members = arguments.members(["id"])?;
+    let id = members.string(0)?;
     let valid = !members.other && not_blank_within(&id, MAX_ID_CHARS);
     valid.then_some(id)
 }

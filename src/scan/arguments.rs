@@ -1,0 +1,44 @@
+//! `params.arguments`, read member by member when it is an object: each
+//! member's key and value validated as [`Scanner::container`] would, and
+//! recorded ([`Record`]) so that the tools read their arguments without
+//! walking the text again.
+
+use super::{Count, Scanner};
+use crate::lex::{colon, skip_whitespace, string_end};
+
+impl<C: Count> Scanner<'_, C> {
+    /// Validates the object opening at `at`, recording its members in
+    /// place of any recorded before; where it ends.
+    #[inline(never)]
+    pub(super) fn arguments(&mut self, at: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        let base = at;
+        self.record.start();
+        let mut at = skip_whitespace(bytes, at + 1);
+        if bytes.get(at) == Some(&b'}') {
+            return Some(at + 1);
+        }
+        loop {
+            self.steps.add(1);
+            if bytes.get(at) != Some(&b'"') {
+                return None;
+            }
+            let (key_end, escaped) = string_end(bytes, at)?;
+            let start = colon(bytes, key_end)?;
+            let (end, plain) = if bytes.get(start) == Some(&b'"') {
+                let (end, escaped) = string_end(bytes, start)?;
+                (end, !escaped)
+            } else {
+                (self.value(start)?, false)
+            };
+            self.record
+                .push(base, (at + 1, key_end - 1), (start, end), escaped, plain);
+            at = skip_whitespace(bytes, end);
+            match *bytes.get(at)? {
+                b',' => at = skip_whitespace(bytes, at + 1),
+                b'}' => return Some(at + 1),
+                _ => return None,
+            }
+        }
+    }
+}
