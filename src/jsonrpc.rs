@@ -91,18 +91,21 @@ pub(crate) fn envelope(text: &str) -> Option<Envelope<'_>> {
     crate::scan::message(text)
 }
 
-/// A well-formed request or notification.
-pub(crate) struct Call<'a> {
+/// A well-formed request or notification, borrowing its envelope's
+/// members (`'e`) rather than copying them.
+pub(crate) struct Call<'e, 'a> {
     /// The id as sent, or `None` for a notification.
     pub id: Option<Raw<'a>>,
     pub method: Cow<'a, str>,
     /// `params`' members, when it is a readable object.
-    pub members: Option<Params<'a>>,
+    pub members: Option<&'e Params<'a>>,
 }
 
 /// Applies the envelope rows of the reject table. On failure, returns the id
 /// to echo in the `-32600` reply (`None`: `null`).
-pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<Raw<'_>>> {
+pub(crate) fn validate<'e, 'a>(
+    envelope: &'e Envelope<'a>,
+) -> Result<Call<'e, 'a>, Option<Raw<'a>>> {
     let id_valid = envelope.id.is_none_or(is_valid_id);
     let echo = envelope.id.filter(|_| id_valid);
     let version_ok = envelope.is_version_2_0();
@@ -124,7 +127,7 @@ pub(crate) fn validate(envelope: Envelope<'_>) -> Result<Call<'_>, Option<Raw<'_
     Ok(Call {
         id: envelope.id,
         method,
-        members: envelope.members,
+        members: envelope.members.as_ref(),
     })
 }
 
@@ -194,7 +197,7 @@ mod tests {
         let Some(Body::Single(envelope)) = read_body(text) else {
             panic!("not an object: {text}");
         };
-        validate(envelope)
+        validate(&envelope)
             .map(|call| call.method.into_owned())
             .map_err(|id| id.map(|id| id.get().to_owned()))
     }

@@ -29,7 +29,7 @@ pub(super) fn message<C>(
         dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
         return None;
     };
-    let request = match jsonrpc::validate(envelope) {
+    let request = match jsonrpc::validate(&envelope) {
         Ok(request) => request,
         Err(id) => {
             dispatch.error(jsonrpc::id_text(id), jsonrpc::INVALID_REQUEST);
@@ -114,7 +114,10 @@ pub(super) fn message<C>(
 /// nothing for a message that is not a valid request or notification (it
 /// gets its `-32600` as before).
 pub(super) fn need(envelope: Option<Envelope<'_>>, offered: Offered) -> Granted {
-    let Some(call) = envelope.and_then(|envelope| jsonrpc::validate(envelope).ok()) else {
+    let Some(envelope) = envelope else {
+        return Granted::NONE;
+    };
+    let Ok(call) = jsonrpc::validate(&envelope) else {
         return Granted::NONE;
     };
     let name = call
@@ -128,7 +131,7 @@ pub(super) fn need(envelope: Option<Envelope<'_>>, offered: Offered) -> Granted 
 /// requested one when it is a configured legacy version, 2025-03-26 when
 /// none is named, else the newest configured legacy version. Never a
 /// modern one.
-fn negotiate<C>(dispatch: &Dispatch<C>, params: Option<Params<'_>>) -> ProtocolVersion {
+fn negotiate<C>(dispatch: &Dispatch<C>, params: Option<&Params<'_>>) -> ProtocolVersion {
     let configured = &dispatch.exchange.endpoint.inner.config.versions;
     let legacy = |version: &ProtocolVersion| version.era() == Era::Legacy;
     let supported = |version: &ProtocolVersion| legacy(version) && configured.contains(version);
