@@ -142,7 +142,9 @@ impl<'a> Arguments<'a> {
 
     /// The members named by `keys`, as [`json::members`] reads them from
     /// the text, and which of them are strings without escapes
-    /// ([`Members::plain`]).
+    /// ([`Members::plain`]). In line: with the tool's keys known, their
+    /// compares are a few word compares.
+    #[inline(always)]
     pub(crate) fn members<const N: usize>(&self, keys: [&str; N]) -> Option<Members<'a, N>> {
         let record = &self.record;
         if !record.is_recorded() {
