@@ -262,11 +262,32 @@ impl Tool {
         )
     }
 
-    /// The offered tool called `name`.
+    /// The offered tool called `name`: one match on the name (the compiler
+    /// sorts its arms by length), not a compare per tool. The
+    /// `lookup_finds_each_tool_by_its_name` test keeps it equal to
+    /// [`name`](Tool::name).
     pub(crate) fn lookup(name: &str, offered: Offered) -> Option<Tool> {
-        Tool::ALL
-            .into_iter()
-            .find(|tool| tool.offered(offered) && tool.name() == name)
+        let tool = match name {
+            "list_documents" => Tool::ListDocuments,
+            "read_document" => Tool::ReadDocument,
+            "create_document" => Tool::CreateDocument,
+            "update_document" => Tool::UpdateDocument,
+            "rename_document" => Tool::RenameDocument,
+            "archive_document" => Tool::ArchiveDocument,
+            "restore_document" => Tool::RestoreDocument,
+            "invoke_planner" => Tool::InvokePlanner,
+            "upload_image" => Tool::UploadImage,
+            "read_implementation" => Tool::ReadImplementation,
+            "start_implementation" => Tool::StartImplementation,
+            "start_task" => Tool::StartTask,
+            "block_task" => Tool::BlockTask,
+            "report_pr" => Tool::ReportPr,
+            "complete_task" => Tool::CompleteTask,
+            "report_verification" => Tool::ReportVerification,
+            "request_revision" => Tool::RequestRevision,
+            _ => return None,
+        };
+        tool.offered(offered).then_some(tool)
     }
 }
 
@@ -617,6 +638,33 @@ mod tests {
                 + 20..];
             assert!(structured.starts_with(compact.as_bytes()));
         }
+    }
+
+    #[test]
+    fn lookup_finds_each_tool_by_its_name() {
+        let all = Config::new()
+            .enable_creation()
+            .enable_lifecycle()
+            .enable_planner()
+            .enable_upload()
+            .enable_implementations()
+            .tools;
+        for offered in [all, Offered::READ_ONLY] {
+            for tool in Tool::ALL {
+                let expected = tool.offered(offered).then_some(tool);
+                assert_eq!(
+                    Tool::lookup(tool.name(), offered),
+                    expected,
+                    "{}",
+                    tool.name()
+                );
+                let longer = format!("{}x", tool.name());
+                assert_eq!(Tool::lookup(&longer, offered), None);
+                assert_eq!(Tool::lookup(&tool.name()[1..], offered), None);
+            }
+        }
+        assert_eq!(Tool::lookup("", all), None);
+        assert_eq!(Tool::lookup("\u{fffd}", all), None);
     }
 
     #[test]
