@@ -222,8 +222,12 @@ impl<C> Dispatch<C> {
         id: &[u8],
         write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
     ) -> Outcome<C> {
-        let origin = self.exchange.origin.clone();
-        self.resume(id, write_result).granted(origin)
+        match self.exchange.origin.clone() {
+            // Without a grant the outcome is returned where it is made, not
+            // moved through `granted`.
+            None => self.resume(id, write_result),
+            origin => self.resume(id, write_result).granted(origin),
+        }
     }
 
     /// Writes the reply to a host call, framed for the era, and resumes.
