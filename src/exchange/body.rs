@@ -154,10 +154,12 @@ impl<C> BodyIntake<C> {
         }
     }
 
-    /// Pushes every chunk of a held body, then finishes; stops at the first
-    /// chunk that crosses the budget.
-    pub(crate) fn feed(self, chunks: BodyChunks) -> Outcome<C> {
-        // A held single chunk within the budget is dispatched without a copy.
+    /// Takes in a held body, then finishes; stops at the first chunk that
+    /// crosses the budget. `declared` (the `content-length` within the
+    /// budget) sizes the intake only where chunks are copied into one.
+    pub(crate) fn feed(exchange: Exchange<C>, declared: usize, chunks: BodyChunks) -> Outcome<C> {
+        // A held single chunk within the budget is dispatched without a copy,
+        // and without an intake buffer made for nothing.
         if chunks.rest.is_empty() {
             let BodyChunks { first, rest } = chunks;
             if rest.capacity() == 0 {
@@ -166,12 +168,12 @@ impl<C> BodyIntake<C> {
                 std::mem::forget(rest);
             }
             let chunk = first.unwrap_or_default();
-            if chunk.len() > self.budget {
-                return Outcome::Respond(self.exchange.too_large());
+            if chunk.len() > exchange.endpoint.inner.budget {
+                return Outcome::Respond(exchange.too_large());
             }
-            return dispatch::start(self.exchange, chunk);
+            return dispatch::start(exchange, chunk);
         }
-        match self.push_all(chunks) {
+        match BodyIntake::new(exchange, declared).push_all(chunks) {
             Ok(intake) => intake.finish(),
             Err(response) => Outcome::Respond(response),
         }

@@ -426,10 +426,9 @@ impl<C> Authenticate<C> {
             origin: self.origin,
             event_stream_ok: screen.event_stream_ok,
         };
-        let intake = BodyIntake::new(exchange, capacity);
         match self.body {
-            None => Outcome::Body(intake),
-            Some(chunks) => intake.feed(chunks),
+            None => Outcome::Body(BodyIntake::new(exchange, capacity)),
+            Some(chunks) => BodyIntake::feed(exchange, capacity, chunks),
         }
     }
 }
