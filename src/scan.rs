@@ -196,9 +196,10 @@ struct Scanner<'a, C> {
     picks: [Option<Raw<'a>>; PICKS],
     /// [`Envelope::plain`], of the picks so far.
     plain: u16,
-    /// The members of the last `arguments` object read (of the last
-    /// `arguments` picked, once that is no object, none).
+    /// The members of the last `arguments` object read, and where it
+    /// opens: they are the picked `arguments`' when that opens there.
     record: Record,
+    recorded_at: usize,
     /// Whether levels 2 and 3 hold the picks of a readable object: set when
     /// such an object opens, cleared when another value for it starts or a
     /// key in it holds a lone surrogate.
@@ -214,6 +215,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             picks: [None; PICKS],
             plain: 0,
             record: Record::NONE,
+            recorded_at: usize::MAX,
             readable: [false; 4],
             steps,
         }
@@ -232,6 +234,14 @@ impl<'a, C: Count> Scanner<'a, C> {
         }
         let picks = self.picks;
         let pick = |index: usize| picks.get(index).copied().flatten();
+        let arguments = pick(ARGUMENTS);
+        let mut record = self.record;
+        let opens_at =
+            |raw: Raw<'_>| (raw.get().as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
+        if arguments.is_none_or(|raw| opens_at(raw) != self.recorded_at) {
+            // The last `arguments` is no object: nothing recorded.
+            record.clear();
+        }
         let meta = (self.readable[2] && self.readable[3]).then(|| Meta {
             protocol_version: pick(META_AT),
             client_capabilities: pick(META_AT + 1),
@@ -239,13 +249,13 @@ impl<'a, C: Count> Scanner<'a, C> {
         let members = self.readable[2].then(|| Params {
             meta,
             name: pick(PARAMS_AT + 1),
-            arguments: pick(PARAMS_AT + 2),
+            arguments,
             uri: pick(PARAMS_AT + 3),
             cursor: pick(PARAMS_AT + 4),
             notifications: pick(PARAMS_AT + 5),
             protocol_version: pick(PARAMS_AT + 6),
             plain: self.plain & bits(PARAMS_AT..META_AT),
-            record: self.record,
+            record,
         });
         Some(Envelope {
             jsonrpc: pick(0),
@@ -267,6 +277,8 @@ impl<'a, C: Count> Scanner<'a, C> {
             2 => (&PARAMS, PARAMS_AT),
             _ => (&META, META_AT),
         };
+        // The pick whose object opens the next level.
+        let opener = OPENS.get(level).copied();
         let mut at = skip_whitespace(bytes, at + 1);
         if bytes.get(at) == Some(&b'}') {
             return Some(at + 1);
@@ -296,13 +308,12 @@ impl<'a, C: Count> Scanner<'a, C> {
             let start = colon(bytes, end)?;
             let pick = found.map(|index| base + index);
             let mut plain = false;
-            let opens = pick.is_some() && pick.as_ref() == OPENS.get(level);
+            let opens = pick.is_some() && pick == opener;
             if opens {
                 // Another `params` (or `_meta`): the last one wins,
                 // whatever it is.
                 self.readable.get_mut(level + 1..)?.fill(false);
             }
-            let mut recorded = false;
             at = match bytes.get(start) {
                 Some(b'"') => {
                     let (end, escaped) = string_end(bytes, start)?;
@@ -313,18 +324,11 @@ impl<'a, C: Count> Scanner<'a, C> {
                     self.open(level + 1);
                     self.object(start, level + 1)?
                 }
-                Some(b'{') if pick == Some(ARGUMENTS) => {
-                    recorded = true;
-                    self.arguments(start)?
-                }
+                Some(b'{') if pick == Some(ARGUMENTS) => self.arguments(start)?,
                 _ => self.value(start)?,
             };
             if let Some(pick) = pick {
                 *self.picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
-                if pick == ARGUMENTS && !recorded {
-                    // The last `arguments` is no object: nothing recorded.
-                    self.record.clear();
-                }
                 // The last occurrence wins, and says whether it is plain.
                 let bit = 1u16 << pick;
                 self.plain = if plain {

@@ -13,6 +13,7 @@ impl<C: Count> Scanner<'_, C> {
     pub(super) fn arguments(&mut self, at: usize) -> Option<usize> {
         let bytes = self.bytes;
         let base = at;
+        self.recorded_at = at;
         self.record.start();
         let mut at = skip_whitespace(bytes, at + 1);
         if bytes.get(at) == Some(&b'}') {
