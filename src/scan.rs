@@ -330,12 +330,7 @@ impl<'a, C: Count> Scanner<'a, C> {
             if let Some(pick) = pick {
                 *self.picks.get_mut(pick)? = Some(Raw::new(text.get(start..at)?));
                 // The last occurrence wins, and says whether it is plain.
-                let bit = 1u16 << pick;
-                self.plain = if plain {
-                    self.plain | bit
-                } else {
-                    self.plain & !bit
-                };
+                self.plain = self.plain & !(1u16 << pick) | u16::from(plain) << pick;
             }
             at = skip_whitespace(bytes, at);
             match *bytes.get(at)? {

@@ -40,7 +40,10 @@ pub(crate) fn text(raw: Raw<'_>, max: usize) -> Option<String> {
 /// a byte or more a scalar value.
 pub(crate) fn not_blank_within(value: &str, max: usize) -> bool {
     let fits = value.len() <= max || value.chars().nth(max).is_none();
-    fits && value.chars().any(|c| !is_js_whitespace(c))
+    // A visible ASCII first character (an id's, a repository's) is no
+    // whitespace: the search stops there.
+    let visible = value.as_bytes().first().is_some_and(u8::is_ascii_graphic);
+    fits && (visible || value.chars().any(|c| !is_js_whitespace(c)))
 }
 
 /// A document locator (LIFECYCLE.md §1): an id or a canonical URL, a
