@@ -232,7 +232,7 @@ impl<'a, C: Count> Scanner<'a, C> {
         if skip_whitespace(self.bytes, end) != self.bytes.len() {
             return None;
         }
-        let picks = self.picks;
+        let picks = &self.picks;
         let pick = |index: usize| picks.get(index).copied().flatten();
         let arguments = pick(ARGUMENTS);
         let mut record = self.record;
