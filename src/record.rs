@@ -119,13 +119,13 @@ impl Record {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Arguments<'a> {
     raw: Raw<'a>,
-    record: Record,
+    record: &'a Record,
 }
 
 impl<'a> Arguments<'a> {
     /// The object `raw`, with `record` its members as the message reader
     /// found them in `raw`'s text (or [`Record::NONE`]).
-    pub(crate) fn new(raw: Raw<'a>, record: Record) -> Arguments<'a> {
+    pub(crate) fn new(raw: Raw<'a>, record: &'a Record) -> Arguments<'a> {
         Arguments { raw, record }
     }
 
@@ -146,7 +146,7 @@ impl<'a> Arguments<'a> {
     /// compares are a few word compares.
     #[inline(always)]
     pub(crate) fn members<const N: usize>(&self, keys: [&str; N]) -> Option<Members<'a, N>> {
-        let record = &self.record;
+        let record = self.record;
         if !record.is_recorded() {
             return json::members(self.raw, keys);
         }

@@ -130,8 +130,8 @@ impl<'a> Params<'a> {
     }
 
     /// `arguments`, with its members when the scan recorded them.
-    pub(crate) fn call_arguments(&self) -> Option<Arguments<'a>> {
-        Some(Arguments::new(self.arguments?, self.record))
+    pub(crate) fn call_arguments(&self) -> Option<Arguments<'_>> {
+        Some(Arguments::new(self.arguments?, &self.record))
     }
 }
 

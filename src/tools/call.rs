@@ -70,7 +70,7 @@ pub(crate) fn tool_call<'a>(
 ) -> Result<(Tool, Arguments<'a>), RpcError> {
     let name = name.ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)?;
     let arguments = match arguments {
-        None => Arguments::new(Raw::new("{}"), Record::EMPTY),
+        None => Arguments::new(Raw::new("{}"), &Record::EMPTY),
         Some(arguments) if json::is_object(arguments.raw()) => arguments,
         Some(_) => return Err(jsonrpc::INVALID_TOOL_ARGUMENTS),
     };
