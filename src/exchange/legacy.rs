@@ -63,8 +63,9 @@ pub(super) fn message<C>(
             dispatch.result_bytes(id_text, &endpoint.inner.tools);
         }
         "tools/call" => {
-            let endpoint = dispatch.exchange.endpoint.clone();
-            let config = &endpoint.inner.config;
+            // The endpoint borrowed, not cloned: the step holds nothing of it.
+            let config = &dispatch.exchange.endpoint.inner.config;
+            let client_sessions = config.client_sessions;
             let step = request
                 .members
                 .ok_or(jsonrpc::INVALID_TOOL_ARGUMENTS)
@@ -77,7 +78,7 @@ pub(super) fn message<C>(
                 Ok(ToolStep::Host(effect)) => {
                     // IMPLEMENTATION.md §3: after the arguments, before any
                     // effect.
-                    let gated = config.client_sessions && dispatch::needs_session(&effect);
+                    let gated = client_sessions && dispatch::needs_session(&effect);
                     if gated && !session::has_session(dispatch.session_line()) {
                         let required = Code::new(implementation::SESSION_REQUIRED);
                         dispatch.tool_result(id_text, |out, frame| {
