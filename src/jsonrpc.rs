@@ -103,6 +103,7 @@ pub(crate) struct Call<'e, 'a> {
 
 /// Applies the envelope rows of the reject table. On failure, returns the id
 /// to echo in the `-32600` reply (`None`: `null`).
+#[inline]
 pub(crate) fn validate<'e, 'a>(
     envelope: &'e Envelope<'a>,
 ) -> Result<Call<'e, 'a>, Option<Raw<'a>>> {
