@@ -129,6 +129,11 @@ impl<'a> Arguments<'a> {
         Arguments { raw, record }
     }
 
+    /// The object `raw`, its members read from its text.
+    pub(crate) fn walked(raw: Raw<'a>) -> Arguments<'a> {
+        Arguments::new(raw, &Record::NONE)
+    }
+
     /// The object's text.
     pub(crate) fn raw(&self) -> Raw<'a> {
         self.raw

@@ -114,7 +114,7 @@ pub(crate) fn step(
             Effect::Create(Box::new(draft.into_new_document(report.canonical)))
         }
         Tool::UpdateDocument => {
-            let revision = update::arguments(raw).ok_or(update::INVALID)?;
+            let revision = update::arguments(&arguments).ok_or(update::INVALID)?;
             let report = dialect::check(&revision.plan, &*config.ids);
             if !report.issues.is_empty() {
                 return Ok(ToolStep::Issues(report.issues));
@@ -122,7 +122,7 @@ pub(crate) fn step(
             Effect::Update(Box::new(revision.into_update(report.canonical)))
         }
         Tool::RenameDocument => {
-            let (id, title) = rename::arguments(raw).ok_or(rename::INVALID)?;
+            let (id, title) = rename::arguments(&arguments).ok_or(rename::INVALID)?;
             Effect::Rename { id, title }
         }
         Tool::ArchiveDocument => {
@@ -131,15 +131,15 @@ pub(crate) fn step(
         Tool::RestoreDocument => {
             Effect::Restore(locator_arguments(&arguments).ok_or(restore::INVALID)?)
         }
-        Tool::InvokePlanner => {
-            Effect::InvokePlanner(Box::new(invoke::arguments(raw).ok_or(invoke::INVALID)?))
-        }
-        Tool::UploadImage => match upload::arguments(raw)? {
+        Tool::InvokePlanner => Effect::InvokePlanner(Box::new(
+            invoke::arguments(&arguments).ok_or(invoke::INVALID)?,
+        )),
+        Tool::UploadImage => match upload::arguments(&arguments)? {
             Checked::Upload(upload) => Effect::StoreImage(upload),
             Checked::Refused(code) => return Ok(ToolStep::Code(code)),
         },
         Tool::ReadImplementation => Effect::ReadImplementation(
-            implementation::read(raw).ok_or(implementation::INVALID_READ)?,
+            implementation::read(&arguments).ok_or(implementation::INVALID_READ)?,
         ),
         Tool::StartImplementation => Effect::StartImplementation(Box::new(
             implementation::start(raw).ok_or(implementation::INVALID_START)?,

@@ -6,8 +6,9 @@ use chopin_dialect::is_js_whitespace;
 use serde::{Deserialize, Serialize};
 
 use super::{Code, Frame, locator};
-use crate::json::{self, Level, Raw, WriteJson};
+use crate::json::{self, Level, WriteJson};
 use crate::jsonrpc::RpcError;
+use crate::record::Arguments;
 
 /// The default description (ours, SURFACE.md §1.2), unless
 /// [`Config::planner_description`](crate::Config::planner_description)
@@ -73,8 +74,8 @@ pub(crate) struct Invocation {
 /// at most 65,536 UTF-8 bytes, never trimmed; `checkout`, when present, a
 /// string starting with `/` of at most 4096 bytes without U+0000. `None` is
 /// [`INVALID`].
-pub(crate) fn arguments(raw: Raw<'_>) -> Option<Invocation> {
-    let members = json::members(raw, ["id", "instruction", "checkout"])?;
+pub(crate) fn arguments(arguments: &Arguments<'_>) -> Option<Invocation> {
+    let members = arguments.members(["id", "instruction", "checkout"])?;
     if members.other {
         return None;
     }
@@ -226,6 +227,7 @@ pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, answer: InvokeAn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Raw;
 
     #[test]
     fn the_definition_written_with_the_default_description_is_the_constant() {
@@ -247,7 +249,7 @@ mod tests {
     fn the_instruction_counts_utf8_bytes_and_is_never_trimmed() {
         let read = |instruction: &str| {
             let raw = serde_json::json!({"id": "d", "instruction": instruction}).to_string();
-            arguments(Raw::new(&raw)).map(|call| call.instruction)
+            arguments(&Arguments::walked(Raw::new(&raw))).map(|call| call.instruction)
         };
         assert_eq!(read("  Plan this.\n").as_deref(), Some("  Plan this.\n"));
         assert!(read(&"é".repeat(32_768)).is_some());

@@ -4,8 +4,9 @@
 use chopin_dialect::is_js_whitespace;
 
 use super::{Code, DocumentSummary, Frame, code_schema, not_blank_within, text};
-use crate::json::{self, Raw};
+use crate::json;
 use crate::jsonrpc::RpcError;
+use crate::record::Arguments;
 
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"rename_document","title":"Rename a plan document","description":"Rename a Chopin document without changing its canonical plan or revision.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":128,"pattern":"\\S"},"title":{"type":"string","minLength":1,"maxLength":120}},"required":["id","title"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"}},"required":["id","title"],"additionalProperties":false},"#,
@@ -57,8 +58,8 @@ pub enum RenameAnswer<'a> {
 /// Validates `arguments`: the id as sent (1–128, not blank) and the title
 /// trimmed as JavaScript trims, then 1–120; `None` is `rename_document
 /// requires an id and valid title`.
-pub(crate) fn arguments(raw: Raw<'_>) -> Option<(String, String)> {
-    let members = json::members(raw, ["id", "title"])?;
+pub(crate) fn arguments(arguments: &Arguments<'_>) -> Option<(String, String)> {
+    let members = arguments.members(["id", "title"])?;
     if members.other {
         return None;
     }
@@ -94,6 +95,7 @@ pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, answer: RenameAn
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Raw;
 
     #[test]
     fn titles_are_trimmed_then_judged() {
@@ -102,7 +104,7 @@ mod tests {
                 r#"{{"id":"d","title":{}}}"#,
                 serde_json::to_string(title).unwrap()
             );
-            arguments(Raw::new(&raw)).map(|(_, title)| title)
+            arguments(&Arguments::walked(Raw::new(&raw))).map(|(_, title)| title)
         };
         assert_eq!(read("  Launch plan  ").as_deref(), Some("Launch plan"));
         assert_eq!(read("\u{feff}\u{a0}T\u{2028}").as_deref(), Some("T"));

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::json::{self, Level, Raw, WriteJson};
 use crate::jsonrpc::RpcError;
+use crate::record::Arguments;
 
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"update_document","title":"Revise a plan document","description":"Replace a Chopin document's canonical plan against the revision last read.","inputSchema":{"type":"object","properties":{"id":{"type":"string","minLength":1,"maxLength":2048,"pattern":"\\S"},"revision":{"type":"integer","minimum":0},"plan":{"type":"string","minLength":1},"idempotencyKey":{"type":"string","minLength":1,"maxLength":128}},"required":["id","revision","plan","idempotencyKey"],"additionalProperties":false},"outputSchema":{"type":"object","oneOf":[{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"#,
@@ -130,8 +131,8 @@ const MAX_KEY: usize = 128;
 
 /// Validates `arguments`; `None` is `update_document requires a valid
 /// revision and plan`.
-pub(crate) fn arguments(raw: Raw<'_>) -> Option<Revision> {
-    let members = json::members(raw, KEYS)?;
+pub(crate) fn arguments(arguments: &Arguments<'_>) -> Option<Revision> {
+    let members = arguments.members(KEYS)?;
     if members.other {
         return None;
     }
@@ -211,7 +212,7 @@ pub fn prepare_update(
     if !json::is_object(raw) {
         return None;
     }
-    let revision = self::arguments(raw)?;
+    let revision = self::arguments(&Arguments::walked(raw))?;
     let report = chopin_dialect::check(&revision.plan, ids);
     Some(if report.issues.is_empty() {
         PreparedUpdate::Update(revision.into_update(report.canonical))
@@ -283,7 +284,7 @@ mod tests {
         let raw = format!(
             r#"{{"id":"{ID}","revision":{revision},"plan":{plan},"idempotencyKey":"update-plan-1"}}"#
         );
-        arguments(Raw::new(&raw)).expect("valid arguments")
+        arguments(&Arguments::walked(Raw::new(&raw))).expect("valid arguments")
     }
 
     #[test]

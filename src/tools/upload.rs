@@ -5,8 +5,9 @@ use bytes::Bytes;
 
 use super::{Code, Frame, locator};
 use crate::image::{self, ImageType, MAX_IMAGE_BYTES};
-use crate::json::{self, Level, Raw, WriteJson};
+use crate::json::{self, Level, WriteJson};
 use crate::jsonrpc::RpcError;
+use crate::record::Arguments;
 
 pub(crate) const DEFINITION: &str = concat!(
     r#"{"name":"upload_image","title":"Upload an image to a plan document","description":"Upload a PNG, JPEG, WebP or GIF image of at most 1 MiB to a Chopin document and return its path and Markdown. Place the Markdown in the document with update_document. Only people who can read the document can load the image; uploading the same bytes again returns the same path.","#,
@@ -65,9 +66,11 @@ pub enum StoreImageAnswer {
 
 /// Checks `arguments` in SURFACE.md §8's order. `Err` is the -32602
 /// refusal; `Ok(Refused)` a coded one.
-pub(crate) fn arguments(raw: Raw<'_>) -> Result<Checked, RpcError> {
+pub(crate) fn arguments(arguments: &Arguments<'_>) -> Result<Checked, RpcError> {
     // (1) Exactly `id`, `data`, `mimeType`; the id a locator; strings.
-    let members = json::members(raw, ["id", "data", "mimeType"]).ok_or(INVALID)?;
+    let members = arguments
+        .members(["id", "data", "mimeType"])
+        .ok_or(INVALID)?;
     if members.other {
         return Err(INVALID);
     }

@@ -5,6 +5,7 @@
 
 use crate::implementation::{Command, Event, Evidence, PrState, Verification};
 use crate::json::{self, Raw};
+use crate::record::Arguments;
 use crate::tools::list::is_repository;
 use crate::tools::{locator, revision, text};
 
@@ -50,8 +51,8 @@ pub(crate) struct Lifecycle {
 }
 
 /// `read_implementation`'s `{id}`: a locator.
-pub(crate) fn read(raw: Raw<'_>) -> Option<String> {
-    let members = json::members(raw, ["id"])?;
+pub(crate) fn read(arguments: &Arguments<'_>) -> Option<String> {
+    let members = arguments.members(["id"])?;
     if members.other {
         return None;
     }
