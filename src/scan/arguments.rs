@@ -1,6 +1,6 @@
 //! `params.arguments`, read member by member when it is an object: each
 //! member's key and value validated as [`Scanner::container`] would, and
-//! recorded ([`Record`]) so that the tools read their arguments without
+//! recorded ([`Record`](crate::record::Record)) so that the tools read their arguments without
 //! walking the text again.
 
 use super::{Count, Scanner};
