@@ -226,7 +226,7 @@ impl<'a, C: Count> Scanner<'a, C> {
         if self.bytes.get(at) != Some(&b'{') {
             return None;
         }
-        let end = self.object(at, 1)?;
+        let end = self.object::<1>(at)?;
         // Every byte was moved over once.
         self.steps.add(end);
         if skip_whitespace(self.bytes, end) != self.bytes.len() {
@@ -267,10 +267,12 @@ impl<'a, C: Count> Scanner<'a, C> {
         })
     }
 
-    /// Reads the object opening at `at` as picked level `level` (1: the
+    /// Reads the object opening at `at` as picked level `LEVEL` (1: the
     /// message, 2: `params`, 3: `_meta`), recording its picked members;
     /// where it ends.
-    fn object(&mut self, at: usize, level: usize) -> Option<usize> {
+    fn object<const LEVEL: usize>(&mut self, at: usize) -> Option<usize> {
+        // One copy per level: its keys, picks and openings are constants.
+        let level = LEVEL;
         let (text, bytes) = (self.text, self.bytes);
         let (keys, base): (&[&str], usize) = match level {
             1 => (&ENVELOPE, 0),
@@ -322,7 +324,10 @@ impl<'a, C: Count> Scanner<'a, C> {
                 }
                 Some(b'{') if opens => {
                     self.open(level + 1);
-                    self.object(start, level + 1)?
+                    match LEVEL {
+                        1 => self.object::<2>(start)?,
+                        _ => self.object::<3>(start)?,
+                    }
                 }
                 Some(b'{') if pick == Some(ARGUMENTS) => self.arguments(start)?,
                 _ => self.value(start)?,
