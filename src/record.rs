@@ -90,22 +90,21 @@ impl Record {
         plain: bool,
     ) {
         let index = usize::from(self.count);
-        let offset = |at: usize| u16::try_from(at - base).ok();
-        let span = (|| {
-            Some(Span {
-                key: (offset(key.0)?, offset(key.1)?),
-                value: (offset(value.0)?, offset(value.1)?),
-            })
-        })();
-        match (self.spans.get_mut(index), span) {
-            (Some(slot), Some(span)) => {
-                *slot = span;
-                self.escaped |= u8::from(escaped) << index;
-                self.plain |= u8::from(plain) << index;
-                self.count += 1;
-            }
-            _ => self.clear(),
-        }
+        // The value ends last: when its end is in reach, so is every offset
+        // before it, and each fits in 16 bits.
+        let in_reach = u16::try_from(value.1 - base).is_ok();
+        let Some(slot) = self.spans.get_mut(index).filter(|_| in_reach) else {
+            self.clear();
+            return;
+        };
+        let offset = |at: usize| (at - base) as u16;
+        *slot = Span {
+            key: (offset(key.0), offset(key.1)),
+            value: (offset(value.0), offset(value.1)),
+        };
+        self.escaped |= u8::from(escaped) << index;
+        self.plain |= u8::from(plain) << index;
+        self.count += 1;
     }
 
     /// Whether the record holds the object's members.
