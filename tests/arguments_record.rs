@@ -82,6 +82,14 @@ fn more_members_than_a_record_holds_are_walked() {
 
 #[test]
 fn arguments_too_long_for_the_record_are_walked() {
+    // The last value ending at offset 65,535 from the `{` (recorded), and
+    // one byte further (walked), with whitespace after it or none.
+    for length in [65_535 - 17, 65_535 - 16, 65_535 - 15] {
+        for space in ["", " \n"] {
+            let shape = format!(r#"{{"id":"a","x":"{}"{space}}}"#, "a".repeat(length));
+            assert!(message(arguments(&shape).as_bytes()));
+        }
+    }
     for length in [65_000, 65_520, 65_535, 65_536, 70_000] {
         let shape = format!(r#"{{"x":"{}","id":"a"}}"#, "a".repeat(length));
         assert!(message(arguments(&shape).as_bytes()));
