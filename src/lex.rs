@@ -128,6 +128,27 @@ pub(crate) fn special_flags(word: u64) -> u64 {
         | below(word, 0x20)
 }
 
+/// One bit for each byte of `block` that [`is_special`], the first byte's
+/// lowest, so that a block's specials can all be handled from one mask.
+///
+/// The bytes' flags (0 or 1) are found as a fold (a few vector compares,
+/// as in [`holds_special`]), then each word's eight gathered into its top
+/// byte by one multiply: no two partial products meet. The flags pass
+/// through [`std::hint::black_box`] (an identity): without it the compiler
+/// sees through the multiply and gathers the bits with dozens of shuffles.
+#[inline(always)]
+pub(crate) fn special_mask(block: &[u8; 16]) -> u32 {
+    let flags = std::hint::black_box(block.map(|byte| u8::from(is_special(byte))));
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let (low, high) = flags.split_at(8);
+    let gather = |half: &[u8]| {
+        let mut word = [0; 8];
+        word.copy_from_slice(half);
+        (u64::from_le_bytes(word).wrapping_mul(GATHER) >> 56) as u32
+    };
+    gather(low) | gather(high) << 8
+}
+
 /// The end of the number starting at `at`: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
 /// ([eE] [+-]? [0-9]+)?`. A digit after a leading `0` is left for the caller,
 /// which refuses it as it refuses anything else after a value.
