@@ -307,6 +307,16 @@ pub(crate) trait WriteJson {
     /// escaping: what a reply reserves once, so that a large result is not
     /// grown a doubling at a time. Not a bound.
     fn len_hint(&self) -> usize;
+
+    /// Writes the value at [`Level::InString`], `between`, then the value
+    /// at [`Level::Plain`]: a tool result's text and its
+    /// `structuredContent`. A value may carry what the first write found
+    /// into the second.
+    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+        self.write_json(out, Level::InString);
+        between.write(out, Level::Plain);
+        self.write_json(out, Level::Plain);
+    }
 }
 
 /// A fixed piece of JSON text (`","title":"`), at both levels, each padded
@@ -358,10 +368,11 @@ impl Literal {
 
 /// Appends the contents of a JSON string holding `text`, without its
 /// quotes, at `level` (a [`Literal`] writes the quotes with what is around
-/// them).
+/// them); whether `text` held nothing to escape, so that it was written as
+/// it is (at either level).
 #[inline]
-pub(crate) fn write_contents(out: &mut Vec<u8>, text: &str, level: Level) {
-    escape(out, text.as_bytes(), level);
+pub(crate) fn write_contents(out: &mut Vec<u8>, text: &str, level: Level) -> bool {
+    escape(out, text.as_bytes(), level)
 }
 
 /// Already-serialized compact JSON, written as it is or escaped once.
@@ -371,7 +382,9 @@ impl WriteJson for Compact {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         match level {
             Level::Plain => out.extend_from_slice(&self.0),
-            Level::InString => escape(out, &self.0, Level::Plain),
+            Level::InString => {
+                escape(out, &self.0, Level::Plain);
+            }
         }
     }
 
@@ -473,6 +486,10 @@ impl<T: WriteJson + ?Sized> WriteJson for &T {
         (**self).write_json(out, level);
     }
 
+    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+        (**self).write_twice(out, between);
+    }
+
     fn len_hint(&self) -> usize {
         (**self).len_hint()
     }
@@ -532,12 +549,14 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
 /// its specials ([`escape_block`]). The last bytes are stored with the
 /// block that ends the text (the bytes it shares with the block before
 /// skipped).
-fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
+fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) -> bool {
     let table = &SEQUENCES[level as usize];
     let mut at = 0;
+    let mut plain = true;
     while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
         if holds_special(block) {
             escape_block(out, block, special_mask(block), 0, table);
+            plain = false;
         } else {
             out.extend_from_slice(block);
         }
@@ -545,20 +564,21 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
     }
     let rest = bytes.get(at..).unwrap_or_default();
     if rest.is_empty() {
-        return;
+        return plain;
     }
     if let Some(last) = bytes.last_chunk::<16>() {
         // Its first `from` bytes were written with the blocks before.
         let from = 16 - rest.len();
         if holds_special(last) {
-            escape_block(out, last, special_mask(last) >> from << from, from, table);
-        } else {
-            // Those bytes are clean, so the reply ends with them as they
-            // are: cut back over them and store the block whole.
-            out.truncate(out.len() - from);
-            out.extend_from_slice(last);
+            let mask = special_mask(last) >> from << from;
+            escape_block(out, last, mask, from, table);
+            return plain && mask == 0;
         }
-        return;
+        // Those bytes are clean, so the reply ends with them as they
+        // are: cut back over them and store the block whole.
+        out.truncate(out.len() - from);
+        out.extend_from_slice(last);
+        return plain;
     }
     // Fewer than sixteen bytes: runs between the bytes to escape copied
     // whole (a byte pushed at a time keeps the vector's length in memory
@@ -568,8 +588,10 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
         out.extend_from_slice(&rest[..special]);
         push_sequence(out, table, rest[special]);
         rest = &rest[special + 1..];
+        plain = false;
     }
     out.extend_from_slice(rest);
+    plain
 }
 
 /// Escapes `block` from its byte `from` on, `mask` marking its specials
