@@ -773,6 +773,10 @@ const fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
 }
 
 #[cfg(test)]
+#[path = "json_escape_tests.rs"]
+mod escape_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -217,6 +217,37 @@ mod tests {
     }
 
     #[test]
+    fn the_special_mask_marks_exactly_the_bytes_to_escape() {
+        let naive = |block: &[u8; 16]| {
+            (0..16).fold(0, |mask, at| mask | u32::from(is_special(block[at])) << at)
+        };
+        for at in 0..16 {
+            for byte in 0..=255u8 {
+                for background in [b'a', 0, b'"', 0xff, 0x1f, 0x20, b'\\' + 1] {
+                    let mut block = [background; 16];
+                    block[at] = byte;
+                    assert_eq!(special_mask(&block), naive(&block), "{block:?}");
+                    assert_eq!(holds_special(&block), naive(&block) != 0, "{block:?}");
+                }
+            }
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            let mut block = [0; 16];
+            for byte in &mut block {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Mostly bytes near the specials' edges.
+                *byte = [
+                    0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x00, 0x80, 0xa2, 0xdc,
+                ][(state % 12) as usize];
+            }
+            assert_eq!(special_mask(&block), naive(&block), "{block:?}");
+        }
+    }
+
+    #[test]
     fn strings_end_where_the_byte_by_byte_reading_says_at_every_length() {
         let specials: [&[u8]; 6] = [b"\"", b"\\n", b"\\u00e9", b"\x01", b"\\x", b"\xc3\xa9"];
         for len in 0..40 {

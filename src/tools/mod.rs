@@ -655,6 +655,46 @@ mod tests {
     }
 
     #[test]
+    fn strings_found_plain_in_the_text_are_copied_into_structured_content_exactly() {
+        // Each of the six strings plain or not (a special in its first
+        // block, in its last, or a string shorter than a block), with and
+        // without the optional members.
+        let texts = |bit: usize, plain: bool| -> String {
+            match (plain, bit % 3) {
+                (true, 0) => "abc".into(),
+                (true, 1) => "a plain string of some forty bytes, é 😀".into(),
+                (true, _) => String::new(),
+                (false, 0) => "q\"".into(),
+                (false, 1) => "a string whose last block holds a newline\n".into(),
+                (false, _) => "\u{1}a string whose first block holds a control".into(),
+            }
+        };
+        for plain in 0..64usize {
+            for optional in [false, true] {
+                let text = |bit: usize| texts(bit, plain & (1 << bit) != 0);
+                let document = Document {
+                    id: text(0),
+                    title: text(1),
+                    description: optional.then(|| text(2)),
+                    archived_at: optional.then(|| text(3)),
+                    brief: None,
+                    source: text(4),
+                    revision: 7,
+                    url: optional.then(|| text(5)),
+                };
+                let mut out = Vec::new();
+                write_text_result(&mut out, Frame::Legacy, &document, false);
+                let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                let compact = serde_json::to_string(&document).unwrap();
+                assert_eq!(value["content"][0]["text"], compact.as_str());
+                let expected: serde_json::Value = serde_json::from_str(&compact).unwrap();
+                assert_eq!(value["structuredContent"], expected);
+                assert!(out.ends_with(format!("{compact}}}").as_bytes()));
+            }
+        }
+    }
+
+    #[test]
     fn every_definition_is_one_json_object_and_each_tool_is_listed_when_offered() {
         for tool in Tool::ALL {
             let value: serde_json::Value = serde_json::from_str(tool.definition()).unwrap();
