@@ -102,14 +102,16 @@ impl Kept {
         }
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
         let mut kept = Kept {
-            buf: Vec::new(),
+            // Made at its size (`with_capacity` allocates directly; a
+            // reserve on an empty vector goes through the growth path).
+            buf: match size {
+                0 => Vec::new(),
+                size => Vec::with_capacity(size.max(room)),
+            },
             slots: [Slot::default(); 4],
             present: if modern_possible { 0 } else { LEGACY_LAYOUT },
             single: 0,
         };
-        if size > 0 {
-            kept.buf.reserve_exact(size.max(room));
-        }
         for (index, line) in lines.into_iter().enumerate() {
             let Some((first, single)) = line else {
                 continue;

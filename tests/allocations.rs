@@ -45,6 +45,17 @@ fn a_read_allocates_only_its_response_body() {
     assert_eq!(count, 1);
 }
 
+/// A held body with its `content-length`, as the Node package and most
+/// servers hand it over: the declared length sizes no intake buffer, as the
+/// one held chunk is dispatched as it is.
+#[test]
+fn a_read_with_a_declared_length_allocates_only_its_response_body() {
+    let length = READ.len().to_string();
+    let mut headers = HEADERS.to_vec();
+    headers.push(Header::new("content-length", length.as_bytes()));
+    assert_eq!(cycle(&headers, READ), 1);
+}
+
 /// A list of 100 summaries: the reply's buffer, and its growth once to
 /// the list's size.
 #[test]

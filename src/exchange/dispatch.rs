@@ -222,8 +222,12 @@ impl<C> Dispatch<C> {
         id: &[u8],
         write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
     ) -> Outcome<C> {
-        let origin = self.exchange.origin.clone();
-        self.resume(id, write_result).granted(origin)
+        match self.exchange.origin.clone() {
+            // Without a grant the outcome is returned where it is made, not
+            // moved through `granted`.
+            None => self.resume(id, write_result),
+            origin => self.resume(id, write_result).granted(origin),
+        }
     }
 
     /// Writes the reply to a host call, framed for the era, and resumes.
@@ -233,6 +237,10 @@ impl<C> Dispatch<C> {
         write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
     ) -> Outcome<C> {
         self.tool_result(id, write_result);
+        if self.batch.is_none() {
+            // A single message: nothing is left to walk.
+            return self.finish();
+        }
         self.run()
     }
 
@@ -361,18 +369,22 @@ impl<C> Dispatch<C> {
 
     /// The HTTP response for everything dispatched (modern `text/event-stream`
     /// replies add `x-accel-buffering: no`).
-    pub(crate) fn finish(mut self) -> Outcome<C> {
+    ///
+    /// Borrows the dispatch, taking its replies: a dispatch is large, and a
+    /// call by value moved it once more at the end of every exchange.
+    pub(crate) fn finish(&mut self) -> Outcome<C> {
         if self.replies == 0 {
             return Outcome::Respond(Response::accepted());
         }
         if self.batch.is_some() {
             self.out.push(b']');
         }
+        let out = std::mem::take(&mut self.out);
         let response = match self.exchange.reply {
-            ReplyMode::Json => Response::new(200, ContentType::Json, self.out),
+            ReplyMode::Json => Response::new(200, ContentType::Json, out),
             ReplyMode::EventStream => {
                 let mut framed = Vec::with_capacity(self.out.len() + 24);
-                sse::event(&mut framed, Some("message"), &self.out);
+                sse::event(&mut framed, Some("message"), &out);
                 let response = Response::new(200, ContentType::EventStream, framed);
                 match self.version.era() {
                     Era::Legacy => response,
@@ -380,7 +392,7 @@ impl<C> Dispatch<C> {
                 }
             }
         };
-        match self.issued {
+        match self.issued.take() {
             Some(session) => Outcome::Respond(response.with_session_id(*session)),
             None => Outcome::Respond(response),
         }

@@ -359,8 +359,12 @@ impl<C> Authenticate<C> {
     /// `insufficient_scope` once its body is parsed, before any effect
     /// (AUTH.md §1.2).
     pub fn answer_scoped(self, caller: C, granted: Granted) -> Outcome<C> {
-        let origin = self.origin.clone();
-        self.decide(caller, granted).granted(origin)
+        match self.origin.clone() {
+            // Most requests have no grant: the outcome is returned where it
+            // is made, not moved through `granted`.
+            None => self.decide(caller, granted),
+            origin => self.decide(caller, granted).granted(origin),
+        }
     }
 
     /// The host cannot judge the credentials now (its authorization server
@@ -422,10 +426,9 @@ impl<C> Authenticate<C> {
             origin: self.origin,
             event_stream_ok: screen.event_stream_ok,
         };
-        let intake = BodyIntake::new(exchange, capacity);
         match self.body {
-            None => Outcome::Body(intake),
-            Some(chunks) => intake.feed(chunks),
+            None => Outcome::Body(BodyIntake::new(exchange, capacity)),
+            Some(chunks) => BodyIntake::feed(exchange, capacity, chunks),
         }
     }
 }
