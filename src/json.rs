@@ -435,12 +435,19 @@ impl WriteJson for u64 {
 
 /// Appends `n` in decimal, without allocating: the digits from the last,
 /// into room for `u64::MAX`'s twenty.
-pub(crate) fn decimal(out: &mut Vec<u8>, mut n: u64) {
-    // Most revisions and ids are one digit.
+#[inline]
+pub(crate) fn decimal(out: &mut Vec<u8>, n: u64) {
+    // Most revisions and ids are one digit: written in line.
     if n < 10 {
         out.push(b'0' + n as u8);
         return;
     }
+    digits(out, n);
+}
+
+/// [`decimal`] of a number of two digits or more.
+#[inline(never)]
+fn digits(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
