@@ -136,7 +136,8 @@ pub(crate) fn special_flags(word: u64) -> u64 {
 /// byte by one multiply: no two partial products meet. The flags pass
 /// through [`std::hint::black_box`] (an identity): without it the compiler
 /// sees through the multiply and gathers the bits with dozens of shuffles.
-#[inline(always)]
+/// Out of line: in line, the compiler called out for the flags' `map`.
+#[inline(never)]
 pub(crate) fn special_mask(block: &[u8; 16]) -> u32 {
     let flags = std::hint::black_box(block.map(|byte| u8::from(is_special(byte))));
     const GATHER: u64 = 0x0102_0408_1020_4080;
