@@ -344,8 +344,16 @@ pub(crate) fn write_text_result(
         out.reserve(2 * hint + 256);
     }
     const BETWEEN: Literal = Literal::new(r#""}],"structuredContent":"#);
-    frame.open(out);
-    out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":\"");
+    // The frame's opening (as `Frame::open` writes it) and the text
+    // content's, stored as one piece. Each arm's length is known when it
+    // compiles, so it is stored in place (a slice chosen at run time was a
+    // call to `memcpy`).
+    match frame {
+        Frame::Legacy => out.extend_from_slice(br#"{"content":[{"type":"text","text":""#),
+        Frame::Modern { .. } => {
+            out.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":""#)
+        }
+    }
     value.write_twice(out, &BETWEEN);
     if is_error {
         out.extend_from_slice(b",\"isError\":true");
