@@ -555,7 +555,7 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
 /// no call. A block that holds something is escaped whole from the mask of
 /// its specials ([`escape_block`]). The last bytes are stored with the
 /// block that ends the text (the bytes it shares with the block before
-/// skipped).
+/// skipped). Returns whether nothing needed escaping.
 fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) -> bool {
     let table = &SEQUENCES[level as usize];
     let mut at = 0;
