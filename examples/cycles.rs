@@ -5,7 +5,8 @@
 //! cargo run --release --example cycles -- read 1000
 //! ```
 //!
-//! Kinds: `read` (a `read_document` answered with a small plan), `list` (100
+//! Kinds: `read` (a `read_document` answered with a small plan), `read-long`
+//! (the same read answered with a plan of about 4 KiB of markdown), `list` (100
 //! summaries), `tools` (`tools/list`), `initialize`, `refused` (a token the
 //! host refuses: 401). Each run makes one exchange first, then the number
 //! asked for; the counter takes the difference of two runs, so what a
@@ -53,6 +54,21 @@ fn document() -> Document {
     }
 }
 
+/// [`document`] with a long plan: about 4 KiB of markdown, a newline every
+/// line and quotes now and then, as real plans are.
+fn long_document() -> Document {
+    let mut source = String::from("# Release readiness\n\n");
+    for step in 0..48 {
+        source.push_str(&format!(
+            "- Step {step}: run `cargo test` and check the \"{step}\" report.\n  Owner: the release team.\n"
+        ));
+    }
+    Document {
+        source,
+        ..document()
+    }
+}
+
 /// The 100 summaries a list answers.
 fn summaries() -> Vec<DocumentSummary> {
     (0..100)
@@ -75,7 +91,7 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     let (authorization, body) = match kind {
-        "read" => (ALLOWED, READ),
+        "read" | "read-long" => (ALLOWED, READ),
         "list" => (ALLOWED, LIST),
         "tools" => (ALLOWED, TOOLS),
         "initialize" => (ALLOWED, INITIALIZE),
@@ -91,7 +107,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (document, summaries) = (document(), summaries());
+    let document = if kind == "read-long" {
+        long_document()
+    } else {
+        document()
+    };
+    let summaries = summaries();
     let mut bytes = 0;
     for _ in 0..=count {
         let host = (&document, &summaries[..]);
@@ -134,6 +155,6 @@ fn exchange(
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: cycles read|list|tools|initialize|refused COUNT");
+    eprintln!("usage: cycles read|read-long|list|tools|initialize|refused COUNT");
     ExitCode::from(2)
 }

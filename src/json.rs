@@ -11,7 +11,9 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-use crate::lex::{colon, holds_special, is_special, skip_whitespace, special_flags, string_end};
+use crate::lex::{
+    colon, holds_special, is_special, skip_whitespace, special_flags, special_mask, string_end,
+};
 
 /// The members of an object named by `keys`, each the raw text of its last
 /// occurrence, and whether the object had any other member.
@@ -321,6 +323,16 @@ pub(crate) trait WriteJson {
     /// escaping: what a reply reserves once, so that a large result is not
     /// grown a doubling at a time. Not a bound.
     fn len_hint(&self) -> usize;
+
+    /// Writes the value at [`Level::InString`], `between`, then the value
+    /// at [`Level::Plain`]: a tool result's text and its
+    /// `structuredContent`. A value may carry what the first write found
+    /// into the second.
+    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+        self.write_json(out, Level::InString);
+        between.write(out, Level::Plain);
+        self.write_json(out, Level::Plain);
+    }
 }
 
 /// A fixed piece of JSON text (`","title":"`), at both levels, each padded
@@ -372,10 +384,11 @@ impl Literal {
 
 /// Appends the contents of a JSON string holding `text`, without its
 /// quotes, at `level` (a [`Literal`] writes the quotes with what is around
-/// them).
+/// them); whether `text` held nothing to escape, so that it was written as
+/// it is (at either level).
 #[inline]
-pub(crate) fn write_contents(out: &mut Vec<u8>, text: &str, level: Level) {
-    escape(out, text.as_bytes(), level);
+pub(crate) fn write_contents(out: &mut Vec<u8>, text: &str, level: Level) -> bool {
+    escape(out, text.as_bytes(), level)
 }
 
 /// Already-serialized compact JSON, written as it is or escaped once.
@@ -385,7 +398,9 @@ impl WriteJson for Compact {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         match level {
             Level::Plain => out.extend_from_slice(&self.0),
-            Level::InString => escape(out, &self.0, Level::Plain),
+            Level::InString => {
+                escape(out, &self.0, Level::Plain);
+            }
         }
     }
 
@@ -436,12 +451,19 @@ impl WriteJson for u64 {
 
 /// Appends `n` in decimal, without allocating: the digits from the last,
 /// into room for `u64::MAX`'s twenty.
-pub(crate) fn decimal(out: &mut Vec<u8>, mut n: u64) {
-    // Most revisions and ids are one digit.
+#[inline]
+pub(crate) fn decimal(out: &mut Vec<u8>, n: u64) {
+    // Most revisions and ids are one digit: written in line.
     if n < 10 {
         out.push(b'0' + n as u8);
         return;
     }
+    digits(out, n);
+}
+
+/// [`decimal`] of a number of two digits or more.
+#[inline(never)]
+fn digits(out: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     loop {
@@ -485,6 +507,10 @@ impl<T: WriteJson> WriteJson for Vec<T> {
 impl<T: WriteJson + ?Sized> WriteJson for &T {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         (**self).write_json(out, level);
+    }
+
+    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+        (**self).write_twice(out, between);
     }
 
     fn len_hint(&self) -> usize {
@@ -542,31 +568,40 @@ pub(crate) fn write_string(out: &mut Vec<u8>, text: &str) {
 ///
 /// Sixteen bytes a step while a block holds nothing to escape
 /// ([`holds_special`]): the block is stored whole, one fixed-size store and
-/// no call. A block that holds something is taken eight bytes at a time: the
-/// bytes before the first to escape are stored the same way (the word
-/// stored, the vector cut back after them), then its escape sequence, looked
-/// up whole for the level. The last bytes are stored with the block that
-/// ends the text when it is clean, else as runs between the bytes to escape.
-fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
+/// no call. A block that holds something is escaped whole from the mask of
+/// its specials ([`escape_block`]). The last bytes are stored with the
+/// block that ends the text (the bytes it shares with the block before
+/// skipped). Returns whether nothing needed escaping.
+fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) -> bool {
     let table = &SEQUENCES[level as usize];
     let mut at = 0;
+    let mut plain = true;
     while let Some(block) = bytes.get(at..).and_then(<[u8]>::first_chunk::<16>) {
-        if !holds_special(block) {
+        if holds_special(block) {
+            escape_block(out, block, special_mask(block), 0, table);
+            plain = false;
+        } else {
             out.extend_from_slice(block);
-            at += 16;
-            continue;
         }
-        at = escape_word(out, bytes, at, table);
+        at += 16;
     }
     let rest = bytes.get(at..).unwrap_or_default();
-    // The last sixteen bytes, when the text has them and none needs
-    // escaping: those before `at` among them were stored as they are, so
-    // the vector is cut back over them and the block stored whole.
-    if let Some(last) = bytes.last_chunk::<16>().filter(|last| !holds_special(last)) {
-        let overlap = 16 - rest.len();
-        out.truncate(out.len() - overlap);
+    if rest.is_empty() {
+        return plain;
+    }
+    if let Some(last) = bytes.last_chunk::<16>() {
+        // Its first `from` bytes were written with the blocks before.
+        let from = 16 - rest.len();
+        if holds_special(last) {
+            let mask = special_mask(last) >> from << from;
+            escape_block(out, last, mask, from, table);
+            return plain && mask == 0;
+        }
+        // Those bytes are clean, so the reply ends with them as they
+        // are: cut back over them and store the block whole.
+        out.truncate(out.len() - from);
         out.extend_from_slice(last);
-        return;
+        return plain;
     }
     // Fewer than sixteen bytes: runs between the bytes to escape copied
     // whole (a byte pushed at a time keeps the vector's length in memory
@@ -576,30 +611,64 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) {
         out.extend_from_slice(&rest[..special]);
         push_sequence(out, table, rest[special]);
         rest = &rest[special + 1..];
+        plain = false;
     }
     out.extend_from_slice(rest);
+    plain
 }
 
-/// Escapes the eight bytes at `at` (at least eight remain) up to and with
-/// the first that needs escaping, or all eight when none does; where to go
-/// on.
+/// Escapes `block` from its byte `from` on, `mask` marking its specials
+/// ([`special_mask`]) at or after `from`. Written first into a buffer on
+/// the stack, which the compiler knows nothing else writes (a store into
+/// the vector makes it read the vector's length and capacity again): each
+/// clean run stored as sixteen bytes from a padded copy of the block, each
+/// escape sequence as its padded word, each cut back by moving the end.
+/// The buffer goes into the reply in stores of 32 bytes, the vector cut
+/// back after the last.
 #[inline]
-fn escape_word(out: &mut Vec<u8>, bytes: &[u8], at: usize, table: &[Sequence; ESCAPED]) -> usize {
-    let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
-        return bytes.len();
-    };
-    let flags = special_flags(u64::from_le_bytes(*word));
-    if flags == 0 {
-        out.extend_from_slice(word);
-        return at + 8;
+fn escape_block(
+    out: &mut Vec<u8>,
+    block: &[u8; 16],
+    mut mask: u32,
+    mut from: usize,
+    table: &[Sequence; ESCAPED],
+) {
+    let mut padded = [0; 32];
+    padded[..16].copy_from_slice(block);
+    // Sixteen sequences of up to seven bytes, and a run's store past them.
+    let mut buffer = [0; 128];
+    let mut end = 0;
+    while let Some(run) = padded.get(from..).and_then(<[u8]>::first_chunk::<16>) {
+        let Some(to) = buffer
+            .get_mut(end..)
+            .and_then(<[u8]>::first_chunk_mut::<16>)
+        else {
+            break;
+        };
+        *to = *run;
+        if mask == 0 {
+            end += 16 - from;
+            break;
+        }
+        let special = mask.trailing_zeros() as usize;
+        end += special - from;
+        let sequence = &table[sequence_index(block[special & 15])];
+        let Some(to) = buffer.get_mut(end..).and_then(<[u8]>::first_chunk_mut::<8>) else {
+            break;
+        };
+        *to = sequence.bytes;
+        end += usize::from(sequence.len);
+        from = special + 1;
+        mask &= mask - 1;
     }
-    // The lowest flagged byte is exact (see `special_flags`).
-    let clean = (flags.trailing_zeros() / 8) as usize;
-    let kept = out.len() + clean;
-    out.extend_from_slice(word);
+    // Most blocks hold one or two specials: 32 bytes or fewer.
+    let kept = out.len() + end;
+    let (first, more) = buffer.split_at(32);
+    out.extend_from_slice(first);
+    if end > 32 {
+        out.extend_from_slice(more);
+    }
     out.truncate(kept);
-    push_sequence(out, table, word[clean]);
-    at + clean + 1
 }
 
 /// Appends the escape sequence of `byte` (one that needs escaping) from
@@ -612,9 +681,10 @@ fn push_sequence(out: &mut Vec<u8>, table: &[Sequence; ESCAPED], byte: u8) {
     out.truncate(kept);
 }
 
-/// How many bytes have an escape sequence: the 32 control characters, `"`
-/// and `\\`.
-const ESCAPED: usize = 34;
+/// The size of a table of [`SEQUENCES`]: indexed by the byte's low seven
+/// bits (every byte to escape is below 0x80), so that a lookup takes no
+/// branch; the entries of bytes that need no escape are empty.
+const ESCAPED: usize = 128;
 
 /// One escape sequence, padded to a word.
 #[derive(Clone, Copy)]
@@ -630,11 +700,7 @@ static SEQUENCES: [[Sequence; ESCAPED]; 2] = sequences();
 /// Where `byte` (one that needs escaping) is in a table of [`SEQUENCES`].
 #[inline]
 fn sequence_index(byte: u8) -> usize {
-    match byte {
-        b'"' => 32,
-        b'\\' => 33,
-        control => usize::from(control & 0x1f),
-    }
+    usize::from(byte & 0x7f)
 }
 
 const fn sequences() -> [[Sequence; ESCAPED]; 2] {
@@ -645,11 +711,11 @@ const fn sequences() -> [[Sequence; ESCAPED]; 2] {
     let mut tables = [[empty; ESCAPED]; 2];
     let mut index = 0;
     while index < ESCAPED {
-        let byte = match index {
-            32 => b'"',
-            33 => b'\\',
-            control => control as u8,
-        };
+        let byte = index as u8;
+        if !(byte < 0x20 || byte == b'"' || byte == b'\\') {
+            index += 1;
+            continue;
+        }
         let (once, len) = escape_sequence(byte);
         let mut plain = empty;
         let mut nested = empty;
@@ -728,6 +794,10 @@ const fn escape_sequence(byte: u8) -> ([u8; 6], usize) {
         ),
     }
 }
+
+#[cfg(test)]
+#[path = "json_escape_tests.rs"]
+mod escape_tests;
 
 #[cfg(test)]
 mod tests {

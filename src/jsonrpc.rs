@@ -145,9 +145,42 @@ pub(crate) const TYPICAL_REPLY: usize = 512;
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":` — the caller writes the
 /// result and then [`close`].
 pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {
+    // Most ids are a small number: the three pieces are put together in a
+    // fixed array on the stack (the id as a word, `,"result":` padded,
+    // each stored at its place) and stored into the reply in one go, cut
+    // back after. A slice of run-time length would be a call to `memcpy`.
+    const ROOM: usize = OPEN.len() + 8 + 16;
+    if id.len() <= 8 {
+        let mut piece = [0; ROOM];
+        piece[..OPEN.len()].copy_from_slice(OPEN);
+        let word = id
+            .iter()
+            .rev()
+            .fold(0u64, |word, &byte| word << 8 | u64::from(byte));
+        piece[OPEN.len()..OPEN.len() + 8].copy_from_slice(&word.to_le_bytes());
+        let at = OPEN.len() + id.len();
+        if let Some(to) = piece.get_mut(at..).and_then(<[u8]>::first_chunk_mut::<16>) {
+            *to = RESULT_PADDED;
+        }
+        let kept = out.len() + at + RESULT.len();
+        out.extend_from_slice(&piece);
+        out.truncate(kept);
+        return;
+    }
     open(out, id);
     out.extend_from_slice(RESULT);
 }
+
+/// [`RESULT`] padded to sixteen bytes.
+const RESULT_PADDED: [u8; 16] = {
+    let mut padded = [0; 16];
+    let mut at = 0;
+    while at < RESULT.len() {
+        padded[at] = RESULT[at];
+        at += 1;
+    }
+    padded
+};
 
 const OPEN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
 const RESULT: &[u8] = b",\"result\":";
@@ -201,6 +234,22 @@ mod tests {
         validate(&envelope)
             .map(|call| call.method.into_owned())
             .map_err(|id| id.map(|id| id.get().to_owned()))
+    }
+
+    #[test]
+    fn a_result_opens_with_its_id_whatever_its_length() {
+        let ids = (0..=24)
+            .map(|len| "7".repeat(len))
+            .chain(["null", "-1", "1.5e3", r#""""#, r#""a\"b""#, r#""é😀""#].map(String::from));
+        for id in ids {
+            let mut out = b"x".to_vec();
+            open_result(&mut out, id.as_bytes());
+            assert_eq!(
+                out,
+                format!(r#"x{{"jsonrpc":"2.0","id":{id},"result":"#).as_bytes()
+            );
+            assert_eq!(result_len(id.as_bytes(), 2), out.len() - 1 + 2 + 1);
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 mod images;
 mod lifecycle;
 mod planner;
+mod writer;
 
 use bytes::Bytes;
 
@@ -766,6 +767,7 @@ pub fn jsonrpc(data: &[u8]) {
 
 /// `message`: the one-pass message reader against `serde_json`, on any
 /// UTF-8 text: the same verdict, and the same members picked at each level.
+/// First the string writer, against `serde_json` too (`writer::check`).
 /// Then each picked value, already validated, is read as an object, an
 /// array and a string by `json`'s readers, against `serde_json` again.
 /// Returns whether the text is a message `serde_json` reads.
@@ -773,6 +775,7 @@ pub fn message(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
         return false;
     };
+    writer::check(text);
     let expected = oracle::message(text);
     let found = scan::message(text);
     // The oracle records no `arguments`: their record is checked below.

@@ -337,6 +337,7 @@ impl Frame<'_> {
     }
 
     /// Closes a result object opened by [`open`](Self::open).
+    #[inline]
     pub(crate) fn close(self, out: &mut Vec<u8>) {
         if let Frame::Modern { server_info } = self {
             out.extend_from_slice(b",\"_meta\":{");
@@ -363,11 +364,18 @@ pub(crate) fn write_text_result(
     if hint > TYPICAL_REPLY / 2 {
         out.reserve(2 * hint + 256);
     }
-    frame.open(out);
-    out.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":\"");
-    value.write_json(out, Level::InString);
-    out.extend_from_slice(b"\"}],\"structuredContent\":");
-    value.write_json(out, Level::Plain);
+    const BETWEEN: Literal = Literal::new(r#""}],"structuredContent":"#);
+    // The frame's opening (as `Frame::open` writes it) and the text
+    // content's, stored as one piece. Each arm's length is known when it
+    // compiles, so it is stored in place (a slice chosen at run time was a
+    // call to `memcpy`).
+    match frame {
+        Frame::Legacy => out.extend_from_slice(br#"{"content":[{"type":"text","text":""#),
+        Frame::Modern { .. } => {
+            out.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":""#)
+        }
+    }
+    value.write_twice(out, &BETWEEN);
     if is_error {
         out.extend_from_slice(b",\"isError\":true");
     }
@@ -467,35 +475,56 @@ fn member_hint(name: &str, value: &impl WriteJson) -> usize {
     name.len() + 6 + value.len_hint()
 }
 
-/// The document's members in answer order, each optional one only when
-/// there is one, written member by member without a slice of them made
-/// first (a read writes it three times: the hint, the text,
-/// `structuredContent`). What lies between two values — the quotes, the
-/// comma, the next name — is one [`Literal`] for each pair a document can
-/// have, so that a member costs one fixed-size store and its value.
-impl WriteJson for Document {
-    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        const ID: Literal = Literal::new(r#"{"id":""#);
-        const TITLE: Literal = Literal::new(r#"","title":""#);
-        const DESCRIPTION: Literal = Literal::new(r#"","description":""#);
-        const ARCHIVED_AT: Literal = Literal::new(r#"","archivedAt":""#);
+// The bits of a document's strings, as `Document::write_level` reports them.
+const ID: u8 = 1;
+const TITLE: u8 = 2;
+const DESCRIPTION: u8 = 4;
+const ARCHIVED_AT: u8 = 8;
+const SOURCE: u8 = 16;
+const URL: u8 = 32;
+
+impl Document {
+    /// Writes the document at `level`: its members in answer order, each
+    /// optional one only when there is one, written member by member without
+    /// a slice of them made first (a read writes it three times: the hint,
+    /// the text, `structuredContent`). What lies between two values — the
+    /// quotes, the comma, the next name — is one [`Literal`] for each pair a
+    /// document can have, so that a member costs one fixed-size store and
+    /// its value.
+    ///
+    /// A string whose bit is set in `plain` is known to hold nothing to
+    /// escape and is copied as it is. Returns the bits of the strings that
+    /// held nothing to escape.
+    fn write_level(&self, out: &mut Vec<u8>, level: Level, plain: u8) -> u8 {
+        const OPEN_ID: Literal = Literal::new(r#"{"id":""#);
+        const TITLE_KEY: Literal = Literal::new(r#"","title":""#);
+        const DESCRIPTION_KEY: Literal = Literal::new(r#"","description":""#);
+        const ARCHIVED_AT_KEY: Literal = Literal::new(r#"","archivedAt":""#);
         const BRIEF: Literal = Literal::new(r#"","brief":"#);
-        const SOURCE: Literal = Literal::new(r#"","source":""#);
+        const SOURCE_KEY: Literal = Literal::new(r#"","source":""#);
         const SOURCE_AFTER_BRIEF: Literal = Literal::new(r#","source":""#);
         const REVISION: Literal = Literal::new(r#"","revision":"#);
-        const URL: Literal = Literal::new(r#","url":""#);
+        const URL_KEY: Literal = Literal::new(r#","url":""#);
         const CLOSE_STRING: Literal = Literal::new(r#""}"#);
-        ID.write(out, level);
-        json::write_contents(out, &self.id, level);
-        TITLE.write(out, level);
-        json::write_contents(out, &self.title, level);
+        let mut found = 0;
+        let mut contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
+            if plain & bit != 0 {
+                out.extend_from_slice(text.as_bytes());
+            } else if json::write_contents(out, text, level) {
+                found |= bit;
+            }
+        };
+        OPEN_ID.write(out, level);
+        contents(out, &self.id, ID);
+        TITLE_KEY.write(out, level);
+        contents(out, &self.title, TITLE);
         if let Some(description) = &self.description {
-            DESCRIPTION.write(out, level);
-            json::write_contents(out, description, level);
+            DESCRIPTION_KEY.write(out, level);
+            contents(out, description, DESCRIPTION);
         }
         if let Some(archived_at) = &self.archived_at {
-            ARCHIVED_AT.write(out, level);
-            json::write_contents(out, archived_at, level);
+            ARCHIVED_AT_KEY.write(out, level);
+            contents(out, archived_at, ARCHIVED_AT);
         }
         match &self.brief {
             Some(brief) => {
@@ -503,19 +532,34 @@ impl WriteJson for Document {
                 brief.write_json(out, level);
                 SOURCE_AFTER_BRIEF.write(out, level);
             }
-            None => SOURCE.write(out, level),
+            None => SOURCE_KEY.write(out, level),
         }
-        json::write_contents(out, &self.source, level);
+        contents(out, &self.source, SOURCE);
         REVISION.write(out, level);
         json::decimal(out, self.revision);
         match &self.url {
             Some(url) => {
-                URL.write(out, level);
-                json::write_contents(out, url, level);
+                URL_KEY.write(out, level);
+                contents(out, url, URL);
                 CLOSE_STRING.write(out, level);
             }
             None => out.push(b'}'),
         }
+        found
+    }
+}
+
+impl WriteJson for Document {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        self.write_level(out, level, 0);
+    }
+
+    /// The strings found plain in the text are copied as they are into
+    /// `structuredContent`, not looked at again.
+    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+        let plain = self.write_level(out, Level::InString, 0);
+        between.write(out, Level::Plain);
+        self.write_level(out, Level::Plain, plain);
     }
 
     fn len_hint(&self) -> usize {
@@ -665,6 +709,46 @@ mod tests {
         }
         assert_eq!(Tool::lookup("", all), None);
         assert_eq!(Tool::lookup("\u{fffd}", all), None);
+    }
+
+    #[test]
+    fn strings_found_plain_in_the_text_are_copied_into_structured_content_exactly() {
+        // Each of the six strings plain or not (a special in its first
+        // block, in its last, or a string shorter than a block), with and
+        // without the optional members.
+        let texts = |bit: usize, plain: bool| -> String {
+            match (plain, bit % 3) {
+                (true, 0) => "abc".into(),
+                (true, 1) => "a plain string of some forty bytes, é 😀".into(),
+                (true, _) => String::new(),
+                (false, 0) => "q\"".into(),
+                (false, 1) => "a string whose last block holds a newline\n".into(),
+                (false, _) => "\u{1}a string whose first block holds a control".into(),
+            }
+        };
+        for plain in 0..64usize {
+            for optional in [false, true] {
+                let text = |bit: usize| texts(bit, plain & (1 << bit) != 0);
+                let document = Document {
+                    id: text(0),
+                    title: text(1),
+                    description: optional.then(|| text(2)),
+                    archived_at: optional.then(|| text(3)),
+                    brief: None,
+                    source: text(4),
+                    revision: 7,
+                    url: optional.then(|| text(5)),
+                };
+                let mut out = Vec::new();
+                write_text_result(&mut out, Frame::Legacy, &document, false);
+                let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                let compact = serde_json::to_string(&document).unwrap();
+                assert_eq!(value["content"][0]["text"], compact.as_str());
+                let expected: serde_json::Value = serde_json::from_str(&compact).unwrap();
+                assert_eq!(value["structuredContent"], expected);
+                assert!(out.ends_with(format!("{compact}}}").as_bytes()));
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,52 @@
+//! The string writer against `serde_json`, on any UTF-8 text (run by the
+//! `message` target): the text as a JSON string, escaped once and inside a
+//! string, and as the strings of a document written into a tool result (the
+//! strings the text copy finds plain copied into `structuredContent`).
+
+use crate::Document;
+use crate::json::{Level, WriteJson, write_string};
+use crate::tools::{Frame, write_text_result};
+
+/// Checks the writer on `text`.
+pub(super) fn check(text: &str) {
+    let mut once = Vec::new();
+    write_string(&mut once, text);
+    let expected = serde_json::to_vec(text).unwrap_or_default();
+    assert_eq!(once, expected, "{text:?}");
+    let mut twice = Vec::new();
+    text.write_json(&mut twice, Level::InString);
+    let contents = std::str::from_utf8(&expected).unwrap_or_default();
+    let again = serde_json::to_vec(contents).unwrap_or_default();
+    assert_eq!(
+        twice,
+        again
+            .get(1..again.len().saturating_sub(1))
+            .unwrap_or_default(),
+        "{text:?}"
+    );
+    // The text cut in two at a character boundary: one part plain or not,
+    // the other the same or not.
+    let middle = (0..=text.len() / 2)
+        .rev()
+        .find(|&at| text.is_char_boundary(at))
+        .unwrap_or_default();
+    let (head, tail) = text.split_at(middle);
+    let document = Document {
+        id: head.to_owned(),
+        title: tail.to_owned(),
+        description: Some(text.to_owned()),
+        archived_at: None,
+        brief: None,
+        source: text.to_owned(),
+        revision: text.len() as u64,
+        url: Some("/documents/1".to_owned()),
+    };
+    let mut out = Vec::new();
+    write_text_result(&mut out, Frame::Legacy, &document, false);
+    let compact = serde_json::to_string(&document).unwrap_or_default();
+    let text_copy = serde_json::to_string(&compact).unwrap_or_default();
+    let expected = format!(
+        r#"{{"content":[{{"type":"text","text":{text_copy}}}],"structuredContent":{compact}}}"#
+    );
+    assert_eq!(out, expected.as_bytes(), "{text:?}");
+}

@@ -1,0 +1,116 @@
+//! The string writer ([`escape`](super::escape), through `write_string` and
+//! [`WriteJson`]) against `serde_json` (escaped once) and against escaping
+//! twice (escaped inside a string), wherever the bytes to escape fall: every
+//! ASCII byte at every position of texts of every length up to 64 and some
+//! longer, specials at the edges of sixteen-byte blocks, runs of nothing but
+//! specials, and characters of two to four bytes across block edges.
+
+use super::{Level, WriteJson, write_string};
+
+/// Checks `text` at both levels: once as `serde_json` writes it, twice as
+/// the once-escaped contents escaped again.
+fn check(text: &str) {
+    let mut once = b"x".to_vec();
+    write_string(&mut once, text);
+    let expected = serde_json::to_vec(text).unwrap();
+    assert_eq!(once[1..], expected, "{text:?}");
+    let mut twice = b"x".to_vec();
+    text.write_json(&mut twice, Level::InString);
+    let contents = std::str::from_utf8(&expected).unwrap();
+    let again = serde_json::to_vec(contents).unwrap();
+    assert_eq!(twice[1..], again[1..again.len() - 1], "{text:?}");
+}
+
+/// `len` bytes of `a`, with `special` put at `at`.
+fn with_at(len: usize, at: usize, special: char) -> String {
+    let mut text = "a".repeat(at);
+    text.push(special);
+    text.push_str(&"a".repeat(len - at - 1));
+    text
+}
+
+#[test]
+fn every_ascii_byte_at_every_position_is_written_as_serde_json_writes_it() {
+    let lengths = (1..=64).chain([79, 80, 81, 127, 128, 129, 200]);
+    for len in lengths {
+        for at in 0..len {
+            for byte in 0..0x80u8 {
+                check(&with_at(len, at, char::from(byte)));
+            }
+        }
+    }
+}
+
+#[test]
+fn texts_without_specials_and_with_nothing_but_specials_are_written_exactly() {
+    let specials: String = (0..0x20u8).map(char::from).chain(['"', '\\']).collect();
+    for len in 0..=300 {
+        check(&"a".repeat(len));
+        let only: String = specials.chars().cycle().take(len).collect();
+        check(&only);
+        check(&"\n".repeat(len));
+        check(&"\"".repeat(len));
+        check(&"\u{1f}".repeat(len));
+    }
+}
+
+#[test]
+fn specials_at_block_edges_and_in_pairs_are_written_exactly() {
+    let edges = [0, 1, 7, 8, 14, 15, 16, 17, 23, 24, 30, 31, 32, 33, 47, 48];
+    for len in [16, 17, 31, 32, 33, 40, 48, 49, 63, 64, 65, 100] {
+        for &first in edges.iter().filter(|&&at| at < len) {
+            for second in 0..len {
+                for (a, b) in [('\n', '"'), ('\\', '\u{0}'), ('\u{1f}', '\t'), ('"', '"')] {
+                    let mut text: Vec<char> = vec!['a'; len];
+                    text[first] = a;
+                    text[second] = b;
+                    check(&text.iter().collect::<String>());
+                    // The same counted from the end, where the last block
+                    // overlaps the one before.
+                    text.reverse();
+                    check(&text.iter().collect::<String>());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn characters_of_several_bytes_across_block_edges_are_kept_whole() {
+    for wide in ['é', '€', '😀', '\u{7f}', '\u{2028}', '\u{ffff}'] {
+        for len in 1..=70 {
+            for at in 0..len {
+                check(&with_at(len, at, wide));
+                // Next to a special, on either side.
+                let mut text = with_at(len, at, wide);
+                text.insert(at, '"');
+                check(&text);
+                text.push('\n');
+                check(&text);
+            }
+        }
+    }
+}
+
+#[test]
+fn long_markdown_is_written_exactly() {
+    let mut text = String::from("# Plan\n\n");
+    for step in 0..400 {
+        text.push_str(&format!(
+            "- Step {step}: \"quote\" \\ back\tslash é😀 {}\r\n",
+            "x".repeat(step % 37)
+        ));
+    }
+    check(&text);
+    for cut in [1, 15, 16, 17, 4095, 4096, 4097] {
+        let end = (0..=cut.min(text.len()))
+            .rev()
+            .find(|&end| text.is_char_boundary(end))
+            .unwrap();
+        check(&text[..end]);
+        let start = (text.len() - end..)
+            .find(|&start| text.is_char_boundary(start))
+            .unwrap();
+        check(&text[start..]);
+    }
+}
