@@ -250,14 +250,16 @@ impl<C> Dispatch<C> {
         id: &[u8],
         write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
     ) {
-        let endpoint: Endpoint = self.exchange.endpoint.clone();
-        let frame = match self.version.era() {
-            Era::Legacy => Frame::Legacy,
-            Era::Modern => Frame::Modern {
-                server_info: &endpoint.inner.modern.server_info,
-            },
-        };
-        self.result(id, |out| write_result(out, frame));
+        match self.version.era() {
+            Era::Legacy => self.result(id, |out| write_result(out, Frame::Legacy)),
+            Era::Modern => {
+                // The frame borrows the endpoint while the reply is written:
+                // a count on it (an atomic add and subtract), only here.
+                let endpoint: Endpoint = self.exchange.endpoint.clone();
+                let server_info = &endpoint.inner.modern.server_info;
+                self.result(id, |out| write_result(out, Frame::Modern { server_info }));
+            }
+        }
     }
 
     /// The request's first `mcp-session-id` line and whether it is the only
