@@ -14,8 +14,8 @@ use bytestring::ByteString;
 
 use super::effect::{
     ArchiveDocument, CreateDocument, InvokePlanner, ListDocuments, ReadDocument,
-    ReadImplementation, RenameDocument, ReportLifecycle, RestoreDocument, StartImplementation,
-    StoreImage, UpdateDocument,
+    ReadImplementation, RenameDocument, Reply, ReportLifecycle, RestoreDocument,
+    StartImplementation, StoreImage, UpdateDocument,
 };
 use super::endpoint::{Endpoint, Exchange, ReplyMode, version_refused};
 use super::outcome::Outcome;
@@ -26,18 +26,19 @@ use crate::jsonrpc::{self, Body, MAX_BATCH, RpcError};
 use crate::response::{ContentType, Response};
 use crate::session::ClientInfo;
 use crate::sse;
-use crate::tools::Frame;
 use crate::tools::call::Effect;
+use crate::tools::{Frame, Text};
 use crate::version::{self, Era, HeaderClass, ProtocolVersion, Route, Shape};
 
 pub(crate) struct Dispatch<C> {
     pub(crate) exchange: Exchange<C>,
     /// The revision the message is served under; its era frames results.
     pub(crate) version: ProtocolVersion,
-    /// The batch's elements not yet dispatched; `None` for a single message.
-    /// Boxed: batches are rare (2025-03-26 only), and every effect carries a
-    /// `Dispatch` by value through the host's loop.
-    batch: Option<Box<Batch>>,
+    /// A batch being walked, or the session an `initialize` reply issues;
+    /// `None` for nearly every message. Boxed (batches are 2025-03-26's
+    /// only), one word for both (an `initialize` in a batch is refused): every
+    /// effect carries a `Dispatch` by value through the host's loop.
+    rare: Option<Box<Rare>>,
     /// The replies written so far (a batch's opening `[` included).
     out: Vec<u8>,
     /// At most [`MAX_BATCH`] (a `u32`, beside `version`, keeps every effect
@@ -48,9 +49,14 @@ pub(crate) struct Dispatch<C> {
     /// `replies`, where it takes no room: a field of its own made every
     /// effect, and so [`Outcome`], a word larger.
     pub(crate) include_archived: bool,
+}
+
+/// What a walk rarely has.
+enum Rare {
+    Batch(Batch),
     /// The session id an `initialize` reply issues (SURFACE.md §10): the
-    /// response's `mcp-session-id`. Boxed, as `batch`.
-    pub(crate) issued: Option<Box<Bytes>>,
+    /// response's `mcp-session-id`.
+    Issued(Bytes),
 }
 
 /// A batch being walked.
@@ -65,7 +71,8 @@ struct Batch {
 /// A tool call that needs the host: the request id to answer, the effect,
 /// and for the tools that hand it to the host the client (SURFACE.md §10).
 pub(crate) struct HostCall {
-    pub(crate) id: Bytes,
+    /// A span of the message (or, past 4 GiB, a copy).
+    pub(crate) id: Text,
     pub(crate) effect: Effect,
     pub(crate) client: Option<Box<ClientInfo>>,
 }
@@ -124,13 +131,12 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     let mut dispatch = Dispatch {
         exchange,
         version,
-        batch: None,
+        rare: None,
         // The kept headers' buffer, taken by the first reply (see
         // `reserve_typical`): exactly sized for a result known in full.
         out: Vec::new(),
         replies: 0,
         include_archived: false,
-        issued: None,
     };
     match parsed {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
@@ -143,7 +149,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
                 return refusal;
             }
             match legacy::message(&mut dispatch, body, Some(envelope)) {
-                Some(call) => dispatch.suspend(call),
+                Some(call) => dispatch.suspend(call, text),
                 None => dispatch.finish(),
             }
         }
@@ -168,10 +174,10 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
                 .map(|raw| body.slice_ref(raw.get()))
                 .collect();
             let session = dispatch.exchange.head.session_line();
-            dispatch.batch = Some(Box::new(Batch {
+            dispatch.rare = Some(Box::new(Rare::Batch(Batch {
                 elements: elements.into_iter(),
                 session: session.map(|(line, single)| (Box::from(line), single)),
-            }));
+            })));
             dispatch.reserve_typical();
             dispatch.out.push(b'[');
             dispatch.run()
@@ -206,10 +212,10 @@ impl<C> Dispatch<C> {
 
     /// Dispatches the remaining batch elements until one needs the host.
     pub(crate) fn run(mut self) -> Outcome<C> {
-        while let Some(element) = self.batch.as_mut().and_then(|batch| batch.elements.next()) {
+        while let Some(element) = self.batch_mut().and_then(|batch| batch.elements.next()) {
             let envelope = jsonrpc::envelope(&element);
             if let Some(call) = legacy::message(&mut self, &element, envelope) {
-                return self.suspend(call);
+                return self.suspend(call, element);
             }
         }
         self.finish()
@@ -237,7 +243,7 @@ impl<C> Dispatch<C> {
         write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
     ) -> Outcome<C> {
         self.tool_result(id, write_result);
-        if self.batch.is_none() {
+        if self.batch().is_none() {
             // A single message: nothing is left to walk.
             return self.finish();
         }
@@ -265,7 +271,7 @@ impl<C> Dispatch<C> {
     /// The request's first `mcp-session-id` line and whether it is the only
     /// one.
     pub(crate) fn session_line(&self) -> Option<(&[u8], bool)> {
-        match &self.batch {
+        match self.batch() {
             Some(batch) => batch
                 .session
                 .as_ref()
@@ -274,9 +280,17 @@ impl<C> Dispatch<C> {
         }
     }
 
-    pub(crate) fn suspend(self, HostCall { id, effect, client }: HostCall) -> Outcome<C> {
+    /// Suspends the walk on `call`, which was read from the message
+    /// `source` (moved into the effect, where the call's id and string
+    /// arguments lie).
+    pub(crate) fn suspend(
+        self,
+        HostCall { id, effect, client }: HostCall,
+        source: ByteString,
+    ) -> Outcome<C> {
         // Set for the effects `wants_client` names.
         let client = || client.unwrap_or_else(|| Box::new(ClientInfo::unknown()));
+        let reply = Reply { source, id };
         match effect {
             Effect::List {
                 repository,
@@ -284,27 +298,31 @@ impl<C> Dispatch<C> {
             } => {
                 let mut dispatch = self;
                 dispatch.include_archived = include_archived;
-                Outcome::List(ListDocuments::new(dispatch, id, repository))
+                Outcome::List(ListDocuments::new(dispatch, reply, repository))
             }
-            Effect::Read(document) => Outcome::Read(ReadDocument::new(self, id, document)),
+            Effect::Read(document) => Outcome::Read(ReadDocument::new(self, reply, document)),
             Effect::Create(document) => {
-                Outcome::Create(CreateDocument::new(self, id, document, client()))
+                Outcome::Create(CreateDocument::new(self, reply, document, client()))
             }
             Effect::Update(update) => {
-                Outcome::Update(UpdateDocument::new(self, id, update, client()))
+                Outcome::Update(UpdateDocument::new(self, reply, update, client()))
             }
             Effect::Rename {
                 id: document,
                 title,
-            } => Outcome::Rename(RenameDocument::new(self, id, document, title)),
-            Effect::Archive(document) => Outcome::Archive(ArchiveDocument::new(self, id, document)),
-            Effect::Restore(document) => Outcome::Restore(RestoreDocument::new(self, id, document)),
-            Effect::InvokePlanner(invocation) => {
-                Outcome::InvokePlanner(InvokePlanner::new(self, id, invocation, client()))
+            } => Outcome::Rename(RenameDocument::new(self, reply, document, title)),
+            Effect::Archive(document) => {
+                Outcome::Archive(ArchiveDocument::new(self, reply, document))
             }
-            Effect::StoreImage(upload) => Outcome::StoreImage(StoreImage::new(self, id, upload)),
+            Effect::Restore(document) => {
+                Outcome::Restore(RestoreDocument::new(self, reply, document))
+            }
+            Effect::InvokePlanner(invocation) => {
+                Outcome::InvokePlanner(InvokePlanner::new(self, reply, invocation, client()))
+            }
+            Effect::StoreImage(upload) => Outcome::StoreImage(StoreImage::new(self, reply, upload)),
             Effect::ReadImplementation(locator) => {
-                Outcome::ReadImplementation(ReadImplementation::new(self, id, locator))
+                Outcome::ReadImplementation(ReadImplementation::new(self, reply, locator))
             }
             Effect::StartImplementation(request) => {
                 let run_id = self.exchange.endpoint.inner.config.ids.mint().to_string();
@@ -314,13 +332,33 @@ impl<C> Dispatch<C> {
                 if client.session.is_none() {
                     client.session = Some(run_id.clone());
                 }
-                let effect = StartImplementation::new(self, id, *request, *client, run_id);
+                let effect = StartImplementation::new(self, reply, *request, *client, run_id);
                 Outcome::StartImplementation(effect)
             }
             Effect::Lifecycle(report) => {
-                Outcome::ReportLifecycle(ReportLifecycle::new(self, id, report, client()))
+                Outcome::ReportLifecycle(ReportLifecycle::new(self, reply, report, client()))
             }
         }
+    }
+
+    /// The batch being walked, if the body is one.
+    fn batch(&self) -> Option<&Batch> {
+        match self.rare.as_deref() {
+            Some(Rare::Batch(batch)) => Some(batch),
+            _ => None,
+        }
+    }
+
+    fn batch_mut(&mut self) -> Option<&mut Batch> {
+        match self.rare.as_deref_mut() {
+            Some(Rare::Batch(batch)) => Some(batch),
+            _ => None,
+        }
+    }
+
+    /// Issues `session` with the reply (an `initialize`'s, never in a batch).
+    pub(crate) fn issue(&mut self, session: Bytes) {
+        self.rare = Some(Box::new(Rare::Issued(session)));
     }
 
     /// Room for a typical reply, and for the modern framing around it, once.
@@ -335,7 +373,7 @@ impl<C> Dispatch<C> {
 
     fn open_reply(&mut self) {
         self.reserve_typical();
-        if self.batch.is_some() && self.replies > 0 {
+        if self.batch().is_some() && self.replies > 0 {
             self.out.push(b',');
         }
         self.replies += 1;
@@ -361,7 +399,7 @@ impl<C> Dispatch<C> {
 
     /// Whether the message being dispatched is an element of a batch.
     pub(crate) fn in_batch(&self) -> bool {
-        self.batch.is_some()
+        self.batch().is_some()
     }
 
     pub(crate) fn error(&mut self, id: &[u8], error: RpcError) {
@@ -378,7 +416,7 @@ impl<C> Dispatch<C> {
         if self.replies == 0 {
             return Outcome::Respond(Response::accepted());
         }
-        if self.batch.is_some() {
+        if self.batch().is_some() {
             self.out.push(b']');
         }
         let out = std::mem::take(&mut self.out);
@@ -394,9 +432,11 @@ impl<C> Dispatch<C> {
                 }
             }
         };
-        match self.issued.take() {
-            Some(session) => Outcome::Respond(response.with_session_id(*session)),
-            None => Outcome::Respond(response),
+        if matches!(self.rare.as_deref(), Some(Rare::Issued(_))) {
+            if let Some(Rare::Issued(session)) = self.rare.take().map(|rare| *rare) {
+                return Outcome::Respond(response.with_session_id(session));
+            }
         }
+        Outcome::Respond(response)
     }
 }

@@ -15,7 +15,7 @@ use crate::json;
 use crate::jsonrpc::{self, Envelope, Params};
 use crate::session;
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{self, Code, Tool, implementation};
+use crate::tools::{self, Code, Text, Tool, implementation};
 use crate::version::{Era, ProtocolVersion};
 
 /// Dispatches one message (`None`: not an object). Replies that need no
@@ -48,7 +48,7 @@ pub(super) fn message<C>(
             if endpoint.inner.config.client_sessions {
                 let ids = &*endpoint.inner.config.ids;
                 let issued = session::issue(envelope.params, ids);
-                dispatch.issued = Some(Box::new(Bytes::from(issued.into_bytes())));
+                dispatch.issue(Bytes::from(issued.into_bytes()));
             }
             dispatch.result(id_text, |out| {
                 out.extend_from_slice(b"{\"protocolVersion\":\"");
@@ -86,7 +86,7 @@ pub(super) fn message<C>(
                         });
                         return None;
                     }
-                    let id = source.as_bytes().slice_ref(id_text);
+                    let id = Text::slice(source, id.get());
                     let client = dispatch::wants_client(&effect)
                         .then(|| Box::new(session::read_header(dispatch.session_line())));
                     return Some(HostCall { id, effect, client });

@@ -18,7 +18,7 @@ use crate::response::{ContentType, Response};
 use crate::session;
 use crate::sse;
 use crate::tools::call::{self, ToolStep};
-use crate::tools::{self, Tool};
+use crate::tools::{self, Text, Tool};
 use crate::version::{Era, HeaderClass, ProtocolVersion};
 
 const INVALID_META: RpcError = RpcError {
@@ -263,12 +263,13 @@ pub(crate) fn dispatch<C>(
             // Argument failures are tool execution errors (MODERN.md §4).
             match call::step(&inner.config, source, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
-                    let id = source.as_bytes().slice_ref(id);
+                    // The id is a slice of the message, which is UTF-8.
+                    let id = Text::new(source, String::from_utf8_lossy(id));
                     // SURFACE.md §10: no sessions; the client names itself
                     // in `_meta`.
                     let client = super::dispatch::wants_client(&effect)
                         .then(|| Box::new(session::read_meta(envelope.params)));
-                    return dispatch.suspend(HostCall { id, effect, client });
+                    return dispatch.suspend(HostCall { id, effect, client }, source.clone());
                 }
                 Ok(ToolStep::Issues(issues)) => dispatch.tool_result(id, |out, frame| {
                     tools::write_issues(out, frame, &issues);

@@ -2,7 +2,6 @@
 //! document locators (LIFECYCLE.md §1), and fingerprints of what was
 //! submitted.
 
-use bytestring::ByteString;
 use chopin_dialect::is_js_whitespace;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -63,35 +62,49 @@ pub(crate) fn locator_arguments(arguments: &Arguments<'_>) -> Option<String> {
     not_blank_within(&value, MAX_LOCATOR).then(|| value.into_owned())
 }
 
-/// A string argument kept for the host: a slice of the message it was read
-/// from when the string had no escape (no copy, no allocation), or else the
-/// unescaped string's own bytes. Always valid UTF-8.
-#[derive(Clone)]
-pub(crate) struct Text(ByteString);
+/// A string argument kept for the host: where it lies in the message it was
+/// read from when the string had no escape (no copy, no count taken on the
+/// message: [`Reply`](crate::exchange::effect::Reply) keeps the message), or
+/// else the unescaped string. Always valid UTF-8.
+#[derive(Clone, Debug)]
+pub(crate) enum Text {
+    /// Bytes `start..end` of the message.
+    Span { start: u32, end: u32 },
+    /// Boxed twice, to keep this two words: every effect holding one moves
+    /// through the host's loop, and the unescaped case is rare.
+    Owned(Box<String>),
+}
 
 impl Text {
-    /// `text` as read from `source` (the message's text): shared when it
-    /// is a slice of it, the unescaped string otherwise.
-    pub(crate) fn new(source: &ByteString, text: std::borrow::Cow<'_, str>) -> Text {
+    /// `text` as read from `source` (the message's text): a span of it when
+    /// it is a slice of it, the unescaped string otherwise.
+    pub(crate) fn new(source: &str, text: std::borrow::Cow<'_, str>) -> Text {
         match text {
-            std::borrow::Cow::Borrowed(borrowed)
-                if within(source.as_bytes(), borrowed.as_bytes()) =>
-            {
-                Text(source.slice_ref(borrowed))
-            }
-            text => Text(ByteString::from(text.into_owned())),
+            std::borrow::Cow::Borrowed(borrowed) => Text::slice(source, borrowed),
+            owned => Text::Owned(Box::new(owned.into_owned())),
         }
     }
 
-    /// The string, as it was checked when the body was read (no second
-    /// check).
-    pub(crate) fn as_str(&self) -> &str {
-        &self.0
+    /// `part`, a slice of `source`, as a span of it (a copy of it, should it
+    /// lie elsewhere or past 4 GiB).
+    pub(crate) fn slice(source: &str, part: &str) -> Text {
+        let start = (part.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+        let inside = start <= source.len() && part.len() <= source.len() - start;
+        let span = (u32::try_from(start), u32::try_from(start + part.len()));
+        match span {
+            (Ok(start), Ok(end)) if inside => Text::Span { start, end },
+            _ => Text::Owned(Box::new(part.to_owned())),
+        }
     }
-}
 
-/// Whether `part` lies inside `whole`'s bytes.
-fn within(whole: &[u8], part: &[u8]) -> bool {
-    let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
-    start <= whole.len() && part.len() <= whole.len() - start
+    /// The string, read from `source`, the message it was made from (as it
+    /// was checked when the body was read: no second check).
+    pub(crate) fn as_str<'a>(&'a self, source: &'a str) -> &'a str {
+        match self {
+            Text::Span { start, end } => source
+                .get(*start as usize..*end as usize)
+                .unwrap_or_default(),
+            Text::Owned(text) => text,
+        }
+    }
 }

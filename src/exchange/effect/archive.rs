@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::tools::archive::{self, ArchiveAnswer};
@@ -22,7 +20,7 @@ pub struct ArchiveDocument<C> {
 }
 
 impl<C> ArchiveDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: String) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, document: String) -> Self {
         ArchiveDocument {
             pending: Pending::new(dispatch, id),
             document,

@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::session::ClientInfo;
@@ -26,7 +24,7 @@ pub struct CreateDocument<C> {
 impl<C> CreateDocument<C> {
     pub(crate) fn new(
         dispatch: Dispatch<C>,
-        id: Bytes,
+        id: Reply,
         document: Box<NewDocument>,
         client: Box<ClientInfo>,
     ) -> Self {

@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::session::ClientInfo;
@@ -29,7 +27,7 @@ pub struct InvokePlanner<C> {
 impl<C> InvokePlanner<C> {
     pub(crate) fn new(
         dispatch: Dispatch<C>,
-        id: Bytes,
+        id: Reply,
         invocation: Box<Invocation>,
         client: Box<ClientInfo>,
     ) -> Self {

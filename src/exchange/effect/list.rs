@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::tools::Text;
@@ -18,7 +16,7 @@ pub struct ListDocuments<C> {
 }
 
 impl<C> ListDocuments<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, repository: Text) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, repository: Text) -> Self {
         ListDocuments {
             pending: Pending::new(dispatch, id),
             repository,
@@ -32,7 +30,7 @@ impl<C> ListDocuments<C> {
 
     /// The repository, `owner/name`, already validated.
     pub fn repository(&self) -> &str {
-        self.repository.as_str()
+        self.pending.text(&self.repository)
     }
 
     /// Whether the caller asked for archived documents too
@@ -70,7 +68,7 @@ impl<C> ListDocuments<C> {
 impl<C> fmt::Debug for ListDocuments<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ListDocuments")
-            .field("repository", &self.repository.as_str())
+            .field("repository", &self.pending.text(&self.repository))
             .field("include_archived", &self.include_archived())
             .finish_non_exhaustive()
     }

@@ -29,22 +29,33 @@ pub use restore::RestoreDocument;
 pub use store_image::StoreImage;
 pub use update::UpdateDocument;
 
-use bytes::Bytes;
+use bytestring::ByteString;
 
 use super::dispatch::Dispatch;
 use super::outcome::Outcome;
-use crate::tools::Frame;
+use crate::tools::{Frame, Text};
+
+/// The JSON-RPC id a host call's reply answers, and the message it came in.
+///
+/// The id and a read's or a list's string argument lie in the message: it
+/// is kept once, moved here, and they are kept as spans of it. (Cut out of
+/// it as `Bytes` each, the first cut made a body the host handed as a
+/// `Vec` shared: an allocation, and a count taken and given back for each.)
+pub(crate) struct Reply {
+    pub(crate) source: ByteString,
+    pub(crate) id: Text,
+}
 
 /// What every effect shares: the walk it suspended and the JSON-RPC id of
 /// the call its answer replies to.
 pub(crate) struct Pending<C> {
     dispatch: Dispatch<C>,
-    id: Bytes,
+    reply: Reply,
 }
 
 impl<C> Pending<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes) -> Self {
-        Pending { dispatch, id }
+    pub(crate) fn new(dispatch: Dispatch<C>, reply: Reply) -> Self {
+        Pending { dispatch, reply }
     }
 
     /// The authenticated caller.
@@ -52,8 +63,14 @@ impl<C> Pending<C> {
         &self.dispatch.exchange.caller
     }
 
+    /// A string argument of the call.
+    fn text<'a>(&'a self, text: &'a Text) -> &'a str {
+        text.as_str(&self.reply.source)
+    }
+
     /// Writes the call's result with `write_result` and resumes the walk.
     fn answer(self, write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>)) -> Outcome<C> {
-        self.dispatch.answer(&self.id, write_result)
+        let id = self.reply.id.as_str(&self.reply.source);
+        self.dispatch.answer(id.as_bytes(), write_result)
     }
 }

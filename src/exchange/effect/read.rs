@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::tools::Text;
@@ -18,7 +16,7 @@ pub struct ReadDocument<C> {
 }
 
 impl<C> ReadDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: Text) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, document: Text) -> Self {
         ReadDocument {
             pending: Pending::new(dispatch, id),
             document,
@@ -34,7 +32,7 @@ impl<C> ReadDocument<C> {
     /// id, or a locator the host resolves as its write tools do (its
     /// canonical URL or path).
     pub fn id(&self) -> &str {
-        self.document.as_str()
+        self.pending.text(&self.document)
     }
 
     /// Answers with the document, or `None` when it is missing or the
@@ -53,7 +51,7 @@ impl<C> ReadDocument<C> {
 impl<C> fmt::Debug for ReadDocument<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ReadDocument")
-            .field("id", &self.document.as_str())
+            .field("id", &self.pending.text(&self.document))
             .finish_non_exhaustive()
     }
 }

@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::tools::rename::{self, RenameAnswer};
@@ -22,7 +20,7 @@ pub struct RenameDocument<C> {
 }
 
 impl<C> RenameDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: String, title: String) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, document: String, title: String) -> Self {
         RenameDocument {
             pending: Pending::new(dispatch, id),
             renaming: Box::new((document, title)),

@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::tools::restore::{self, RestoreAnswer};
@@ -20,7 +18,7 @@ pub struct RestoreDocument<C> {
 }
 
 impl<C> RestoreDocument<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, document: String) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, document: String) -> Self {
         RestoreDocument {
             pending: Pending::new(dispatch, id),
             document,

@@ -4,7 +4,7 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::image::{self, ImageType};
@@ -27,7 +27,7 @@ pub struct StoreImage<C> {
 }
 
 impl<C> StoreImage<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Bytes, upload: Box<Upload>) -> Self {
+    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, upload: Box<Upload>) -> Self {
         StoreImage {
             pending: Pending::new(dispatch, id),
             upload,

@@ -2,9 +2,7 @@
 
 use std::fmt;
 
-use bytes::Bytes;
-
-use super::Pending;
+use super::{Pending, Reply};
 use crate::exchange::dispatch::Dispatch;
 use crate::exchange::outcome::Outcome;
 use crate::session::ClientInfo;
@@ -32,7 +30,7 @@ pub struct UpdateDocument<C> {
 impl<C> UpdateDocument<C> {
     pub(crate) fn new(
         dispatch: Dispatch<C>,
-        id: Bytes,
+        id: Reply,
         update: Box<DocumentUpdate>,
         client: Box<ClientInfo>,
     ) -> Self {
