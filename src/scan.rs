@@ -180,8 +180,10 @@ impl Count for Steps {
 }
 
 mod arguments;
+mod keys;
 mod kinds;
 
+use keys::{known_key, plain_key};
 use kinds::Kinds;
 
 /// One scan of one message's text.
@@ -287,27 +289,31 @@ impl<'a, C: Count> Scanner<'a, C> {
         }
         loop {
             self.steps.add(1);
-            if bytes.get(at) != Some(&b'"') {
-                return None;
-            }
-            let (end, escaped) = string_end(bytes, at)?;
-            let found = if escaped {
-                match find_key(text.get(at + 1..end - 1)?, keys) {
-                    Some(found) => found,
-                    // `serde_json` reads the message's keys as strings: a
-                    // lone surrogate there is an error.
-                    None if level == 1 => return None,
-                    None => {
-                        // The object is unreadable, and so is everything
-                        // picked inside it.
-                        self.readable.get_mut(level..)?.fill(false);
-                        None
-                    }
-                }
+            let (found, start) = if let Some((index, after)) = known_key(level, bytes, at) {
+                (Some(index), skip_whitespace(bytes, after))
             } else {
-                plain_key(level, bytes.get(at + 1..end - 1)?)
+                if bytes.get(at) != Some(&b'"') {
+                    return None;
+                }
+                let (end, escaped) = string_end(bytes, at)?;
+                let found = if escaped {
+                    match find_key(text.get(at + 1..end - 1)?, keys) {
+                        Some(found) => found,
+                        // `serde_json` reads the message's keys as strings: a
+                        // lone surrogate there is an error.
+                        None if level == 1 => return None,
+                        None => {
+                            // The object is unreadable, and so is everything
+                            // picked inside it.
+                            self.readable.get_mut(level..)?.fill(false);
+                            None
+                        }
+                    }
+                } else {
+                    plain_key(level, bytes.get(at + 1..end - 1)?)
+                };
+                (found, colon(bytes, end)?)
             };
-            let start = colon(bytes, end)?;
             let pick = found.map(|index| base + index);
             let mut plain = false;
             let opens = pick.is_some() && pick == opener;
@@ -483,48 +489,4 @@ enum Expect {
     First,
     /// After a value: `,` or the close of the enclosing container.
     After,
-}
-
-/// Which of the keys of the picked level `level` the unescaped `key` is
-/// (what `keys.iter().position` over [`ENVELOPE`], [`PARAMS`] or [`META`]
-/// answers, as matches the compiler turns into length and word compares;
-/// the `plain_keys_are_the_picked_keys` test keeps the two lists equal).
-#[inline]
-fn plain_key(level: usize, key: &[u8]) -> Option<usize> {
-    /// Whether `key` is exactly `known`: a compare of known length, a few
-    /// word compares in line.
-    fn is<const N: usize>(key: &[u8], known: &[u8; N]) -> bool {
-        key.first_chunk::<N>() == Some(known)
-    }
-    match (level, key.len()) {
-        (1, 7) => is(key, b"jsonrpc").then_some(0),
-        (1, 2) => is(key, b"id").then_some(1),
-        (1, 6) if key[0] == b'm' => is(key, b"method").then_some(2),
-        (1, 6) => is(key, b"params").then_some(3),
-        (2, 5) => is(key, b"_meta").then_some(0),
-        (2, 4) => is(key, b"name").then_some(1),
-        (2, 9) => is(key, b"arguments").then_some(2),
-        (2, 3) => is(key, b"uri").then_some(3),
-        (2, 6) => is(key, b"cursor").then_some(4),
-        (2, 13) => is(key, b"notifications").then_some(5),
-        (2, 15) => is(key, b"protocolVersion").then_some(6),
-        (3, _) if key == PROTOCOL_VERSION.as_bytes() => Some(0),
-        (3, _) if key == CLIENT_CAPABILITIES.as_bytes() => Some(1),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_keys_are_the_picked_keys() {
-        for (depth, keys) in [(1, &ENVELOPE[..]), (2, &PARAMS[..]), (3, &META[..])] {
-            for (index, key) in keys.iter().enumerate() {
-                assert_eq!(plain_key(depth, key.as_bytes()), Some(index), "{key}");
-            }
-            assert_eq!(plain_key(depth, b"x"), None);
-        }
-    }
 }

@@ -398,3 +398,74 @@ fn nesting_around_the_gear_changes_agrees_with_serde_json() {
         "{accepted} of {total}"
     );
 }
+
+#[test]
+fn keys_compared_as_words_agree_with_serde_json() {
+    // The keys the reader compares as words when written `"key":` (the
+    // message's four, `params`' `name` and `arguments`), the other picked
+    // keys, near misses one byte short or long, escaped spellings and a lone
+    // surrogate; with and without whitespace around the colon, or none.
+    let keys = [
+        "id",
+        "method",
+        "params",
+        "jsonrpc",
+        "name",
+        "arguments",
+        "_meta",
+        "uri",
+        "cursor",
+        "i",
+        "idd",
+        "methods",
+        "metho",
+        "param",
+        "paramsx",
+        "jsonrp",
+        "jsonrpcx",
+        "nam",
+        "names",
+        "argument",
+        "argumentsx",
+        "argumentt",
+        "\\u0069d",
+        "n\\u0061me",
+        "argument\\u0073",
+        "j\\u0073onrpc",
+        "\\ud800",
+        "",
+    ];
+    let values = [
+        "\"2.0\"",
+        "4",
+        "\"tools/call\"",
+        r#"{"name":"read_document","arguments":{"id":"x"}}"#,
+        "{}",
+        "[]",
+    ];
+    let mut bodies = Vec::new();
+    for key in keys {
+        for colon in [":", " :", ": ", "", "::"] {
+            for value in values {
+                let member = format!("\"{key}\"{colon}{value}");
+                for body in [
+                    format!("{{{member}}}"),
+                    format!("{{\"jsonrpc\":\"2.0\",{member}}}"),
+                    format!("{{{member},{member}}}"),
+                    format!("{{\"params\":{{{member}}},\"method\":\"x\"}}"),
+                    format!("{{\"params\":{{\"name\":\"a\",{member}}},\"id\":{member}}}"),
+                ] {
+                    if colon == ":" {
+                        // Every cut: the word compares near the end of the text.
+                        for cut in 0..body.len() {
+                            bodies.push(body.as_bytes()[..cut].to_vec());
+                        }
+                    }
+                    bodies.push(body.into_bytes());
+                }
+            }
+        }
+    }
+    let (total, accepted) = compare(bodies);
+    assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
+}
