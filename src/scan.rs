@@ -374,6 +374,8 @@ impl<'a, C: Count> Scanner<'a, C> {
         let bytes = self.bytes;
         match *bytes.get(at)? {
             b'"' => Some(string_end(bytes, at)?.0),
+            // One digit (an id, most often) read in line.
+            b'0'..=b'9' if !bytes.get(at + 1).is_some_and(|&b| continues_number(b)) => Some(at + 1),
             b'-' | b'0'..=b'9' => number_end(bytes, at),
             b't' => literal(bytes, at, b"true"),
             b'f' => literal(bytes, at, b"false"),
@@ -470,6 +472,13 @@ impl<'a, C: Count> Scanner<'a, C> {
 /// The bits of [`Envelope::plain`] for the picks `range`.
 fn bits(range: std::ops::Range<usize>) -> u16 {
     range.fold(0, |bits, pick| bits | 1 << pick)
+}
+
+/// Whether `byte`, after a number's first digit, continues it (or, after a
+/// `0`, is a digit the reader refuses).
+#[inline]
+fn continues_number(byte: u8) -> bool {
+    byte.is_ascii_digit() || matches!(byte, b'.' | b'e' | b'E')
 }
 
 /// Where the literal `word` starting at `at` ends, if it is there.

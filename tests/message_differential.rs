@@ -469,3 +469,30 @@ fn keys_compared_as_words_agree_with_serde_json() {
     let (total, accepted) = compare(bodies);
     assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
 }
+
+#[test]
+fn one_digit_numbers_and_what_follows_agree_with_serde_json() {
+    // A number of one digit is read in line; anything that could continue
+    // it (digits, a fraction, an exponent) or follow it wrongly goes the
+    // long way or is refused, at each level and at the end of the text.
+    let mut bodies = Vec::new();
+    for digit in ["0", "4", "9", "-1"] {
+        for after in [
+            "", "0", "7", ".", ".5", "e", "E1", "e+2", "+", "-", "x", " ", ",", "}", "]", "\"",
+        ] {
+            let number = format!("{digit}{after}");
+            for body in [
+                format!("{{\"id\":{number}}}"),
+                format!("{{\"id\":{number},\"method\":\"m\"}}"),
+                format!("{{\"params\":{{\"cursor\":{number}}}}}"),
+                format!("{{\"params\":{{\"arguments\":{{\"id\":{number}}}}}}}"),
+                format!("{{\"x\":[{number}]}}"),
+                format!("{{\"id\":{number}"),
+            ] {
+                bodies.push(body.into_bytes());
+            }
+        }
+    }
+    let (total, accepted) = compare(bodies);
+    assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
+}
