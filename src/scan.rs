@@ -80,6 +80,7 @@ pub(crate) struct Envelope<'a> {
 
 impl<'a> Envelope<'a> {
     /// Whether `jsonrpc` is the string `2.0`.
+    #[inline]
     pub(crate) fn is_version_2_0(&self) -> bool {
         match self.jsonrpc {
             Some(raw) if self.plain & 1 << JSONRPC != 0 => raw.get() == "\"2.0\"",
