@@ -324,6 +324,15 @@ impl<'a, C: Count> Scanner<'a, C> {
                 self.readable.get_mut(level + 1..)?.fill(false);
             }
             at = match bytes.get(start) {
+                // `"jsonrpc":"2.0"`, in nearly every message: compared whole.
+                Some(b'"')
+                    if LEVEL == 1
+                        && pick == Some(JSONRPC)
+                        && bytes.get(start..start + 5) == Some(b"\"2.0\"") =>
+                {
+                    plain = true;
+                    start + 5
+                }
                 Some(b'"') => {
                     let (end, escaped) = string_end(bytes, start)?;
                     plain = !escaped;

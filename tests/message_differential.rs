@@ -404,7 +404,9 @@ fn keys_compared_as_words_agree_with_serde_json() {
     // The keys the reader compares as words when written `"key":` (the
     // message's four, `params`' `name` and `arguments`), the other picked
     // keys, near misses one byte short or long, escaped spellings and a lone
-    // surrogate; with and without whitespace around the colon, or none.
+    // surrogate; with and without whitespace around the colon, or none. The
+    // values include `"2.0"` (compared whole after `"jsonrpc":`) and near
+    // misses.
     let keys = [
         "id",
         "method",
@@ -437,6 +439,9 @@ fn keys_compared_as_words_agree_with_serde_json() {
     ];
     let values = [
         "\"2.0\"",
+        "\"2.00\"",
+        "\"2.\\u0030\"",
+        "\"2.0",
         "4",
         "\"tools/call\"",
         r#"{"name":"read_document","arguments":{"id":"x"}}"#,
