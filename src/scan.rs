@@ -80,6 +80,7 @@ pub(crate) struct Envelope<'a> {
 
 impl<'a> Envelope<'a> {
     /// Whether `jsonrpc` is the string `2.0`.
+    #[inline]
     pub(crate) fn is_version_2_0(&self) -> bool {
         match self.jsonrpc {
             Some(raw) if self.plain & 1 << JSONRPC != 0 => raw.get() == "\"2.0\"",
@@ -180,8 +181,10 @@ impl Count for Steps {
 }
 
 mod arguments;
+mod keys;
 mod kinds;
 
+use keys::{known_key, plain_key};
 use kinds::Kinds;
 
 /// One scan of one message's text.
@@ -287,27 +290,31 @@ impl<'a, C: Count> Scanner<'a, C> {
         }
         loop {
             self.steps.add(1);
-            if bytes.get(at) != Some(&b'"') {
-                return None;
-            }
-            let (end, escaped) = string_end(bytes, at)?;
-            let found = if escaped {
-                match find_key(text.get(at + 1..end - 1)?, keys) {
-                    Some(found) => found,
-                    // `serde_json` reads the message's keys as strings: a
-                    // lone surrogate there is an error.
-                    None if level == 1 => return None,
-                    None => {
-                        // The object is unreadable, and so is everything
-                        // picked inside it.
-                        self.readable.get_mut(level..)?.fill(false);
-                        None
-                    }
-                }
+            let (found, start) = if let Some((index, after)) = known_key(level, bytes, at) {
+                (Some(index), skip_whitespace(bytes, after))
             } else {
-                plain_key(level, bytes.get(at + 1..end - 1)?)
+                if bytes.get(at) != Some(&b'"') {
+                    return None;
+                }
+                let (end, escaped) = string_end(bytes, at)?;
+                let found = if escaped {
+                    match find_key(text.get(at + 1..end - 1)?, keys) {
+                        Some(found) => found,
+                        // `serde_json` reads the message's keys as strings: a
+                        // lone surrogate there is an error.
+                        None if level == 1 => return None,
+                        None => {
+                            // The object is unreadable, and so is everything
+                            // picked inside it.
+                            self.readable.get_mut(level..)?.fill(false);
+                            None
+                        }
+                    }
+                } else {
+                    plain_key(level, bytes.get(at + 1..end - 1)?)
+                };
+                (found, colon(bytes, end)?)
             };
-            let start = colon(bytes, end)?;
             let pick = found.map(|index| base + index);
             let mut plain = false;
             let opens = pick.is_some() && pick == opener;
@@ -317,6 +324,15 @@ impl<'a, C: Count> Scanner<'a, C> {
                 self.readable.get_mut(level + 1..)?.fill(false);
             }
             at = match bytes.get(start) {
+                // `"jsonrpc":"2.0"`, in nearly every message: compared whole.
+                Some(b'"')
+                    if LEVEL == 1
+                        && pick == Some(JSONRPC)
+                        && bytes.get(start..start + 5) == Some(b"\"2.0\"") =>
+                {
+                    plain = true;
+                    start + 5
+                }
                 Some(b'"') => {
                     let (end, escaped) = string_end(bytes, start)?;
                     plain = !escaped;
@@ -368,6 +384,8 @@ impl<'a, C: Count> Scanner<'a, C> {
         let bytes = self.bytes;
         match *bytes.get(at)? {
             b'"' => Some(string_end(bytes, at)?.0),
+            // One digit (an id, most often) read in line.
+            b'0'..=b'9' if !bytes.get(at + 1).is_some_and(|&b| continues_number(b)) => Some(at + 1),
             b'-' | b'0'..=b'9' => number_end(bytes, at),
             b't' => literal(bytes, at, b"true"),
             b'f' => literal(bytes, at, b"false"),
@@ -466,6 +484,13 @@ fn bits(range: std::ops::Range<usize>) -> u16 {
     range.fold(0, |bits, pick| bits | 1 << pick)
 }
 
+/// Whether `byte`, after a number's first digit, continues it (or, after a
+/// `0`, is a digit the reader refuses).
+#[inline]
+fn continues_number(byte: u8) -> bool {
+    byte.is_ascii_digit() || matches!(byte, b'.' | b'e' | b'E')
+}
+
 /// Where the literal `word` starting at `at` ends, if it is there.
 #[inline]
 fn literal(bytes: &[u8], at: usize, word: &[u8]) -> Option<usize> {
@@ -483,48 +508,4 @@ enum Expect {
     First,
     /// After a value: `,` or the close of the enclosing container.
     After,
-}
-
-/// Which of the keys of the picked level `level` the unescaped `key` is
-/// (what `keys.iter().position` over [`ENVELOPE`], [`PARAMS`] or [`META`]
-/// answers, as matches the compiler turns into length and word compares;
-/// the `plain_keys_are_the_picked_keys` test keeps the two lists equal).
-#[inline]
-fn plain_key(level: usize, key: &[u8]) -> Option<usize> {
-    /// Whether `key` is exactly `known`: a compare of known length, a few
-    /// word compares in line.
-    fn is<const N: usize>(key: &[u8], known: &[u8; N]) -> bool {
-        key.first_chunk::<N>() == Some(known)
-    }
-    match (level, key.len()) {
-        (1, 7) => is(key, b"jsonrpc").then_some(0),
-        (1, 2) => is(key, b"id").then_some(1),
-        (1, 6) if key[0] == b'm' => is(key, b"method").then_some(2),
-        (1, 6) => is(key, b"params").then_some(3),
-        (2, 5) => is(key, b"_meta").then_some(0),
-        (2, 4) => is(key, b"name").then_some(1),
-        (2, 9) => is(key, b"arguments").then_some(2),
-        (2, 3) => is(key, b"uri").then_some(3),
-        (2, 6) => is(key, b"cursor").then_some(4),
-        (2, 13) => is(key, b"notifications").then_some(5),
-        (2, 15) => is(key, b"protocolVersion").then_some(6),
-        (3, _) if key == PROTOCOL_VERSION.as_bytes() => Some(0),
-        (3, _) if key == CLIENT_CAPABILITIES.as_bytes() => Some(1),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plain_keys_are_the_picked_keys() {
-        for (depth, keys) in [(1, &ENVELOPE[..]), (2, &PARAMS[..]), (3, &META[..])] {
-            for (index, key) in keys.iter().enumerate() {
-                assert_eq!(plain_key(depth, key.as_bytes()), Some(index), "{key}");
-            }
-            assert_eq!(plain_key(depth, b"x"), None);
-        }
-    }
 }

@@ -398,3 +398,106 @@ fn nesting_around_the_gear_changes_agrees_with_serde_json() {
         "{accepted} of {total}"
     );
 }
+
+#[test]
+fn keys_compared_as_words_agree_with_serde_json() {
+    // The keys the reader compares as words when written `"key":` (the
+    // message's four, `params`' `name` and `arguments`), the other picked
+    // keys, near misses one byte short or long, escaped spellings and a lone
+    // surrogate; with and without whitespace around the colon, or none. The
+    // values include `"2.0"` (compared whole after `"jsonrpc":`) and near
+    // misses.
+    let keys = [
+        "id",
+        "method",
+        "params",
+        "jsonrpc",
+        "name",
+        "arguments",
+        "_meta",
+        "uri",
+        "cursor",
+        "i",
+        "idd",
+        "methods",
+        "metho",
+        "param",
+        "paramsx",
+        "jsonrp",
+        "jsonrpcx",
+        "nam",
+        "names",
+        "argument",
+        "argumentsx",
+        "argumentt",
+        "\\u0069d",
+        "n\\u0061me",
+        "argument\\u0073",
+        "j\\u0073onrpc",
+        "\\ud800",
+        "",
+    ];
+    let values = [
+        "\"2.0\"",
+        "\"2.00\"",
+        "\"2.\\u0030\"",
+        "\"2.0",
+        "4",
+        "\"tools/call\"",
+        r#"{"name":"read_document","arguments":{"id":"x"}}"#,
+        "{}",
+        "[]",
+    ];
+    let mut bodies = Vec::new();
+    for key in keys {
+        for colon in [":", " :", ": ", "", "::"] {
+            for value in values {
+                let member = format!("\"{key}\"{colon}{value}");
+                for body in [
+                    format!("{{{member}}}"),
+                    format!("{{\"jsonrpc\":\"2.0\",{member}}}"),
+                    format!("{{{member},{member}}}"),
+                    format!("{{\"params\":{{{member}}},\"method\":\"x\"}}"),
+                    format!("{{\"params\":{{\"name\":\"a\",{member}}},\"id\":{member}}}"),
+                ] {
+                    if colon == ":" {
+                        // Every cut: the word compares near the end of the text.
+                        for cut in 0..body.len() {
+                            bodies.push(body.as_bytes()[..cut].to_vec());
+                        }
+                    }
+                    bodies.push(body.into_bytes());
+                }
+            }
+        }
+    }
+    let (total, accepted) = compare(bodies);
+    assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
+}
+
+#[test]
+fn one_digit_numbers_and_what_follows_agree_with_serde_json() {
+    // A number of one digit is read in line; anything that could continue
+    // it (digits, a fraction, an exponent) or follow it wrongly goes the
+    // long way or is refused, at each level and at the end of the text.
+    let mut bodies = Vec::new();
+    for digit in ["0", "4", "9", "-1"] {
+        for after in [
+            "", "0", "7", ".", ".5", "e", "E1", "e+2", "+", "-", "x", " ", ",", "}", "]", "\"",
+        ] {
+            let number = format!("{digit}{after}");
+            for body in [
+                format!("{{\"id\":{number}}}"),
+                format!("{{\"id\":{number},\"method\":\"m\"}}"),
+                format!("{{\"params\":{{\"cursor\":{number}}}}}"),
+                format!("{{\"params\":{{\"arguments\":{{\"id\":{number}}}}}}}"),
+                format!("{{\"x\":[{number}]}}"),
+                format!("{{\"id\":{number}"),
+            ] {
+                bodies.push(body.into_bytes());
+            }
+        }
+    }
+    let (total, accepted) = compare(bodies);
+    assert!(accepted > 0 && accepted < total, "{accepted} of {total}");
+}
