@@ -1,11 +1,11 @@
-//! The string writer ([`escape`](super::escape), through `write_string` and
+//! The writer ([`escape`](super::escape), through `write_string` and
 //! [`WriteJson`]) against `serde_json` (escaped once) and against escaping
 //! twice (escaped inside a string), wherever the bytes to escape fall: every
 //! ASCII byte at every position of texts of every length up to 64 and some
 //! longer, specials at the edges of sixteen-byte blocks, runs of nothing but
 //! specials, and characters of two to four bytes across block edges.
 
-use super::{Level, WriteJson, write_string};
+use super::{Level, Literal, WriteJson, write_string};
 
 /// Checks `text` at both levels: once as `serde_json` writes it, twice as
 /// the once-escaped contents escaped again.
@@ -112,5 +112,98 @@ fn long_markdown_is_written_exactly() {
             .find(|&start| text.is_char_boundary(start))
             .unwrap();
         check(&text[start..]);
+    }
+}
+
+#[test]
+fn strings_are_escaped_as_json_stringify_does_at_both_levels() {
+    let text = "a\"b\\c\u{8}\u{c}\n\r\t\u{1}\u{1f}\u{7f}/\u{2028}é😀";
+    let mut plain = Vec::new();
+    write_string(&mut plain, text);
+    assert_eq!(plain, serde_json::to_vec(text).unwrap());
+    assert_eq!(
+        std::str::from_utf8(&plain).unwrap(),
+        "\"a\\\"b\\\\c\\b\\f\\n\\r\\t\\u0001\\u001f\u{7f}/\u{2028}é😀\""
+    );
+    let mut nested = Vec::new();
+    text.write_json(&mut nested, Level::InString);
+    let wrapped = format!("\"{}\"", std::str::from_utf8(&nested).unwrap());
+    let once: String = serde_json::from_str(&wrapped).unwrap();
+    assert_eq!(once.as_bytes(), plain.as_slice());
+}
+
+#[test]
+fn numbers_are_written_as_their_decimal_digits() {
+    let mut samples = vec![0, 1, 9, 10, 99, 100, 4_294_967_296, u64::MAX - 1, u64::MAX];
+    samples.extend((0..20).map(|power| 10u64.pow(power)));
+    samples.extend((1..20).map(|power| 10u64.pow(power) - 1));
+    for number in samples {
+        for level in [Level::Plain, Level::InString] {
+            let mut out = b"x".to_vec();
+            number.write_json(&mut out, level);
+            assert_eq!(out, format!("x{number}").as_bytes());
+        }
+    }
+}
+
+#[test]
+fn escaping_agrees_with_serde_json_wherever_the_specials_fall() {
+    let alphabet = [
+        'a', '"', '\\', '\n', '\u{1}', '\u{1f}', ' ', 'é', '😀', '\u{7f}',
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for len in 0..48 {
+        for _ in 0..20 {
+            let text: String = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let mut out = Vec::new();
+            write_string(&mut out, &text);
+            assert_eq!(out, serde_json::to_vec(&text).unwrap(), "{text:?}");
+            // Escaped twice: the once-escaped string's contents, escaped.
+            let mut nested = Vec::new();
+            text.write_json(&mut nested, Level::InString);
+            let once = std::str::from_utf8(&out).unwrap();
+            let twice = serde_json::to_vec(once).unwrap();
+            assert_eq!(nested, twice[1..twice.len() - 1], "{text:?}");
+        }
+    }
+}
+
+#[test]
+fn literals_are_written_as_they_are_and_escaped_once_more() {
+    for text in [r#"{"id":""#, r#"","archivedAt":""#, "}", r#"\"x"#] {
+        let literal = Literal::new(text);
+        let mut plain = b"a".to_vec();
+        literal.write(&mut plain, Level::Plain);
+        assert_eq!(plain, format!("a{text}").as_bytes());
+        let mut nested = b"a".to_vec();
+        literal.write(&mut nested, Level::InString);
+        let twice = serde_json::to_string(text).unwrap();
+        assert_eq!(
+            nested,
+            format!("a{}", &twice[1..twice.len() - 1]).as_bytes()
+        );
+    }
+}
+
+#[test]
+fn is_plain_finds_every_byte_to_escape_at_every_position() {
+    let naive = |bytes: &[u8]| !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\');
+    for len in 0..40 {
+        let text = vec![b'a'; len];
+        assert!(super::is_plain(&text), "{len}");
+        for at in 0..len {
+            for special in [0u8, 0x1f, b'"', b'\\', b' ', 0x7f, 0xc3, 0xff] {
+                let mut text = text.clone();
+                text[at] = special;
+                assert_eq!(super::is_plain(&text), naive(&text), "{len} {at} {special}");
+            }
+        }
     }
 }
