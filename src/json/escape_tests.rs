@@ -5,7 +5,10 @@
 //! longer, specials at the edges of sixteen-byte blocks, runs of nothing but
 //! specials, and characters of two to four bytes across block edges.
 
-use super::{Level, Literal, WriteJson, write_string};
+use super::{
+    Level, Literal, Masks, WriteJson, write_contents, write_contents_keeping, write_contents_kept,
+    write_string,
+};
 
 /// Checks `text` at both levels: once as `serde_json` writes it, twice as
 /// the once-escaped contents escaped again.
@@ -19,6 +22,24 @@ fn check(text: &str) {
     let contents = std::str::from_utf8(&expected).unwrap();
     let again = serde_json::to_vec(contents).unwrap();
     assert_eq!(twice[1..], again[1..again.len() - 1], "{text:?}");
+    check_kept::<1>(text);
+    check_kept::<2>(text);
+    check_kept::<8>(text);
+}
+
+/// Checks `text` written inside a string keeping its masks in `N` of them
+/// (room for all, some or none of its blocks), then once from them, against
+/// [`write_contents`] at each level.
+fn check_kept<const N: usize>(text: &str) {
+    let mut masks = Masks::<N>::new();
+    let (mut kept, mut fresh) = (b"x".to_vec(), b"x".to_vec());
+    let plain = write_contents_keeping(&mut kept, text, Level::InString, &mut masks);
+    assert_eq!(plain, write_contents(&mut fresh, text, Level::InString));
+    assert_eq!(kept, fresh, "{text:?}");
+    let (mut kept, mut fresh) = (b"x".to_vec(), b"x".to_vec());
+    write_contents_kept(&mut kept, text, Level::Plain, &mut masks);
+    write_contents(&mut fresh, text, Level::Plain);
+    assert_eq!(kept, fresh, "{text:?} {N}");
 }
 
 /// `len` bytes of `a`, with `special` put at `at`.
@@ -102,6 +123,8 @@ fn long_markdown_is_written_exactly() {
         ));
     }
     check(&text);
+    // More blocks than the most masks a document keeps.
+    check_kept::<512>(&text);
     for cut in [1, 15, 16, 17, 4095, 4096, 4097] {
         let end = (0..=cut.min(text.len()))
             .rev()

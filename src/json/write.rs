@@ -4,6 +4,10 @@
 
 use crate::lex::{holds_special, is_special, special_flags, special_mask};
 
+mod kept;
+
+pub(crate) use kept::{Masks, write_contents_keeping, write_contents_kept};
+
 /// Where a JSON text is written: as itself, or as the contents of a JSON
 /// string (MCP's `content[0].text` carries the compact JSON of the result).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

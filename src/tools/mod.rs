@@ -495,7 +495,16 @@ impl Document {
     /// A string whose bit is set in `plain` is known to hold nothing to
     /// escape and is copied as it is. Returns the bits of the strings that
     /// held nothing to escape.
-    fn write_level(&self, out: &mut Vec<u8>, level: Level, plain: u8) -> u8 {
+    ///
+    /// The source is escaped as `source` says: afresh, keeping its blocks'
+    /// masks (the text copy), or from the masks kept (`structuredContent`).
+    fn write_level<const N: usize>(
+        &self,
+        out: &mut Vec<u8>,
+        level: Level,
+        plain: u8,
+        source: SourceMasks<'_, N>,
+    ) -> u8 {
         const OPEN_ID: Literal = Literal::new(r#"{"id":""#);
         const TITLE_KEY: Literal = Literal::new(r#"","title":""#);
         const DESCRIPTION_KEY: Literal = Literal::new(r#"","description":""#);
@@ -507,24 +516,26 @@ impl Document {
         const URL_KEY: Literal = Literal::new(r#","url":""#);
         const CLOSE_STRING: Literal = Literal::new(r#""}"#);
         let mut found = 0;
-        let mut contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
+        // The bit of `text` when it held nothing to escape.
+        let contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
             if plain & bit != 0 {
                 out.extend_from_slice(text.as_bytes());
             } else if json::write_contents(out, text, level) {
-                found |= bit;
+                return bit;
             }
+            0
         };
         OPEN_ID.write(out, level);
-        contents(out, &self.id, ID);
+        found |= contents(out, &self.id, ID);
         TITLE_KEY.write(out, level);
-        contents(out, &self.title, TITLE);
+        found |= contents(out, &self.title, TITLE);
         if let Some(description) = &self.description {
             DESCRIPTION_KEY.write(out, level);
-            contents(out, description, DESCRIPTION);
+            found |= contents(out, description, DESCRIPTION);
         }
         if let Some(archived_at) = &self.archived_at {
             ARCHIVED_AT_KEY.write(out, level);
-            contents(out, archived_at, ARCHIVED_AT);
+            found |= contents(out, archived_at, ARCHIVED_AT);
         }
         match &self.brief {
             Some(brief) => {
@@ -534,13 +545,26 @@ impl Document {
             }
             None => SOURCE_KEY.write(out, level),
         }
-        contents(out, &self.source, SOURCE);
+        if plain & SOURCE != 0 {
+            out.extend_from_slice(self.source.as_bytes());
+        } else if match source {
+            SourceMasks::Fresh => json::write_contents(out, &self.source, level),
+            SourceMasks::Keep(masks) => {
+                json::write_contents_keeping(out, &self.source, level, masks)
+            }
+            SourceMasks::Kept(masks) => {
+                json::write_contents_kept(out, &self.source, level, masks);
+                false
+            }
+        } {
+            found |= SOURCE;
+        }
         REVISION.write(out, level);
         json::decimal(out, self.revision);
         match &self.url {
             Some(url) => {
                 URL_KEY.write(out, level);
-                contents(out, url, URL);
+                found |= contents(out, url, URL);
                 CLOSE_STRING.write(out, level);
             }
             None => out.push(b'}'),
@@ -549,17 +573,42 @@ impl Document {
     }
 }
 
+/// How [`Document::write_level`] escapes the source.
+enum SourceMasks<'a, const N: usize> {
+    /// Afresh.
+    Fresh,
+    /// Keeping its blocks' masks.
+    Keep(&'a mut json::Masks<N>),
+    /// From the masks kept at the other level.
+    Kept(&'a mut json::Masks<N>),
+}
+
+impl Document {
+    /// [`WriteJson::write_twice`] with room for `N` of the source's masks.
+    fn write_twice_masked<const N: usize>(&self, out: &mut Vec<u8>, between: &Literal) {
+        let mut masks = json::Masks::<N>::new();
+        let plain = self.write_level(out, Level::InString, 0, SourceMasks::Keep(&mut masks));
+        between.write(out, Level::Plain);
+        self.write_level(out, Level::Plain, plain, SourceMasks::Kept(&mut masks));
+    }
+}
+
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
-        self.write_level(out, level, 0);
+        self.write_level::<1>(out, level, 0, SourceMasks::Fresh);
     }
 
     /// The strings found plain in the text are copied as they are into
-    /// `structuredContent`, not looked at again.
+    /// `structuredContent`, not looked at again; the source's blocks are
+    /// escaped there from the masks the text found.
     fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
-        let plain = self.write_level(out, Level::InString, 0);
-        between.write(out, Level::Plain);
-        self.write_level(out, Level::Plain, plain);
+        // A short source's masks in two words; a long one's up to 8 KiB
+        // (the blocks after those are looked at again).
+        if self.source.len() < 16 * 8 {
+            self.write_twice_masked::<8>(out, between);
+        } else {
+            self.write_twice_masked::<512>(out, between);
+        }
     }
 
     fn len_hint(&self) -> usize {
