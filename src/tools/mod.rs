@@ -337,7 +337,7 @@ impl Frame<'_> {
     }
 
     /// Closes a result object opened by [`open`](Self::open).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn close(self, out: &mut Vec<u8>) {
         if let Frame::Modern { server_info } = self {
             out.extend_from_slice(b",\"_meta\":{");
