@@ -516,26 +516,24 @@ impl Document {
         const URL_KEY: Literal = Literal::new(r#","url":""#);
         const CLOSE_STRING: Literal = Literal::new(r#""}"#);
         let mut found = 0;
-        // The bit of `text` when it held nothing to escape.
-        let contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
+        let mut contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
             if plain & bit != 0 {
                 out.extend_from_slice(text.as_bytes());
             } else if json::write_contents(out, text, level) {
-                return bit;
+                found |= bit;
             }
-            0
         };
         OPEN_ID.write(out, level);
-        found |= contents(out, &self.id, ID);
+        contents(out, &self.id, ID);
         TITLE_KEY.write(out, level);
-        found |= contents(out, &self.title, TITLE);
+        contents(out, &self.title, TITLE);
         if let Some(description) = &self.description {
             DESCRIPTION_KEY.write(out, level);
-            found |= contents(out, description, DESCRIPTION);
+            contents(out, description, DESCRIPTION);
         }
         if let Some(archived_at) = &self.archived_at {
             ARCHIVED_AT_KEY.write(out, level);
-            found |= contents(out, archived_at, ARCHIVED_AT);
+            contents(out, archived_at, ARCHIVED_AT);
         }
         match &self.brief {
             Some(brief) => {
@@ -545,31 +543,32 @@ impl Document {
             }
             None => SOURCE_KEY.write(out, level),
         }
-        if plain & SOURCE != 0 {
+        let source_plain = if plain & SOURCE != 0 {
             out.extend_from_slice(self.source.as_bytes());
-        } else if match source {
-            SourceMasks::Fresh => json::write_contents(out, &self.source, level),
-            SourceMasks::Keep(masks) => {
-                json::write_contents_keeping(out, &self.source, level, masks)
+            false
+        } else {
+            match source {
+                SourceMasks::Fresh => json::write_contents(out, &self.source, level),
+                SourceMasks::Keep(masks) => {
+                    json::write_contents_keeping(out, &self.source, level, masks)
+                }
+                SourceMasks::Kept(masks) => {
+                    json::write_contents_kept(out, &self.source, level, masks);
+                    false
+                }
             }
-            SourceMasks::Kept(masks) => {
-                json::write_contents_kept(out, &self.source, level, masks);
-                false
-            }
-        } {
-            found |= SOURCE;
-        }
+        };
         REVISION.write(out, level);
         json::decimal(out, self.revision);
         match &self.url {
             Some(url) => {
                 URL_KEY.write(out, level);
-                found |= contents(out, url, URL);
+                contents(out, url, URL);
                 CLOSE_STRING.write(out, level);
             }
             None => out.push(b'}'),
         }
-        found
+        found | if source_plain { SOURCE } else { 0 }
     }
 }
 
