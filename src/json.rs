@@ -7,7 +7,7 @@
 //!
 //! Duplicate members follow JavaScript's `JSON.parse`: the last one wins.
 //!
-//! The writing side (escaping, [`WriteJson`]) is in [`write`], re-exported
+//! The writing side (escaping, [`WriteJson`]) is in [`mod@write`], re-exported
 //! here.
 
 use std::borrow::Cow;

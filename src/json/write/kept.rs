@@ -41,7 +41,7 @@ impl<const N: usize> Masks<N> {
     }
 }
 
-/// [`write_contents`], keeping the masks of `text`'s blocks in `masks`.
+/// [`write_contents`](super::write_contents), keeping the masks of `text`'s blocks in `masks`.
 #[inline]
 pub(crate) fn write_contents_keeping<const N: usize>(
     out: &mut Vec<u8>,
@@ -55,7 +55,7 @@ pub(crate) fn write_contents_keeping<const N: usize>(
     }
 }
 
-/// [`write_contents`] of the `text` whose masks
+/// [`write_contents`](super::write_contents) of the `text` whose masks
 /// [`write_contents_keeping`] kept in `masks`: each block escaped from its
 /// kept mask, not looked at again.
 #[inline]
