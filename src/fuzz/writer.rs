@@ -41,12 +41,46 @@ pub(super) fn check(text: &str) {
         revision: text.len() as u64,
         url: Some("/documents/1".to_owned()),
     };
+    check_document(&document, text);
+    // A source of more than 128 bytes, whose blocks' masks the text copy
+    // keeps in the larger room.
+    if !text.is_empty() && text.len() <= 128 {
+        let source = text.repeat(128 / text.len() + 1);
+        check_document(&Document { source, ..document }, text);
+    }
+}
+
+/// Checks a tool result holding `document` against `serde_json`.
+fn check_document(document: &Document, text: &str) {
     let mut out = Vec::new();
-    write_text_result(&mut out, Frame::Legacy, &document, false);
-    let compact = serde_json::to_string(&document).unwrap_or_default();
+    write_text_result(&mut out, Frame::Legacy, document, false);
+    let compact = serde_json::to_string(document).unwrap_or_default();
     let text_copy = serde_json::to_string(&compact).unwrap_or_default();
     let expected = format!(
         r#"{{"content":[{{"type":"text","text":{text_copy}}}],"structuredContent":{compact}}}"#
     );
     assert_eq!(out, expected.as_bytes(), "{text:?}");
+}
+
+#[cfg(test)]
+mod tests {
+    /// Sources around the sizes whose masks a document keeps (up to 127
+    /// bytes in one room, up to 8 KiB in the other, more looked at again),
+    /// with the bytes to escape anywhere in their blocks.
+    #[test]
+    fn documents_of_every_size_are_written_exactly() {
+        let line = |step: usize| format!("- step {step}: \"run\" it\tthen \\ check é😀\n");
+        let long: String = (0..400).map(line).collect();
+        for len in (0..200).chain([4095, 4096, 8191, 8192, 8193, 8200, long.len()]) {
+            let end = (0..=len.min(long.len()))
+                .rev()
+                .find(|&end| long.is_char_boundary(end))
+                .unwrap_or_default();
+            super::check(&long[..end]);
+            let start = (long.len() - end..)
+                .find(|&start| long.is_char_boundary(start))
+                .unwrap_or_default();
+            super::check(&long[start..]);
+        }
+    }
 }

@@ -1,0 +1,162 @@
+//! A document written as a tool result's value: member by member, at
+//! either level, and twice (its text copy, then `structuredContent`) with
+//! what the first write found carried into the second.
+
+use super::{Document, member_hint};
+use crate::json::{self, Level, Literal, WriteJson};
+
+// The bits of a document's strings, as `Document::write_level` reports them.
+const ID: u8 = 1;
+const TITLE: u8 = 2;
+const DESCRIPTION: u8 = 4;
+const ARCHIVED_AT: u8 = 8;
+const SOURCE: u8 = 16;
+const URL: u8 = 32;
+
+impl Document {
+    /// Writes the document at `level`: its members in answer order, each
+    /// optional one only when there is one, written member by member without
+    /// a slice of them made first (a read writes it three times: the hint,
+    /// the text, `structuredContent`). What lies between two values — the
+    /// quotes, the comma, the next name — is one [`Literal`] for each pair a
+    /// document can have, so that a member costs one fixed-size store and
+    /// its value.
+    ///
+    /// A string whose bit is set in `plain` is known to hold nothing to
+    /// escape and is copied as it is. Returns the bits of the strings that
+    /// held nothing to escape.
+    ///
+    /// The source is escaped as `source` says: afresh, keeping its blocks'
+    /// masks (the text copy), or from the masks kept (`structuredContent`).
+    fn write_level<const N: usize>(
+        &self,
+        out: &mut Vec<u8>,
+        level: Level,
+        plain: u8,
+        source: SourceMasks<'_, N>,
+    ) -> u8 {
+        const OPEN_ID: Literal = Literal::new(r#"{"id":""#);
+        const TITLE_KEY: Literal = Literal::new(r#"","title":""#);
+        const DESCRIPTION_KEY: Literal = Literal::new(r#"","description":""#);
+        const ARCHIVED_AT_KEY: Literal = Literal::new(r#"","archivedAt":""#);
+        const BRIEF: Literal = Literal::new(r#"","brief":"#);
+        const SOURCE_KEY: Literal = Literal::new(r#"","source":""#);
+        const SOURCE_AFTER_BRIEF: Literal = Literal::new(r#","source":""#);
+        const REVISION: Literal = Literal::new(r#"","revision":"#);
+        const URL_KEY: Literal = Literal::new(r#","url":""#);
+        const CLOSE_STRING: Literal = Literal::new(r#""}"#);
+        let mut found = 0;
+        let mut contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
+            if plain & bit != 0 {
+                out.extend_from_slice(text.as_bytes());
+            } else if json::write_contents(out, text, level) {
+                found |= bit;
+            }
+        };
+        OPEN_ID.write(out, level);
+        contents(out, &self.id, ID);
+        TITLE_KEY.write(out, level);
+        contents(out, &self.title, TITLE);
+        if let Some(description) = &self.description {
+            DESCRIPTION_KEY.write(out, level);
+            contents(out, description, DESCRIPTION);
+        }
+        if let Some(archived_at) = &self.archived_at {
+            ARCHIVED_AT_KEY.write(out, level);
+            contents(out, archived_at, ARCHIVED_AT);
+        }
+        match &self.brief {
+            Some(brief) => {
+                BRIEF.write(out, level);
+                brief.write_json(out, level);
+                SOURCE_AFTER_BRIEF.write(out, level);
+            }
+            None => SOURCE_KEY.write(out, level),
+        }
+        let source_plain = if plain & SOURCE != 0 {
+            out.extend_from_slice(self.source.as_bytes());
+            false
+        } else {
+            match source {
+                SourceMasks::Fresh => json::write_contents(out, &self.source, level),
+                SourceMasks::Keep(masks) => {
+                    json::write_contents_keeping(out, &self.source, level, masks)
+                }
+                SourceMasks::Kept(masks) => {
+                    json::write_contents_kept(out, &self.source, level, masks);
+                    false
+                }
+            }
+        };
+        REVISION.write(out, level);
+        json::decimal(out, self.revision);
+        match &self.url {
+            Some(url) => {
+                URL_KEY.write(out, level);
+                contents(out, url, URL);
+                CLOSE_STRING.write(out, level);
+            }
+            None => out.push(b'}'),
+        }
+        found | if source_plain { SOURCE } else { 0 }
+    }
+}
+
+/// How [`Document::write_level`] escapes the source.
+enum SourceMasks<'a, const N: usize> {
+    /// Afresh.
+    Fresh,
+    /// Keeping its blocks' masks.
+    Keep(&'a mut json::Masks<N>),
+    /// From the masks kept at the other level.
+    Kept(&'a mut json::Masks<N>),
+}
+
+impl Document {
+    /// [`WriteJson::write_twice`] with room for `N` of the source's masks.
+    fn write_twice_masked<const N: usize>(&self, out: &mut Vec<u8>, between: &Literal) {
+        let mut masks = json::Masks::<N>::new();
+        let plain = self.write_level(out, Level::InString, 0, SourceMasks::Keep(&mut masks));
+        between.write(out, Level::Plain);
+        self.write_level(out, Level::Plain, plain, SourceMasks::Kept(&mut masks));
+    }
+}
+
+impl WriteJson for Document {
+    fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        self.write_level::<1>(out, level, 0, SourceMasks::Fresh);
+    }
+
+    /// The strings found plain in the text are copied as they are into
+    /// `structuredContent`, not looked at again; the source's blocks are
+    /// escaped there from the masks the text found.
+    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+        // A short source's masks in two words; a long one's up to 8 KiB
+        // (the blocks after those are looked at again).
+        if self.source.len() < 16 * 8 {
+            self.write_twice_masked::<8>(out, between);
+        } else {
+            self.write_twice_masked::<512>(out, between);
+        }
+    }
+
+    fn len_hint(&self) -> usize {
+        2 + member_hint("id", &self.id)
+            + member_hint("title", &self.title)
+            + self
+                .description
+                .as_ref()
+                .map_or(0, |text| member_hint("description", text))
+            + self
+                .archived_at
+                .as_ref()
+                .map_or(0, |text| member_hint("archivedAt", text))
+            + self
+                .brief
+                .as_ref()
+                .map_or(0, |brief| member_hint("brief", brief))
+            + member_hint("source", &self.source)
+            + member_hint("revision", &self.revision)
+            + self.url.as_ref().map_or(0, |url| member_hint("url", url))
+    }
+}
