@@ -72,6 +72,10 @@ pub(crate) enum Text {
     Span { start: u32, end: u32 },
     /// Boxed twice, to keep this two words: every effect holding one moves
     /// through the host's loop, and the unescaped case is rare.
+    #[allow(
+        clippy::box_collection,
+        reason = "two words instead of three in every effect that holds one"
+    )]
     Owned(Box<String>),
 }
 
