@@ -53,16 +53,7 @@ fn a_read_allocates_only_its_response_body() {
 #[test]
 fn a_read_of_a_body_handed_as_a_vec_allocates_only_its_response_body() {
     let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
-    let document = Document {
-        archived_at: None,
-        description: None,
-        url: None,
-        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
-        title: "Release readiness".into(),
-        brief: None,
-        source: "# Release readiness\n".into(),
-        revision: 4,
-    };
+    let document = document(0);
     let parts = RequestParts::new("POST", "/mcp", &HEADERS);
     let body = Bytes::from(READ.to_vec());
     let mut status = 0;
@@ -147,16 +138,7 @@ fn exchange(
 /// counts its allocations.
 fn cycle(headers: &[Header<'_>], body: &'static [u8]) -> usize {
     let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
-    let document = Document {
-        archived_at: None,
-        description: None,
-        url: None,
-        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
-        title: "Release readiness".into(),
-        brief: None,
-        source: "# Release readiness\n".into(),
-        revision: 4,
-    };
+    let document = document(0);
     let body = Bytes::from_static(body);
     let parts = RequestParts::new("POST", "/mcp", headers);
     let mut status = 0;
