@@ -423,7 +423,7 @@ impl<C> Dispatch<C> {
         let response = match self.exchange.reply {
             ReplyMode::Json => Response::new(200, ContentType::Json, out),
             ReplyMode::EventStream => {
-                let mut framed = Vec::with_capacity(self.out.len() + 24);
+                let mut framed = Vec::with_capacity(out.len() + 24);
                 sse::event(&mut framed, Some("message"), &out);
                 let response = Response::new(200, ContentType::EventStream, framed);
                 match self.version.era() {
