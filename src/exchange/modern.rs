@@ -179,7 +179,8 @@ pub(crate) fn dispatch<C>(
         }
         return Outcome::Respond(Response::accepted());
     };
-    let id = id.get().as_bytes();
+    let id_text = id.get();
+    let id = id_text.as_bytes();
     // M2: `_meta`. `params`' and `_meta`'s members were read in the same
     // pass that validated the body.
     let params = envelope.members.unwrap_or_default();
@@ -263,8 +264,7 @@ pub(crate) fn dispatch<C>(
             // Argument failures are tool execution errors (MODERN.md §4).
             match call::step(&inner.config, source, tool, arguments) {
                 Ok(ToolStep::Host(effect)) => {
-                    // The id is a slice of the message, which is UTF-8.
-                    let id = Text::new(source, String::from_utf8_lossy(id));
+                    let id = Text::slice(source, id_text);
                     // SURFACE.md §10: no sessions; the client names itself
                     // in `_meta`.
                     let client = super::dispatch::wants_client(&effect)
