@@ -42,6 +42,29 @@ pub(super) fn check(text: &str) {
         url: Some("/documents/1".to_owned()),
     };
     check_document(&document, text);
+    // Without a url (the document then ends after its revision, and the
+    // text copy's end is joined to what follows it), and with the other
+    // optional strings in turn.
+    let bare = Document {
+        description: None,
+        url: None,
+        ..document.clone()
+    };
+    check_document(&bare, text);
+    check_document(
+        &Document {
+            archived_at: Some(text.to_owned()),
+            ..bare.clone()
+        },
+        text,
+    );
+    check_document(
+        &Document {
+            url: Some(text.to_owned()),
+            ..bare
+        },
+        text,
+    );
     // A source of more than 128 bytes, whose blocks' masks the text copy
     // keeps in the larger room.
     if !text.is_empty() && text.len() <= 128 {

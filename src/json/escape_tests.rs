@@ -6,8 +6,8 @@
 //! specials, and characters of two to four bytes across block edges.
 
 use super::{
-    Level, Literal, Masks, WriteJson, write_contents, write_contents_keeping, write_contents_kept,
-    write_string,
+    BETWEEN, BETWEEN_TEXT, Joined, Level, Literal, Masks, WriteJson, write_contents,
+    write_contents_keeping, write_contents_kept, write_string,
 };
 
 /// Checks `text` at both levels: once as `serde_json` writes it, twice as
@@ -213,6 +213,24 @@ fn literals_are_written_as_they_are_and_escaped_once_more() {
             format!("a{}", &twice[1..twice.len() - 1]).as_bytes()
         );
     }
+}
+
+#[test]
+fn joined_pieces_are_written_one_after_the_other() {
+    for pieces in [
+        &["}", BETWEEN_TEXT, r#"{"id":""#][..],
+        &[BETWEEN_TEXT, r#"{"id":""#],
+        &["", "}"],
+        &[],
+    ] {
+        let joined = Joined::new(pieces);
+        let mut out = b"a".to_vec();
+        joined.write(&mut out);
+        assert_eq!(out, format!("a{}", pieces.concat()).as_bytes());
+    }
+    let mut between = Vec::new();
+    BETWEEN.write(&mut between, Level::Plain);
+    assert_eq!(between, br#""}],"structuredContent":"#);
 }
 
 #[test]

@@ -4,8 +4,10 @@
 
 use crate::lex::{holds_special, is_special, special_flags, special_mask};
 
+mod joined;
 mod kept;
 
+pub(crate) use joined::Joined;
 pub(crate) use kept::{Masks, write_contents_keeping, write_contents_kept};
 
 /// Where a JSON text is written: as itself, or as the contents of a JSON
@@ -29,16 +31,24 @@ pub(crate) trait WriteJson {
     /// grown a doubling at a time. Not a bound.
     fn len_hint(&self) -> usize;
 
-    /// Writes the value at [`Level::InString`], `between`, then the value
-    /// at [`Level::Plain`]: a tool result's text and its
+    /// Writes the value at [`Level::InString`], [`BETWEEN`], then the
+    /// value at [`Level::Plain`]: a tool result's text and its
     /// `structuredContent`. A value may carry what the first write found
-    /// into the second.
-    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+    /// into the second, or join its pieces to `BETWEEN`'s.
+    fn write_twice(&self, out: &mut Vec<u8>) {
         self.write_json(out, Level::InString);
-        between.write(out, Level::Plain);
+        BETWEEN.write(out, Level::Plain);
         self.write_json(out, Level::Plain);
     }
 }
+
+/// [`BETWEEN`]'s text.
+pub(crate) const BETWEEN_TEXT: &str = r#""}],"structuredContent":"#;
+
+/// What lies between a tool result's text copy and its
+/// `structuredContent` ([`WriteJson::write_twice`]): the text string's
+/// closing quote, the content's end and the next member's name.
+pub(crate) const BETWEEN: Literal = Literal::new(BETWEEN_TEXT);
 
 /// A fixed piece of JSON text (`","title":"`), at both levels, each padded
 /// to [`Literal::ROOM`] bytes: written as one fixed-size store cut back to
@@ -214,8 +224,8 @@ impl<T: WriteJson + ?Sized> WriteJson for &T {
         (**self).write_json(out, level);
     }
 
-    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
-        (**self).write_twice(out, between);
+    fn write_twice(&self, out: &mut Vec<u8>) {
+        (**self).write_twice(out);
     }
 
     fn len_hint(&self) -> usize {

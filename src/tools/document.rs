@@ -3,7 +3,7 @@
 //! what the first write found carried into the second.
 
 use super::{Document, member_hint};
-use crate::json::{self, Level, Literal, WriteJson};
+use crate::json::{self, Joined, Level, Literal, WriteJson};
 
 // The bits of a document's strings, as `Document::write_level` reports them.
 const ID: u8 = 1;
@@ -13,9 +13,16 @@ const ARCHIVED_AT: u8 = 8;
 const SOURCE: u8 = 16;
 const URL: u8 = 32;
 
+/// A document's opening, up to its id's contents.
+const OPEN_ID: Literal = Literal::new(r#"{"id":""#);
+/// A document's end after a string (its url).
+const CLOSE_STRING: Literal = Literal::new(r#""}"#);
+
 impl Document {
-    /// Writes the document at `level`: its members in answer order, each
-    /// optional one only when there is one, written member by member without
+    /// Writes the document's members at `level`, from its id's contents to
+    /// its last value (its opening, [`OPEN_ID`], and its end are the
+    /// caller's, which may join them to what is around): in answer order,
+    /// each optional one only when there is one, written member by member without
     /// a slice of them made first (a read writes it three times: the hint,
     /// the text, `structuredContent`). What lies between two values — the
     /// quotes, the comma, the next name — is one [`Literal`] for each pair a
@@ -35,7 +42,6 @@ impl Document {
         plain: u8,
         source: SourceMasks<'_, N>,
     ) -> u8 {
-        const OPEN_ID: Literal = Literal::new(r#"{"id":""#);
         const TITLE_KEY: Literal = Literal::new(r#"","title":""#);
         const DESCRIPTION_KEY: Literal = Literal::new(r#"","description":""#);
         const ARCHIVED_AT_KEY: Literal = Literal::new(r#"","archivedAt":""#);
@@ -44,7 +50,6 @@ impl Document {
         const SOURCE_AFTER_BRIEF: Literal = Literal::new(r#","source":""#);
         const REVISION: Literal = Literal::new(r#"","revision":"#);
         const URL_KEY: Literal = Literal::new(r#","url":""#);
-        const CLOSE_STRING: Literal = Literal::new(r#""}"#);
         let mut found = 0;
         let mut contents = |out: &mut Vec<u8>, text: &str, bit: u8| {
             if plain & bit != 0 {
@@ -53,7 +58,6 @@ impl Document {
                 found |= bit;
             }
         };
-        OPEN_ID.write(out, level);
         contents(out, &self.id, ID);
         TITLE_KEY.write(out, level);
         contents(out, &self.title, TITLE);
@@ -90,13 +94,9 @@ impl Document {
         };
         REVISION.write(out, level);
         json::decimal(out, self.revision);
-        match &self.url {
-            Some(url) => {
-                URL_KEY.write(out, level);
-                contents(out, url, URL);
-                CLOSE_STRING.write(out, level);
-            }
-            None => out.push(b'}'),
+        if let Some(url) = &self.url {
+            URL_KEY.write(out, level);
+            contents(out, url, URL);
         }
         found | if source_plain { SOURCE } else { 0 }
     }
@@ -114,29 +114,52 @@ enum SourceMasks<'a, const N: usize> {
 
 impl Document {
     /// [`WriteJson::write_twice`] with room for `N` of the source's masks.
-    fn write_twice_masked<const N: usize>(&self, out: &mut Vec<u8>, between: &Literal) {
+    fn write_twice_masked<const N: usize>(&self, out: &mut Vec<u8>) {
         let mut masks = json::Masks::<N>::new();
+        OPEN_ID.write(out, Level::InString);
         let plain = self.write_level(out, Level::InString, 0, SourceMasks::Keep(&mut masks));
-        between.write(out, Level::Plain);
+        // The text copy's end, what lies between the two copies and the
+        // second's opening, stored as one piece where they fit.
+        const CLOSE_BETWEEN_OPEN: Joined = Joined::new(&["}", json::BETWEEN_TEXT, r#"{"id":""#]);
+        const BETWEEN_OPEN: Joined = Joined::new(&[json::BETWEEN_TEXT, r#"{"id":""#]);
+        match self.url {
+            Some(_) => {
+                CLOSE_STRING.write(out, Level::InString);
+                BETWEEN_OPEN.write(out);
+            }
+            None => CLOSE_BETWEEN_OPEN.write(out),
+        }
         self.write_level(out, Level::Plain, plain, SourceMasks::Kept(&mut masks));
+        self.close(out, Level::Plain);
+    }
+
+    /// Writes what ends the document at `level` (after its last member).
+    #[inline]
+    fn close(&self, out: &mut Vec<u8>, level: Level) {
+        match self.url {
+            Some(_) => CLOSE_STRING.write(out, level),
+            None => out.push(b'}'),
+        }
     }
 }
 
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
+        OPEN_ID.write(out, level);
         self.write_level::<1>(out, level, 0, SourceMasks::Fresh);
+        self.close(out, level);
     }
 
     /// The strings found plain in the text are copied as they are into
     /// `structuredContent`, not looked at again; the source's blocks are
     /// escaped there from the masks the text found.
-    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+    fn write_twice(&self, out: &mut Vec<u8>) {
         // A short source's masks in two words; a long one's up to 8 KiB
         // (the blocks after those are looked at again).
         if self.source.len() < 16 * 8 {
-            self.write_twice_masked::<8>(out, between);
+            self.write_twice_masked::<8>(out);
         } else {
-            self.write_twice_masked::<512>(out, between);
+            self.write_twice_masked::<512>(out);
         }
     }
 

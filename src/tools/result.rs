@@ -5,7 +5,7 @@
 use chopin_dialect::Issue;
 
 use super::{DocumentSummary, DocumentSummaryRef};
-use crate::json::{self, Compact, Level, Literal, WriteJson};
+use crate::json::{self, Compact, Level, WriteJson};
 use crate::jsonrpc::TYPICAL_REPLY;
 
 /// How a tool result object is framed: the tools write their members once,
@@ -58,7 +58,6 @@ pub(crate) fn write_text_result(
     if hint > TYPICAL_REPLY / 2 {
         out.reserve(2 * hint + 256);
     }
-    const BETWEEN: Literal = Literal::new(r#""}],"structuredContent":"#);
     // The frame's opening (as `Frame::open` writes it) and the text
     // content's, stored as one piece. Each arm's length is known when it
     // compiles, so it is stored in place (a slice chosen at run time was a
@@ -69,7 +68,7 @@ pub(crate) fn write_text_result(
             out.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":""#)
         }
     }
-    value.write_twice(out, &BETWEEN);
+    value.write_twice(out);
     if is_error {
         out.extend_from_slice(b",\"isError\":true");
     }
