@@ -138,9 +138,11 @@ pub(crate) fn is_valid_id(id: Raw<'_>) -> bool {
 }
 
 /// The room a reply gets at once: enough for every fixed reply and a
-/// typical read; a larger tool result reserves its own
-/// (`tools::write_text_result`).
-pub(crate) const TYPICAL_REPLY: usize = 512;
+/// typical read, with the 128 bytes past its end that escaping a block
+/// borrows while it writes (`json::write`'s `escape_block`; at 512, a
+/// small read's last escaped block grew the reply); a larger tool result
+/// reserves its own (`tools::write_text_result`).
+pub(crate) const TYPICAL_REPLY: usize = 640;
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":` — the caller writes the
 /// result and then [`close`].

@@ -97,6 +97,37 @@ fn specials_at_block_edges_and_in_pairs_are_written_exactly() {
 }
 
 #[test]
+fn blocks_with_any_number_of_the_longest_escapes_fit_their_room() {
+    // A block's escapes are written into room at the reply's end: up to
+    // sixteen of `\u00xx` (seven bytes inside a string), at the block's
+    // start, its end or spread, in a reply with no room to spare or some.
+    for len in [16, 17, 24, 31, 32, 33, 48] {
+        for count in 0..=16.min(len) {
+            let mut front = vec!['a'; len];
+            let mut back = vec!['a'; len];
+            let mut spread = vec!['a'; len];
+            for at in 0..count {
+                front[at] = '\u{1}';
+                back[len - 1 - at] = '\u{1f}';
+                spread[at * len / count.max(1)] = if at % 2 == 0 { '\u{2}' } else { '"' };
+            }
+            for text in [front, back, spread] {
+                let text: String = text.into_iter().collect();
+                check(&text);
+                for room in [0, 1, 127, 128] {
+                    let mut out = Vec::with_capacity(room + 3);
+                    out.extend_from_slice(b"abc");
+                    text.write_json(&mut out, Level::InString);
+                    let once = serde_json::to_string(&text).unwrap();
+                    let twice = serde_json::to_string(&once).unwrap();
+                    assert_eq!(out[3..], twice.as_bytes()[1..twice.len() - 1], "{text:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn characters_of_several_bytes_across_block_edges_are_kept_whole() {
     for wide in ['é', '€', '😀', '\u{7f}', '\u{2028}', '\u{ffff}'] {
         for len in 1..=70 {
