@@ -221,33 +221,37 @@ impl<C> Dispatch<C> {
         self.finish()
     }
 
-    /// Answers a host call: writes its reply, framed for the era, resumes,
-    /// and adds the CORS grant to the response, if that is what comes next.
+    /// Answers a host call: writes its reply, framed for the era, and for a
+    /// single message finishes (with the CORS grant, if any); `None` when a
+    /// batch walks on ([`walk_on`](Self::walk_on)).
+    ///
+    /// Borrows the dispatch: a single message's effect is dropped where the
+    /// host handed it, not moved into this call and again into the next
+    /// (two copies of a large effect every answer).
     pub(crate) fn answer(
-        self,
+        &mut self,
         id: &[u8],
         write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
-    ) -> Outcome<C> {
-        match self.exchange.origin.clone() {
+    ) -> Option<Outcome<C>> {
+        self.tool_result(id, write_result);
+        if self.batch().is_some() {
+            return None;
+        }
+        Some(match self.exchange.origin.clone() {
             // Without a grant the outcome is returned where it is made, not
             // moved through `granted`.
-            None => self.resume(id, write_result),
-            origin => self.resume(id, write_result).granted(origin),
-        }
+            None => self.finish(),
+            origin => self.finish().granted(origin),
+        })
     }
 
-    /// Writes the reply to a host call, framed for the era, and resumes.
-    pub(crate) fn resume(
-        mut self,
-        id: &[u8],
-        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
-    ) -> Outcome<C> {
-        self.tool_result(id, write_result);
-        if self.batch().is_none() {
-            // A single message: nothing is left to walk.
-            return self.finish();
+    /// Walks on through a batch once a host call's reply is written, adding
+    /// the CORS grant to the response, if that is what comes next.
+    pub(crate) fn walk_on(self) -> Outcome<C> {
+        match self.exchange.origin.clone() {
+            None => self.run(),
+            origin => self.run().granted(origin),
         }
-        self.run()
     }
 
     /// Writes a tool result framed for the era.
