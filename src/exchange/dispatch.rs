@@ -287,6 +287,10 @@ impl<C> Dispatch<C> {
     /// Suspends the walk on `call`, which was read from the message
     /// `source` (moved into the effect, where the call's id and string
     /// arguments lie).
+    ///
+    /// Built in line where the walk suspends (a call by value moved the
+    /// dispatch once more).
+    #[inline(always)]
     pub(crate) fn suspend(
         self,
         HostCall { id, effect, client }: HostCall,
