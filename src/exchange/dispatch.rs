@@ -221,28 +221,21 @@ impl<C> Dispatch<C> {
         self.finish()
     }
 
-    /// Answers a host call: writes its reply, framed for the era, and for a
-    /// single message finishes (with the CORS grant, if any); `None` when a
-    /// batch walks on ([`walk_on`](Self::walk_on)).
+    /// The response for a single message whose reply is written, with the
+    /// CORS grant, if any.
     ///
-    /// Borrows the dispatch: a single message's effect is dropped where the
-    /// host handed it, not moved into this call and again into the next
-    /// (two copies of a large effect every answer).
-    pub(crate) fn answer(
-        &mut self,
-        id: &[u8],
-        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
-    ) -> Option<Outcome<C>> {
-        self.tool_result(id, write_result);
-        if self.batch().is_some() {
-            return None;
-        }
-        Some(match self.exchange.origin.clone() {
+    /// Borrows the dispatch: a host call's answer writes its reply and
+    /// finishes in place, and the effect holding this dispatch is dropped
+    /// where the host handed it, not moved on (two copies of a large effect
+    /// every answer). Only a batch, which walks on, moves it
+    /// ([`walk_on`](Self::walk_on)).
+    pub(crate) fn finish_granted(&mut self) -> Outcome<C> {
+        match self.exchange.origin.clone() {
             // Without a grant the outcome is returned where it is made, not
             // moved through `granted`.
             None => self.finish(),
             origin => self.finish().granted(origin),
-        })
+        }
     }
 
     /// Walks on through a batch once a host call's reply is written, adding
