@@ -57,8 +57,9 @@ pub(crate) fn write_contents_keeping<const N: usize>(
 
 /// [`write_contents`](super::write_contents) of the `text` whose masks
 /// [`write_contents_keeping`] kept in `masks`: each block escaped from its
-/// kept mask, not looked at again.
-#[inline]
+/// kept mask, not looked at again. Always in line: with a short string's
+/// escape in it ([`escape_sized`]), the compiler made it a call.
+#[inline(always)]
 pub(crate) fn write_contents_kept<const N: usize>(
     out: &mut Vec<u8>,
     text: &str,
