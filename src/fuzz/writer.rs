@@ -83,6 +83,18 @@ fn check_document(document: &Document, text: &str) {
         r#"{{"content":[{{"type":"text","text":{text_copy}}}],"structuredContent":{compact}}}"#
     );
     assert_eq!(out, expected.as_bytes(), "{text:?}");
+    // A read's answer: the frame's opening joined to the document's, in
+    // either era, as the generic writer writes it.
+    let mut read = Vec::new();
+    document.write_result(&mut read, Frame::Legacy);
+    assert_eq!(read, out, "{text:?}");
+    let modern = Frame::Modern {
+        server_info: br#""io.modelcontextprotocol/serverInfo":{"name":"x"}"#,
+    };
+    let (mut read, mut generic) = (Vec::new(), Vec::new());
+    document.write_result(&mut read, modern);
+    write_text_result(&mut generic, modern, document, false);
+    assert_eq!(read, generic, "{text:?}");
 }
 
 #[cfg(test)]

@@ -254,7 +254,7 @@ fn joined_pieces_are_written_one_after_the_other() {
         &["", "}"],
         &[],
     ] {
-        let joined = Joined::new(pieces);
+        let joined: Joined = Joined::new(pieces);
         let mut out = b"a".to_vec();
         joined.write(&mut out);
         assert_eq!(out, format!("a{}", pieces.concat()).as_bytes());

@@ -2,7 +2,7 @@
 //! either level, and twice (its text copy, then `structuredContent`) with
 //! what the first write found carried into the second.
 
-use super::{Document, member_hint};
+use super::{Document, Frame, member_hint};
 use crate::json::{self, Joined, Level, Literal, WriteJson};
 
 // The bits of a document's strings, as `Document::write_level` reports them.
@@ -120,9 +120,11 @@ enum SourceMasks<'a, const N: usize> {
 
 impl Document {
     /// [`WriteJson::write_twice`] with room for `N` of the source's masks.
-    fn write_twice_masked<const N: usize>(&self, out: &mut Vec<u8>) {
+    fn write_twice_masked<const N: usize>(&self, out: &mut Vec<u8>, opened: bool) {
         let mut masks = json::Masks::<N>::new();
-        OPEN_ID.write(out, Level::InString);
+        if !opened {
+            OPEN_ID.write(out, Level::InString);
+        }
         let plain = self.write_level(out, Level::InString, 0, SourceMasks::Keep(&mut masks));
         // The text copy's end, what lies between the two copies and the
         // second's opening, stored as one piece where they fit.
@@ -149,6 +151,38 @@ impl Document {
     }
 }
 
+impl Document {
+    /// [`WriteJson::write_twice`], its opening already written (`opened`).
+    #[inline(always)]
+    fn write_twice_opened(&self, out: &mut Vec<u8>, opened: bool) {
+        // A short source's masks in two words; a long one's up to 8 KiB
+        // (the blocks after those are looked at again).
+        if self.source.len() < 16 * 8 {
+            self.write_twice_masked::<8>(out, opened);
+        } else {
+            self.write_twice_masked::<512>(out, opened);
+        }
+    }
+
+    /// [`write_text_result`](super::write_text_result) of the document (a
+    /// read's answer, never an error): the frame's opening and the
+    /// document's in its text stored as one piece. Always in line in
+    /// `read::write_result` (the writer check calls it too, and as a call
+    /// of its own it cost a read 19 instructions).
+    #[inline(always)]
+    pub(crate) fn write_result(&self, out: &mut Vec<u8>, frame: Frame<'_>) {
+        const LEGACY: Joined<48> = Joined::new(&[super::result::LEGACY_TEXT, r#"{\"id\":\""#]);
+        const MODERN: Joined<80> = Joined::new(&[super::result::MODERN_TEXT, r#"{\"id\":\""#]);
+        super::result::reserve_for(out, self.len_hint());
+        match frame {
+            Frame::Legacy => LEGACY.write(out),
+            Frame::Modern { .. } => MODERN.write(out),
+        }
+        self.write_twice_opened(out, true);
+        frame.close(out);
+    }
+}
+
 impl WriteJson for Document {
     fn write_json(&self, out: &mut Vec<u8>, level: Level) {
         OPEN_ID.write(out, level);
@@ -160,13 +194,7 @@ impl WriteJson for Document {
     /// `structuredContent`, not looked at again; the source's blocks are
     /// escaped there from the masks the text found.
     fn write_twice(&self, out: &mut Vec<u8>) {
-        // A short source's masks in two words; a long one's up to 8 KiB
-        // (the blocks after those are looked at again).
-        if self.source.len() < 16 * 8 {
-            self.write_twice_masked::<8>(out);
-        } else {
-            self.write_twice_masked::<512>(out);
-        }
+        self.write_twice_opened(out, false);
     }
 
     fn len_hint(&self) -> usize {

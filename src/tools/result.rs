@@ -51,28 +51,36 @@ pub(crate) fn write_text_result(
     value: &(impl WriteJson + ?Sized),
     is_error: bool,
 ) {
-    // A small result fits the reply's typical room, or grows it once; a
-    // large one is given room for both copies and the frame at once, not a
-    // doubling at a time.
-    let hint = value.len_hint();
-    if hint > TYPICAL_REPLY / 2 {
-        out.reserve(2 * hint + 256);
-    }
+    reserve_for(out, value.len_hint());
     // The frame's opening (as `Frame::open` writes it) and the text
     // content's, stored as one piece. Each arm's length is known when it
     // compiles, so it is stored in place (a slice chosen at run time was a
     // call to `memcpy`).
     match frame {
-        Frame::Legacy => out.extend_from_slice(br#"{"content":[{"type":"text","text":""#),
-        Frame::Modern { .. } => {
-            out.extend_from_slice(br#"{"resultType":"complete","content":[{"type":"text","text":""#)
-        }
+        Frame::Legacy => out.extend_from_slice(LEGACY_TEXT.as_bytes()),
+        Frame::Modern { .. } => out.extend_from_slice(MODERN_TEXT.as_bytes()),
     }
     value.write_twice(out);
     if is_error {
         out.extend_from_slice(b",\"isError\":true");
     }
     frame.close(out);
+}
+
+/// A text result's opening in each era, up to its text's contents.
+pub(super) const LEGACY_TEXT: &str = r#"{"content":[{"type":"text","text":""#;
+pub(super) const MODERN_TEXT: &str =
+    r#"{"resultType":"complete","content":[{"type":"text","text":""#;
+
+/// Room for a text result whose value's [`WriteJson::len_hint`] is `hint`:
+/// a small result fits the reply's typical room, or grows it once; a large
+/// one is given room for both copies and the frame at once, not a
+/// doubling at a time.
+#[inline]
+pub(super) fn reserve_for(out: &mut Vec<u8>, hint: usize) {
+    if hint > TYPICAL_REPLY / 2 {
+        out.reserve(2 * hint + 256);
+    }
 }
 
 /// Appends a tool execution error: `{content:[{type:"text",text:<message>}],isError:true}`

@@ -2,22 +2,22 @@
 //! a tool result's text copy ends and its `structuredContent` begins, the
 //! pieces on either side of [`BETWEEN`](super::BETWEEN) are stored as one.
 
-use super::Literal;
-
 /// A fixed piece of plain JSON text made of several (`}`, [`BETWEEN`](super::BETWEEN) and
-/// the next value's opening), written as a [`Literal`] is at
+/// the next value's opening), written as a [`Literal`](super::Literal) is at
 /// [`Level::Plain`](super::Level::Plain): for pieces that meet only at that level, whose
-/// escaped form would not fit a `Literal`'s room.
-pub(crate) struct Joined {
-    bytes: [u8; Literal::ROOM],
+/// escaped form would not fit a `Literal`'s room. Padded to `ROOM` bytes
+/// and stored whole, then cut back; a piece longer than its room does not
+/// compile.
+pub(crate) struct Joined<const ROOM: usize = 32> {
+    bytes: [u8; ROOM],
     len: u8,
 }
 
-impl Joined {
+impl<const ROOM: usize> Joined<ROOM> {
     /// `pieces` one after the other.
-    pub(crate) const fn new(pieces: &[&str]) -> Joined {
+    pub(crate) const fn new(pieces: &[&str]) -> Joined<ROOM> {
         let mut joined = Joined {
-            bytes: [0; Literal::ROOM],
+            bytes: [0; ROOM],
             len: 0,
         };
         let mut piece = 0;
