@@ -357,6 +357,8 @@ fn escape_block(
         .get_mut(start..)
         .and_then(<[u8]>::first_chunk_mut::<128>)
     else {
+        // Unreachable: the room was just made.
+        out.truncate(start);
         return;
     };
     let mut end = 0;
