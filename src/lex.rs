@@ -28,7 +28,29 @@ pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// line, a word at a time; anything else goes to [`string_end_long`].
 #[inline(always)]
 pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+    string_end_from(bytes, at + 1)
+}
+
+/// [`string_end`] for a string that is often longer than sixteen bytes (an
+/// argument's value: an id, a repository): sixteen bytes a step while none
+/// of them is special ([`holds_special`], a few vector compares), then as
+/// [`string_end`] from the block that holds one. A long string costs a few
+/// instructions a block instead of a call to [`string_end_long`].
+#[inline(always)]
+pub(crate) fn long_string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut start = at + 1;
+    while let Some(block) = bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
+        if holds_special(block) {
+            break;
+        }
+        start += 16;
+    }
+    string_end_from(bytes, start)
+}
+
+/// [`string_end`] from `start`, inside the string with no escape before it.
+#[inline(always)]
+fn string_end_from(bytes: &[u8], mut start: usize) -> Option<(usize, bool)> {
     for _ in 0..2 {
         let Some(word) = bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) else {
             break;
@@ -250,21 +272,41 @@ mod tests {
 
     #[test]
     fn strings_end_where_the_byte_by_byte_reading_says_at_every_length() {
-        let specials: [&[u8]; 6] = [b"\"", b"\\n", b"\\u00e9", b"\x01", b"\\x", b"\xc3\xa9"];
-        for len in 0..40 {
+        let specials: [&[u8]; 7] = [
+            b"\"",
+            b"\\n",
+            b"\\u00e9",
+            b"\x01",
+            b"\\x",
+            b"\xc3\xa9",
+            b"\\u00",
+        ];
+        // What follows the string: nothing, a message's usual end, and
+        // bytes a block read past the quote would see.
+        let after: [&[u8]; 4] = [
+            b"",
+            b"}}}",
+            b"\x01\\\"",
+            b",\"id\":\"aaaaaaaaaaaaaaaaaaaa\"}",
+        ];
+        for len in 0..72 {
             for at in 0..=len {
                 for special in specials {
                     let mut text = vec![b'"'];
                     text.extend(std::iter::repeat_n(b'a', at));
                     text.extend_from_slice(special);
                     text.extend(std::iter::repeat_n(b'b', len - at));
-                    let closed = [&text[..], b"\""].concat();
-                    for bytes in [&text[..], &closed[..]] {
-                        assert_eq!(
-                            string_end(bytes, 0),
-                            naive(bytes, 0),
-                            "{len} {at} {special:?}"
-                        );
+                    for tail in after {
+                        let closed = [&text[..], b"\"", tail].concat();
+                        for bytes in [&text[..], &closed[..]] {
+                            let expected = naive(bytes, 0);
+                            assert_eq!(string_end(bytes, 0), expected, "{len} {at} {special:?}");
+                            assert_eq!(
+                                long_string_end(bytes, 0),
+                                expected,
+                                "{len} {at} {special:?} {tail:?}"
+                            );
+                        }
                     }
                 }
             }

@@ -81,6 +81,29 @@ fn more_members_than_a_record_holds_are_walked() {
 }
 
 #[test]
+fn string_values_of_every_length_read_as_the_text_reads() {
+    // A string value is read sixteen bytes a step: an escape, a raw control
+    // character, a wide character or the quote at each place of a value of
+    // each length (across blocks), then the message's end or more members.
+    let specials = [
+        "", "\"", "\\\"", "\\n", "\\u00e9", "\\ud800", "\u{1}", "\\x", "é", "😀", "\\",
+    ];
+    for len in 0..52 {
+        for at in 0..=len {
+            for special in specials {
+                let value = format!("{}{special}{}", "a".repeat(at), "b".repeat(len - at));
+                for shape in [
+                    format!(r#"{{"id":"{value}"}}"#),
+                    format!(r#"{{"id":"{value}" , "x":"{value}"}}"#),
+                ] {
+                    message(arguments(&shape).as_bytes());
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn arguments_too_long_for_the_record_are_walked() {
     // The last value ending at offset 65,535 from the `{` (recorded), and
     // one byte further (walked), with whitespace after it or none.

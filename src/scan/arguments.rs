@@ -4,7 +4,7 @@
 //! walking the text again.
 
 use super::{Count, Scanner};
-use crate::lex::{colon, skip_whitespace, string_end};
+use crate::lex::{colon, long_string_end, skip_whitespace, string_end};
 
 impl<C: Count> Scanner<'_, C> {
     /// Validates the object opening at `at`, recording its members in
@@ -27,7 +27,7 @@ impl<C: Count> Scanner<'_, C> {
             let (key_end, escaped) = string_end(bytes, at)?;
             let start = colon(bytes, key_end)?;
             let (end, plain) = if bytes.get(start) == Some(&b'"') {
-                let (end, escaped) = string_end(bytes, start)?;
+                let (end, escaped) = long_string_end(bytes, start)?;
                 (end, !escaped)
             } else {
                 (self.value(start)?, false)
