@@ -82,6 +82,7 @@ pub(crate) enum Text {
 impl Text {
     /// `text` as read from `source` (the message's text): a span of it when
     /// it is a slice of it, the unescaped string otherwise.
+    #[inline]
     pub(crate) fn new(source: &str, text: std::borrow::Cow<'_, str>) -> Text {
         match text {
             std::borrow::Cow::Borrowed(borrowed) => Text::slice(source, borrowed),
@@ -91,14 +92,25 @@ impl Text {
 
     /// `part`, a slice of `source`, as a span of it (a copy of it, should it
     /// lie elsewhere or past 4 GiB).
+    #[inline]
     pub(crate) fn slice(source: &str, part: &str) -> Text {
         let start = (part.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
-        let inside = start <= source.len() && part.len() <= source.len() - start;
-        let span = (u32::try_from(start), u32::try_from(start + part.len()));
-        match span {
-            (Ok(start), Ok(end)) if inside => Text::Span { start, end },
-            _ => Text::Owned(Box::new(part.to_owned())),
+        let end = start.wrapping_add(part.len());
+        // Inside when `start <= end <= source.len()` (no wrap either way);
+        // then `start`, at most `end`, fits too.
+        match u32::try_from(end) {
+            Ok(end32) if start <= end && end <= source.len() => Text::Span {
+                start: start as u32,
+                end: end32,
+            },
+            _ => Text::copied(part),
         }
+    }
+
+    /// `part` copied: it lies outside the message (or past 4 GiB).
+    #[cold]
+    fn copied(part: &str) -> Text {
+        Text::Owned(Box::new(part.to_owned()))
     }
 
     /// The string, read from `source`, the message it was made from (as it
@@ -110,5 +122,47 @@ impl Text {
                 .unwrap_or_default(),
             Text::Owned(text) => text,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_of_the_message_is_a_span_of_it_and_anything_else_a_copy() {
+        let source = "{\"id\":\"é-1\"}";
+        for start in 0..=source.len() {
+            for end in start..=source.len() {
+                let Some(part) = source.get(start..end) else {
+                    continue;
+                };
+                let text = Text::slice(source, part);
+                assert!(
+                    matches!(text, Text::Span { start: s, end: e } if (s as usize, e as usize) == (start, end)),
+                    "{start}..{end}"
+                );
+                assert_eq!(text.as_str(source), part);
+            }
+        }
+        // Elsewhere: before the message, after it, overlapping its end.
+        let whole = format!("ab{source}cd");
+        let inner = &whole[2..2 + source.len()];
+        for part in [
+            &whole[..1],
+            &whole[..3],
+            &whole[whole.len() - 1..],
+            &whole[3..],
+        ] {
+            let text = Text::slice(inner, part);
+            assert!(matches!(text, Text::Owned(_)), "{part:?}");
+            assert_eq!(text.as_str(inner), part);
+        }
+        let other = String::from("id");
+        assert!(matches!(Text::slice(source, &other), Text::Owned(_)));
+        assert!(matches!(
+            Text::new(source, std::borrow::Cow::Owned("x".into())),
+            Text::Owned(_)
+        ));
     }
 }
