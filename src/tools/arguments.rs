@@ -37,7 +37,17 @@ pub(crate) fn text(raw: Raw<'_>, max: usize) -> Option<String> {
 /// Whether `value` has at most `max` scalar values (as JSON Schema counts)
 /// and is not blank. One of at most `max` bytes has, uncounted: UTF-8 takes
 /// a byte or more a scalar value.
+#[inline]
 pub(crate) fn not_blank_within(value: &str, max: usize) -> bool {
+    // A short text with a visible ASCII first character (an id's, a
+    // repository's) fits and is not blank: answered in line.
+    let visible = value.as_bytes().first().is_some_and(u8::is_ascii_graphic);
+    (visible && value.len() <= max) || counted_not_blank_within(value, max)
+}
+
+/// [`not_blank_within`], its scalar values counted and its characters
+/// looked at.
+fn counted_not_blank_within(value: &str, max: usize) -> bool {
     let fits = value.len() <= max || value.chars().nth(max).is_none();
     // A visible ASCII first character (an id's, a repository's) is no
     // whitespace: the search stops there.
@@ -128,6 +138,32 @@ impl Text {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_short_visible_case_answers_as_the_counting_reading() {
+        let firsts = [
+            "a", "~", " ", "\t", "\u{a0}", "\u{feff}", "é", "\u{7f}", "\u{1}", "",
+        ];
+        let rests = ["", "b", " ", "  \u{3000}", "éé", "x y"];
+        for first in firsts {
+            for rest in rests {
+                for repeat in 0..6 {
+                    let value = format!("{first}{}", rest.repeat(repeat));
+                    for max in 0..value.len() + 2 {
+                        assert_eq!(
+                            not_blank_within(&value, max),
+                            counted_not_blank_within(&value, max),
+                            "{value:?} {max}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(not_blank_within("abc", 3));
+        assert!(!not_blank_within("abcd", 3));
+        assert!(!not_blank_within(" \t", 3));
+        assert!(!not_blank_within("", 3));
+    }
 
     #[test]
     fn a_slice_of_the_message_is_a_span_of_it_and_anything_else_a_copy() {
