@@ -23,13 +23,13 @@ use crate::version::{Era, ProtocolVersion};
 pub(super) fn message<C>(
     dispatch: &mut Dispatch<C>,
     source: &ByteString,
-    envelope: Option<Envelope<'_>>,
+    envelope: Option<&Envelope<'_>>,
 ) -> Option<HostCall> {
     let Some(envelope) = envelope else {
         dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
         return None;
     };
-    let request = match jsonrpc::validate(&envelope) {
+    let request = match jsonrpc::validate(envelope) {
         Ok(request) => request,
         Err(id) => {
             dispatch.error(jsonrpc::id_text(id), jsonrpc::INVALID_REQUEST);
@@ -114,11 +114,11 @@ pub(super) fn message<C>(
 /// offered tool the scope that tool needs beside it (create, or write);
 /// nothing for a message that is not a valid request or notification (it
 /// gets its `-32600` as before).
-pub(super) fn need(envelope: Option<Envelope<'_>>, offered: Offered) -> Granted {
+pub(super) fn need(envelope: Option<&Envelope<'_>>, offered: Offered) -> Granted {
     let Some(envelope) = envelope else {
         return Granted::NONE;
     };
-    let Ok(call) = jsonrpc::validate(&envelope) else {
+    let Ok(call) = jsonrpc::validate(envelope) else {
         return Granted::NONE;
     };
     let name = call
