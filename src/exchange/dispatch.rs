@@ -221,33 +221,30 @@ impl<C> Dispatch<C> {
         self.finish()
     }
 
-    /// Answers a host call: writes its reply, framed for the era, resumes,
-    /// and adds the CORS grant to the response, if that is what comes next.
-    pub(crate) fn answer(
-        self,
-        id: &[u8],
-        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
-    ) -> Outcome<C> {
+    /// The response for a single message whose reply is written, with the
+    /// CORS grant, if any.
+    ///
+    /// Borrows the dispatch: a host call's answer writes its reply and
+    /// finishes in place, and the effect holding this dispatch is dropped
+    /// where the host handed it, not moved on (two copies of a large effect
+    /// every answer). Only a batch, which walks on, moves it
+    /// ([`walk_on`](Self::walk_on)).
+    pub(crate) fn finish_granted(&mut self) -> Outcome<C> {
         match self.exchange.origin.clone() {
             // Without a grant the outcome is returned where it is made, not
             // moved through `granted`.
-            None => self.resume(id, write_result),
-            origin => self.resume(id, write_result).granted(origin),
+            None => self.finish(),
+            origin => self.finish().granted(origin),
         }
     }
 
-    /// Writes the reply to a host call, framed for the era, and resumes.
-    pub(crate) fn resume(
-        mut self,
-        id: &[u8],
-        write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>),
-    ) -> Outcome<C> {
-        self.tool_result(id, write_result);
-        if self.batch().is_none() {
-            // A single message: nothing is left to walk.
-            return self.finish();
+    /// Walks on through a batch once a host call's reply is written, adding
+    /// the CORS grant to the response, if that is what comes next.
+    pub(crate) fn walk_on(self) -> Outcome<C> {
+        match self.exchange.origin.clone() {
+            None => self.run(),
+            origin => self.run().granted(origin),
         }
-        self.run()
     }
 
     /// Writes a tool result framed for the era.
@@ -283,6 +280,10 @@ impl<C> Dispatch<C> {
     /// Suspends the walk on `call`, which was read from the message
     /// `source` (moved into the effect, where the call's id and string
     /// arguments lie).
+    ///
+    /// Built in line where the walk suspends (a call by value moved the
+    /// dispatch once more).
+    #[inline(always)]
     pub(crate) fn suspend(
         self,
         HostCall { id, effect, client }: HostCall,

@@ -69,8 +69,12 @@ impl<C> Pending<C> {
     }
 
     /// Writes the call's result with `write_result` and resumes the walk.
-    fn answer(self, write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>)) -> Outcome<C> {
+    fn answer(mut self, write_result: impl FnOnce(&mut Vec<u8>, Frame<'_>)) -> Outcome<C> {
         let id = self.reply.id.as_str(&self.reply.source);
-        self.dispatch.answer(id.as_bytes(), write_result)
+        self.dispatch.tool_result(id.as_bytes(), write_result);
+        if self.dispatch.in_batch() {
+            return self.dispatch.walk_on();
+        }
+        self.dispatch.finish_granted()
     }
 }
