@@ -102,7 +102,7 @@ impl Text {
 
     /// `part`, a slice of `source`, as a span of it (a copy of it, should it
     /// lie elsewhere or past 4 GiB).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn slice(source: &str, part: &str) -> Text {
         let start = (part.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
         let end = start.wrapping_add(part.len());
