@@ -74,34 +74,56 @@ impl Kept {
     /// (the room the exchange's reply will need, so that
     /// [`take_buffer`](Self::take_buffer) hands it over without growing).
     pub(crate) fn read(parts: &RequestParts<'_>, modern_possible: bool, room: usize) -> Kept {
-        // Each name's first line, and whether it is the only one.
-        let mut lines: [Option<(&[u8], bool)>; 4] = [None; 4];
-        if modern_possible {
-            // One pass over the headers for the four names.
-            for header in parts.headers() {
-                let Some(index) = standard_index(header.name) else {
-                    continue;
-                };
-                if let Some(line) = lines.get_mut(index) {
-                    *line = match *line {
-                        None => Some((kept_value(index, header.value), true)),
-                        Some((first, _)) => Some((first, false)),
-                    };
-                }
-            }
-        } else {
+        if !modern_possible {
             // `authorization`, and SURFACE.md §10's session id. (Two scans
             // of the borrowed slice cost less than one pass copying each
             // header out of it.)
             let mut all = parts.all(KEPT[AUTHORIZATION]);
-            lines[AUTHORIZATION] = all.next().map(|first| (first, all.next().is_none()));
+            let authorization = all.next().map(|first| (first, all.next().is_none()));
             let mut all = parts.all(KEPT[SESSION_NAME]);
-            lines[SESSION] = all
+            let session = all
                 .next()
                 .map(|first| (trim_ows(first), all.next().is_none()));
+            let size = authorization.map_or(0, |(value, _)| value.len())
+                + session.map_or(0, |(value, _)| value.len());
+            let mut kept = Kept::with_room(size, room, LEGACY_LAYOUT);
+            if let Some((value, single)) = authorization {
+                kept.keep(AUTHORIZATION, value, single);
+            }
+            if let Some((value, single)) = session {
+                kept.keep(SESSION, value, single);
+            }
+            return kept;
+        }
+        // Each name's first line, and whether it is the only one: one pass
+        // over the headers for the four names.
+        let mut lines: [Option<(&[u8], bool)>; 4] = [None; 4];
+        for header in parts.headers() {
+            let Some(index) = standard_index(header.name) else {
+                continue;
+            };
+            if let Some(line) = lines.get_mut(index) {
+                *line = match *line {
+                    None => Some((kept_value(index, header.value), true)),
+                    Some((first, _)) => Some((first, false)),
+                };
+            }
         }
         let size: usize = lines.iter().flatten().map(|(value, _)| value.len()).sum();
-        let mut kept = Kept {
+        let mut kept = Kept::with_room(size, room, 0);
+        for (index, line) in lines.into_iter().enumerate() {
+            if let Some((first, single)) = line {
+                kept.keep(index, first, single);
+            }
+        }
+        kept
+    }
+
+    /// No values yet, with a buffer of at least `room` bytes when there are
+    /// `size` bytes to keep.
+    #[inline(always)]
+    fn with_room(size: usize, room: usize, present: u8) -> Kept {
+        Kept {
             // Made at its size (`with_capacity` allocates directly; a
             // reserve on an empty vector goes through the growth path).
             buf: match size {
@@ -109,24 +131,25 @@ impl Kept {
                 size => Vec::with_capacity(size.max(room)),
             },
             slots: [Slot::default(); 4],
-            present: if modern_possible { 0 } else { LEGACY_LAYOUT },
+            present,
             single: 0,
-        };
-        for (index, line) in lines.into_iter().enumerate() {
-            let Some((first, single)) = line else {
-                continue;
-            };
-            let start = kept.buf.len();
-            kept.buf.extend_from_slice(first);
-            // Header values are far below 4 GiB: the head is bounded by the host.
-            kept.slots[index] = Slot {
-                start: start as u32,
-                end: kept.buf.len() as u32,
-            };
-            kept.present |= 1 << index;
-            kept.single |= u8::from(single) << index;
         }
-        kept
+    }
+
+    /// Keeps `value` in slot `index`.
+    #[inline(always)]
+    fn keep(&mut self, index: usize, value: &[u8], single: bool) {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(value);
+        // Header values are far below 4 GiB: the head is bounded by the host.
+        if let Some(slot) = self.slots.get_mut(index) {
+            *slot = Slot {
+                start: start as u32,
+                end: self.buf.len() as u32,
+            };
+        }
+        self.present |= 1 << index;
+        self.single |= u8::from(single) << index;
     }
 
     /// The buffer, emptied, for the exchange's reply: every kept value is

@@ -412,7 +412,9 @@ impl<C> Dispatch<C> {
     /// replies add `x-accel-buffering: no`).
     ///
     /// Borrows the dispatch, taking its replies: a dispatch is large, and a
-    /// call by value moved it once more at the end of every exchange.
+    /// call by value moved it once more at the end of every exchange. In
+    /// line: the response is made where the outcome is returned.
+    #[inline(always)]
     pub(crate) fn finish(&mut self) -> Outcome<C> {
         if self.replies == 0 {
             return Outcome::Respond(Response::accepted());

@@ -259,7 +259,9 @@ impl Screen {
         // client sends (MCP asks for both types) is known without one.
         let mut accepts = parts.all("accept");
         let [json, event_stream] = match (accepts.next(), accepts.next()) {
-            (Some(b"application/json, text/event-stream"), None) => [1000, 1000],
+            // A slice compare, not a byte-string pattern (matched a byte at
+            // a time, 35 compares and branches).
+            (Some(value), None) if value == USUAL_ACCEPT => [1000, 1000],
             (None, _) => [1000, 1000],
             _ => qualities(
                 Some(parts.all("accept")),
@@ -282,6 +284,9 @@ impl Screen {
         }
     }
 }
+
+/// The `Accept` value nearly every client sends: MCP asks for both types.
+const USUAL_ACCEPT: &[u8] = b"application/json, text/event-stream";
 
 /// `application/json`, with any parameters.
 fn is_json_media_type(value: &[u8]) -> bool {
