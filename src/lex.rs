@@ -24,8 +24,10 @@ pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 /// escape `serde_json` refuses, or no closing quote.
 ///
 /// Most strings of a message (its keys, a method, a tool's name) end within
-/// the sixteen bytes after the quote without an escape: that is answered here, in
-/// line, a word at a time; anything else goes to [`string_end_long`].
+/// the sixteen bytes after the quote without an escape: that is answered here,
+/// in line, from the block's first special ([`first_special`]), or a word at
+/// a time where fewer than sixteen bytes are left; anything else goes to
+/// [`string_end_long`].
 #[inline(always)]
 pub(crate) fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     string_end_from(bytes, at + 1)
@@ -51,6 +53,16 @@ pub(crate) fn long_string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> 
 /// [`string_end`] from `start`, inside the string with no escape before it.
 #[inline(always)]
 fn string_end_from(bytes: &[u8], mut start: usize) -> Option<(usize, bool)> {
+    if let Some(block) = bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
+        let first = first_special(block);
+        if let Some(&byte) = block.get(first) {
+            if byte == b'"' {
+                return Some((start + first + 1, false));
+            }
+            return string_end_long(bytes, start + first);
+        }
+        return string_end_long(bytes, start + 16);
+    }
     for _ in 0..2 {
         let Some(word) = bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) else {
             break;
@@ -147,6 +159,16 @@ pub(crate) fn any_special(block: &[u8; 16]) -> bool {
     block
         .iter()
         .fold(false, |seen, &byte| seen | (distance(byte) == 0))
+}
+
+/// Where the first special byte of `block` is (16: none), from the same
+/// distances as [`any_special`]: each byte's flag a whole byte, the block read
+/// as one number whose trailing zeros count the clean bytes.
+#[inline(always)]
+fn first_special(block: &[u8; 16]) -> usize {
+    let distance = |byte: u8| byte.saturating_sub(0x1f).min(byte ^ b'"').min(byte ^ b'\\');
+    let flags = block.map(|byte| if distance(byte) == 0 { 0xff } else { 0 });
+    (u128::from_le_bytes(flags).trailing_zeros() / 8) as usize
 }
 
 /// A high bit for each byte of `word` that [`is_special`] (the classic
@@ -257,6 +279,7 @@ mod tests {
         let naive = |block: &[u8; 16]| {
             (0..16).fold(0, |mask, at| mask | u32::from(is_special(block[at])) << at)
         };
+        let first = |block: &[u8; 16]| (0..16).find(|&at| is_special(block[at])).unwrap_or(16);
         for at in 0..16 {
             for byte in 0..=255u8 {
                 for background in [b'a', 0, b'"', 0xff, 0x1f, 0x20, b'\\' + 1] {
@@ -265,6 +288,7 @@ mod tests {
                     assert_eq!(special_mask(&block), naive(&block), "{block:?}");
                     assert_eq!(holds_special(&block), naive(&block) != 0, "{block:?}");
                     assert_eq!(any_special(&block), naive(&block) != 0, "{block:?}");
+                    assert_eq!(first_special(&block), first(&block), "{block:?}");
                 }
             }
         }
@@ -282,12 +306,13 @@ mod tests {
             }
             assert_eq!(special_mask(&block), naive(&block), "{block:?}");
             assert_eq!(any_special(&block), naive(&block) != 0, "{block:?}");
+            assert_eq!(first_special(&block), first(&block), "{block:?}");
         }
     }
 
     #[test]
     fn strings_end_where_the_byte_by_byte_reading_says_at_every_length() {
-        let specials: [&[u8]; 7] = [
+        let specials: [&[u8]; 9] = [
             b"\"",
             b"\\n",
             b"\\u00e9",
@@ -295,6 +320,8 @@ mod tests {
             b"\\x",
             b"\xc3\xa9",
             b"\\u00",
+            b"\x1f",
+            b" \x7f",
         ];
         // What follows the string: nothing, a message's usual end, and
         // bytes a block read past the quote would see.
