@@ -65,7 +65,7 @@ fn string_end_from(bytes: &[u8], mut start: usize) -> Option<(usize, bool)> {
     }
     for _ in 0..2 {
         let Some(word) = bytes.get(start..).and_then(<[u8]>::first_chunk::<8>) else {
-            break;
+            return string_end_tail(bytes, start);
         };
         let flags = special_flags(u64::from_le_bytes(*word));
         if flags != 0 {
@@ -79,6 +79,28 @@ fn string_end_from(bytes: &[u8], mut start: usize) -> Option<(usize, bool)> {
         start += 8;
     }
     string_end_long(bytes, start)
+}
+
+/// [`string_end_from`] where fewer than eight bytes are left (the last
+/// string of a message ends a few bytes before the text does): the text's
+/// last eight bytes read as a word and shifted down to `start`. The zeros
+/// shifted in count as control characters, so a flag past the text's end
+/// means no closing quote.
+#[inline(never)]
+fn string_end_tail(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
+    // Nothing left: no closing quote.
+    let left = bytes.len().checked_sub(start).filter(|&left| left > 0)?;
+    let (Some(last), Some(gone @ 1..=7)) = (bytes.last_chunk::<8>(), 8usize.checked_sub(left))
+    else {
+        return string_end_long(bytes, start);
+    };
+    let word = u64::from_le_bytes(*last) >> (8 * gone);
+    // A flag on a zero shifted in lies past the text's end.
+    let first = start + (special_flags(word).trailing_zeros() / 8) as usize;
+    match bytes.get(first)? {
+        b'"' => Some((first + 1, false)),
+        _ => string_end_long(bytes, first),
+    }
 }
 
 /// [`string_end`] the long way, from `from` (inside the string, no escape
