@@ -50,7 +50,9 @@ pub(crate) fn long_string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> 
     string_end_from(bytes, start)
 }
 
-/// [`string_end`] from `start`, inside the string with no escape before it.
+/// [`string_end`] from `start`, inside the string with no escape before it:
+/// one block of sixteen bytes, or two words where fewer are left, or the
+/// text's last word ([`string_end_tail`]).
 #[inline(always)]
 fn string_end_from(bytes: &[u8], mut start: usize) -> Option<(usize, bool)> {
     if let Some(block) = bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
@@ -61,6 +63,7 @@ fn string_end_from(bytes: &[u8], mut start: usize) -> Option<(usize, bool)> {
             }
             return string_end_long(bytes, start + first);
         }
+        // Longer than the block: the long way from its end.
         return string_end_long(bytes, start + 16);
     }
     for _ in 0..2 {
@@ -189,6 +192,9 @@ pub(crate) fn any_special(block: &[u8; 16]) -> bool {
 #[inline(always)]
 fn first_special(block: &[u8; 16]) -> usize {
     let distance = |byte: u8| byte.saturating_sub(0x1f).min(byte ^ b'"').min(byte ^ b'\\');
+    // `map` stays a small call of its own, where the flags are found with
+    // vector operations; written out or as a loop in line, they were found
+    // byte by byte (read 4878 -> 5115 instructions).
     let flags = block.map(|byte| if distance(byte) == 0 { 0xff } else { 0 });
     (u128::from_le_bytes(flags).trailing_zeros() / 8) as usize
 }
