@@ -164,9 +164,11 @@ pub(crate) fn is_valid_id(id: Raw<'_>) -> bool {
 }
 
 /// The room a reply gets at once: enough for every fixed reply and a
-/// typical read; a larger tool result reserves its own
-/// (`tools::write_text_result`).
-pub(crate) const TYPICAL_REPLY: usize = 512;
+/// typical read, with the 128 bytes past its end that escaping a block
+/// borrows while it writes (`json::write`'s `escape_block`; at 512, a
+/// small read's last escaped block grew the reply); a larger tool result
+/// reserves its own (`tools::write_text_result`).
+pub(crate) const TYPICAL_REPLY: usize = 640;
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"result":` — the caller writes the
 /// result and then [`close`].
@@ -176,6 +178,16 @@ pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {
     // each stored at its place) and stored into the reply in one go, cut
     // back after. A slice of run-time length would be a call to `memcpy`.
     const ROOM: usize = OPEN.len() + 8 + 16;
+    // An id of one byte (a digit): the whole opening is a constant, stored
+    // as it is, the digit put in after.
+    if let [byte] = id {
+        let at = out.len() + OPEN.len();
+        out.extend_from_slice(&OPEN_ONE);
+        if let Some(to) = out.get_mut(at) {
+            *to = *byte;
+        }
+        return;
+    }
     if id.len() <= 8 {
         let mut piece = [0; ROOM];
         piece[..OPEN.len()].copy_from_slice(OPEN);
@@ -209,6 +221,22 @@ const RESULT_PADDED: [u8; 16] = {
 };
 
 const OPEN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+
+/// [`OPEN`], an id of one byte (`0`, for the digit to go in) and [`RESULT`].
+const OPEN_ONE: [u8; OPEN.len() + 1 + RESULT.len()] = {
+    let mut piece = [b'0'; OPEN.len() + 1 + RESULT.len()];
+    let mut at = 0;
+    while at < OPEN.len() {
+        piece[at] = OPEN[at];
+        at += 1;
+    }
+    let mut at = 0;
+    while at < RESULT.len() {
+        piece[OPEN.len() + 1 + at] = RESULT[at];
+        at += 1;
+    }
+    piece
+};
 const RESULT: &[u8] = b",\"result\":";
 
 /// The length of a reply with `id` and a result of `result` bytes, as
@@ -307,6 +335,7 @@ mod tests {
     fn a_result_opens_with_its_id_whatever_its_length() {
         let ids = (0..=24)
             .map(|len| "7".repeat(len))
+            .chain((0..10).map(|digit| digit.to_string()))
             .chain(["null", "-1", "1.5e3", r#""""#, r#""a\"b""#, r#""é😀""#].map(String::from));
         for id in ids {
             let mut out = b"x".to_vec();

@@ -42,6 +42,29 @@ pub(super) fn check(text: &str) {
         url: Some("/documents/1".to_owned()),
     };
     check_document(&document, text);
+    // Without a url (the document then ends after its revision, and the
+    // text copy's end is joined to what follows it), and with the other
+    // optional strings in turn.
+    let bare = Document {
+        description: None,
+        url: None,
+        ..document.clone()
+    };
+    check_document(&bare, text);
+    check_document(
+        &Document {
+            archived_at: Some(text.to_owned()),
+            ..bare.clone()
+        },
+        text,
+    );
+    check_document(
+        &Document {
+            url: Some(text.to_owned()),
+            ..bare
+        },
+        text,
+    );
     // A source of more than 128 bytes, whose blocks' masks the text copy
     // keeps in the larger room.
     if !text.is_empty() && text.len() <= 128 {
@@ -60,6 +83,18 @@ fn check_document(document: &Document, text: &str) {
         r#"{{"content":[{{"type":"text","text":{text_copy}}}],"structuredContent":{compact}}}"#
     );
     assert_eq!(out, expected.as_bytes(), "{text:?}");
+    // A read's answer: the frame's opening joined to the document's, in
+    // either era, as the generic writer writes it.
+    let mut read = Vec::new();
+    document.write_result(&mut read, Frame::Legacy);
+    assert_eq!(read, out, "{text:?}");
+    let modern = Frame::Modern {
+        server_info: br#""io.modelcontextprotocol/serverInfo":{"name":"x"}"#,
+    };
+    let (mut read, mut generic) = (Vec::new(), Vec::new());
+    document.write_result(&mut read, modern);
+    write_text_result(&mut generic, modern, document, false);
+    assert_eq!(read, generic, "{text:?}");
 }
 
 #[cfg(test)]

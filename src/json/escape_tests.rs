@@ -6,8 +6,8 @@
 //! specials, and characters of two to four bytes across block edges.
 
 use super::{
-    Level, Literal, Masks, WriteJson, write_contents, write_contents_keeping, write_contents_kept,
-    write_string,
+    BETWEEN, BETWEEN_TEXT, Joined, Level, Literal, Masks, WriteJson, write_contents,
+    write_contents_keeping, write_contents_kept, write_string,
 };
 
 /// Checks `text` at both levels: once as `serde_json` writes it, twice as
@@ -90,6 +90,37 @@ fn specials_at_block_edges_and_in_pairs_are_written_exactly() {
                     // overlaps the one before.
                     text.reverse();
                     check(&text.iter().collect::<String>());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn blocks_with_any_number_of_the_longest_escapes_fit_their_room() {
+    // A block's escapes are written into room at the reply's end: up to
+    // sixteen of `\u00xx` (seven bytes inside a string), at the block's
+    // start, its end or spread, in a reply with no room to spare or some.
+    for len in [16, 17, 24, 31, 32, 33, 48] {
+        for count in 0..=16.min(len) {
+            let mut front = vec!['a'; len];
+            let mut back = vec!['a'; len];
+            let mut spread = vec!['a'; len];
+            for at in 0..count {
+                front[at] = '\u{1}';
+                back[len - 1 - at] = '\u{1f}';
+                spread[at * len / count.max(1)] = if at % 2 == 0 { '\u{2}' } else { '"' };
+            }
+            for text in [front, back, spread] {
+                let text: String = text.into_iter().collect();
+                check(&text);
+                for room in [0, 1, 127, 128] {
+                    let mut out = Vec::with_capacity(room + 3);
+                    out.extend_from_slice(b"abc");
+                    text.write_json(&mut out, Level::InString);
+                    let once = serde_json::to_string(&text).unwrap();
+                    let twice = serde_json::to_string(&once).unwrap();
+                    assert_eq!(out[3..], twice.as_bytes()[1..twice.len() - 1], "{text:?}");
                 }
             }
         }
@@ -213,6 +244,24 @@ fn literals_are_written_as_they_are_and_escaped_once_more() {
             format!("a{}", &twice[1..twice.len() - 1]).as_bytes()
         );
     }
+}
+
+#[test]
+fn joined_pieces_are_written_one_after_the_other() {
+    for pieces in [
+        &["}", BETWEEN_TEXT, r#"{"id":""#][..],
+        &[BETWEEN_TEXT, r#"{"id":""#],
+        &["", "}"],
+        &[],
+    ] {
+        let joined: Joined = Joined::new(pieces);
+        let mut out = b"a".to_vec();
+        joined.write(&mut out);
+        assert_eq!(out, format!("a{}", pieces.concat()).as_bytes());
+    }
+    let mut between = Vec::new();
+    BETWEEN.write(&mut between, Level::Plain);
+    assert_eq!(between, br#""}],"structuredContent":"#);
 }
 
 #[test]

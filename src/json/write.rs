@@ -4,8 +4,10 @@
 
 use crate::lex::{holds_special, is_special, special_flags, special_mask};
 
+mod joined;
 mod kept;
 
+pub(crate) use joined::Joined;
 pub(crate) use kept::{Masks, write_contents_keeping, write_contents_kept};
 
 /// Where a JSON text is written: as itself, or as the contents of a JSON
@@ -29,16 +31,24 @@ pub(crate) trait WriteJson {
     /// grown a doubling at a time. Not a bound.
     fn len_hint(&self) -> usize;
 
-    /// Writes the value at [`Level::InString`], `between`, then the value
-    /// at [`Level::Plain`]: a tool result's text and its
+    /// Writes the value at [`Level::InString`], [`BETWEEN`], then the
+    /// value at [`Level::Plain`]: a tool result's text and its
     /// `structuredContent`. A value may carry what the first write found
-    /// into the second.
-    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
+    /// into the second, or join its pieces to `BETWEEN`'s.
+    fn write_twice(&self, out: &mut Vec<u8>) {
         self.write_json(out, Level::InString);
-        between.write(out, Level::Plain);
+        BETWEEN.write(out, Level::Plain);
         self.write_json(out, Level::Plain);
     }
 }
+
+/// [`BETWEEN`]'s text.
+pub(crate) const BETWEEN_TEXT: &str = r#""}],"structuredContent":"#;
+
+/// What lies between a tool result's text copy and its
+/// `structuredContent` ([`WriteJson::write_twice`]): the text string's
+/// closing quote, the content's end and the next member's name.
+pub(crate) const BETWEEN: Literal = Literal::new(BETWEEN_TEXT);
 
 /// A fixed piece of JSON text (`","title":"`), at both levels, each padded
 /// to [`Literal::ROOM`] bytes: written as one fixed-size store cut back to
@@ -214,8 +224,8 @@ impl<T: WriteJson + ?Sized> WriteJson for &T {
         (**self).write_json(out, level);
     }
 
-    fn write_twice(&self, out: &mut Vec<u8>, between: &Literal) {
-        (**self).write_twice(out, between);
+    fn write_twice(&self, out: &mut Vec<u8>) {
+        (**self).write_twice(out);
     }
 
     fn len_hint(&self) -> usize {
@@ -323,13 +333,14 @@ fn escape(out: &mut Vec<u8>, bytes: &[u8], level: Level) -> bool {
 }
 
 /// Escapes `block` from its byte `from` on, `mask` marking its specials
-/// ([`special_mask`]) at or after `from`. Written first into a buffer on
-/// the stack, which the compiler knows nothing else writes (a store into
-/// the vector makes it read the vector's length and capacity again): each
-/// clean run stored as sixteen bytes from a padded copy of the block, each
-/// escape sequence as its padded word, each cut back by moving the end.
-/// The buffer goes into the reply in stores of 32 bytes, the vector cut
-/// back after the last.
+/// ([`special_mask`]) at or after `from`, into room made at the reply's
+/// end: 128 zeroed bytes (sixteen sequences of up to seven bytes, and a
+/// run's store past them), borrowed from the vector as one fixed-size
+/// array, so that the stores into it neither check the vector's capacity
+/// nor read its length again, and nothing is copied after; the vector is
+/// cut back to what was written. Each clean run is stored as sixteen bytes
+/// from a padded copy of the block, each escape sequence as its padded
+/// word, each cut back by moving the end.
 #[inline]
 fn escape_block(
     out: &mut Vec<u8>,
@@ -340,14 +351,17 @@ fn escape_block(
 ) {
     let mut padded = [0; 32];
     padded[..16].copy_from_slice(block);
-    // Sixteen sequences of up to seven bytes, and a run's store past them.
-    let mut buffer = [0; 128];
+    let start = out.len();
+    out.extend_from_slice(&[0; 128]);
+    let Some(room) = out
+        .get_mut(start..)
+        .and_then(<[u8]>::first_chunk_mut::<128>)
+    else {
+        return;
+    };
     let mut end = 0;
     while let Some(run) = padded.get(from..).and_then(<[u8]>::first_chunk::<16>) {
-        let Some(to) = buffer
-            .get_mut(end..)
-            .and_then(<[u8]>::first_chunk_mut::<16>)
-        else {
+        let Some(to) = room.get_mut(end..).and_then(<[u8]>::first_chunk_mut::<16>) else {
             break;
         };
         *to = *run;
@@ -358,7 +372,7 @@ fn escape_block(
         let special = mask.trailing_zeros() as usize;
         end += special - from;
         let sequence = &table[sequence_index(block[special & 15])];
-        let Some(to) = buffer.get_mut(end..).and_then(<[u8]>::first_chunk_mut::<8>) else {
+        let Some(to) = room.get_mut(end..).and_then(<[u8]>::first_chunk_mut::<8>) else {
             break;
         };
         *to = sequence.bytes;
@@ -366,14 +380,7 @@ fn escape_block(
         from = special + 1;
         mask &= mask - 1;
     }
-    // Most blocks hold one or two specials: 32 bytes or fewer.
-    let kept = out.len() + end;
-    let (first, more) = buffer.split_at(32);
-    out.extend_from_slice(first);
-    if end > 32 {
-        out.extend_from_slice(more);
-    }
-    out.truncate(kept);
+    out.truncate(start + end);
 }
 
 /// Appends the escape sequence of `byte` (one that needs escaping) from

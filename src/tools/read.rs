@@ -39,7 +39,7 @@ pub(crate) fn arguments<'a>(arguments: &Arguments<'a>) -> Option<Cow<'a, str>> {
 /// Appends the result for the host's answer.
 pub(crate) fn write_result(out: &mut Vec<u8>, frame: Frame<'_>, document: Option<&Document>) {
     match document {
-        Some(document) => super::write_text_result(out, frame, document, false),
+        Some(document) => document.write_result(out, frame),
         None => write_absent(out, frame),
     }
 }
