@@ -281,9 +281,12 @@ fn unescape(escaped: &str) -> Option<String> {
 
 /// The contents of `raw`, a string without escapes (the message reader
 /// found it so), between its quotes.
+#[inline]
 pub(crate) fn plain_contents(raw: Raw<'_>) -> &str {
+    // The quotes stripped as bytes compared: no char boundary to check.
     let text = raw.get();
-    text.get(1..text.len().saturating_sub(1))
+    text.strip_prefix('"')
+        .and_then(|text| text.strip_suffix('"'))
         .unwrap_or_default()
 }
 
@@ -362,5 +365,14 @@ mod tests {
         assert_eq!(string(lone), None);
         let number: &RawValue = serde_json::from_str("1").unwrap();
         assert_eq!(string(number), None);
+    }
+
+    #[test]
+    fn a_plain_strings_contents_are_what_string_reads() {
+        for text in ["", "a", "é", "😀x", "abc def", "\u{7f}", &"q".repeat(40)] {
+            let quoted = format!("\"{text}\"");
+            assert_eq!(plain_contents(Raw(&quoted)), text);
+            assert_eq!(string(Raw(&quoted)).as_deref(), Some(text));
+        }
     }
 }

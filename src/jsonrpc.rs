@@ -1,8 +1,6 @@
 //! JSON-RPC 2.0 framing (SPEC.md §5): reading messages out of a body, the
 //! reject table, and writing replies with ids echoed byte for byte.
 
-use std::borrow::Cow;
-
 use bytes::Bytes;
 use bytestring::ByteString;
 use serde_json::value::RawValue;
@@ -91,12 +89,39 @@ pub(crate) fn envelope(text: &str) -> Option<Envelope<'_>> {
     crate::scan::message(text)
 }
 
+/// The methods the handshake era answers, told apart once (the reject
+/// table and the dispatcher both ask).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Initialize,
+    Ping,
+    ToolsList,
+    ToolsCall,
+    /// Any other method.
+    Other,
+}
+
+impl Method {
+    /// Which of the known methods `method` is.
+    #[inline]
+    pub(crate) fn of(method: &str) -> Method {
+        match method {
+            "tools/call" => Method::ToolsCall,
+            "tools/list" => Method::ToolsList,
+            "initialize" => Method::Initialize,
+            "ping" => Method::Ping,
+            _ => Method::Other,
+        }
+    }
+}
+
 /// A well-formed request or notification, borrowing its envelope's
 /// members (`'e`) rather than copying them.
 pub(crate) struct Call<'e, 'a> {
     /// The id as sent, or `None` for a notification.
     pub id: Option<Raw<'a>>,
-    pub method: Cow<'a, str>,
+    /// Which known method the message's `method` is.
+    pub kind: Method,
     /// `params`' members, when it is a readable object.
     pub members: Option<&'e Params<'a>>,
 }
@@ -117,7 +142,8 @@ pub(crate) fn validate<'e, 'a>(
     if !id_valid {
         return Err(None);
     }
-    let needs_object = method == "initialize" || method == "tools/list";
+    let kind = Method::of(&method);
+    let needs_object = matches!(kind, Method::Initialize | Method::ToolsList);
     if needs_object
         && envelope
             .params
@@ -127,7 +153,7 @@ pub(crate) fn validate<'e, 'a>(
     }
     Ok(Call {
         id: envelope.id,
-        method,
+        kind,
         members: envelope.members.as_ref(),
     })
 }
@@ -260,8 +286,49 @@ mod tests {
             panic!("not an object: {text}");
         };
         validate(&envelope)
-            .map(|call| call.method.into_owned())
+            .map(|call| {
+                let method = envelope.method().unwrap().into_owned();
+                assert_eq!(call.kind, Method::of(&method), "{text}");
+                method
+            })
             .map_err(|id| id.map(|id| id.get().to_owned()))
+    }
+
+    #[test]
+    fn methods_are_told_apart_exactly() {
+        let known = [
+            ("initialize", Method::Initialize),
+            ("ping", Method::Ping),
+            ("tools/list", Method::ToolsList),
+            ("tools/call", Method::ToolsCall),
+        ];
+        for (name, kind) in known {
+            assert_eq!(Method::of(name), kind);
+            for other in [
+                format!("{name} "),
+                format!(" {name}"),
+                name.to_uppercase(),
+                name[..name.len() - 1].to_owned(),
+                format!("{name}\0"),
+            ] {
+                assert_eq!(Method::of(&other), Method::Other, "{other:?}");
+            }
+        }
+        for other in [
+            "",
+            "tools/cell",
+            "tools/calls",
+            "initialise",
+            "pong",
+            "notifications/initialized",
+        ] {
+            assert_eq!(Method::of(other), Method::Other, "{other:?}");
+        }
+        // Compared unescaped, as before: an escaped spelling is the method.
+        assert_eq!(
+            check(r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#),
+            Ok("tools/call".to_owned())
+        );
     }
 
     #[test]

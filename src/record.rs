@@ -162,11 +162,13 @@ impl<'a> Arguments<'a> {
         };
         let count = usize::from(record.count);
         for (index, span) in record.spans.get(..count)?.iter().enumerate() {
-            let key = text.get(usize::from(span.key.0)..usize::from(span.key.1))?;
+            let key = usize::from(span.key.0)..usize::from(span.key.1);
             let found = if record.escaped & 1 << index != 0 {
-                find_key(key, &keys)?
+                find_key(text.get(key)?, &keys)?
             } else {
-                keys.iter().position(|known| *known == key)
+                // Compared as bytes: a plain key needs no text of its own.
+                let key = text.as_bytes().get(key)?;
+                keys.iter().position(|known| known.as_bytes() == key)
             };
             let Some(found) = found else {
                 members.other = true;

@@ -91,6 +91,7 @@ impl<'a> Envelope<'a> {
     }
 
     /// `method` read as a name ([`json::name`]).
+    #[inline]
     pub(crate) fn method(&self) -> Option<Cow<'a, str>> {
         picked_name(self.method, self.plain & 1 << METHOD != 0)
     }
@@ -98,6 +99,7 @@ impl<'a> Envelope<'a> {
 
 /// `raw` read as a name ([`json::name`]), straight from its text when the
 /// scan found it a string without escapes.
+#[inline(always)]
 fn picked_name(raw: Option<Raw<'_>>, plain: bool) -> Option<Cow<'_, str>> {
     match raw {
         Some(raw) if plain => Some(Cow::Borrowed(json::plain_contents(raw))),
@@ -126,6 +128,7 @@ pub(crate) struct Params<'a> {
 
 impl<'a> Params<'a> {
     /// `name` read as a name ([`json::name`]).
+    #[inline]
     pub(crate) fn name(&self) -> Option<Cow<'a, str>> {
         picked_name(self.name, self.plain & 1 << NAME != 0)
     }

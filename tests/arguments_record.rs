@@ -81,6 +81,67 @@ fn more_members_than_a_record_holds_are_walked() {
 }
 
 #[test]
+fn string_values_of_every_length_read_as_the_text_reads() {
+    // A string value is read sixteen bytes a step: an escape, a raw control
+    // character, a wide character or the quote at each place of a value of
+    // each length (across blocks), then the message's end or more members.
+    let specials = [
+        "", "\"", "\\\"", "\\n", "\\u00e9", "\\ud800", "\u{1}", "\\x", "é", "😀", "\\",
+    ];
+    for len in 0..52 {
+        for at in 0..=len {
+            for special in specials {
+                let value = format!("{}{special}{}", "a".repeat(at), "b".repeat(len - at));
+                for shape in [
+                    format!(r#"{{"id":"{value}"}}"#),
+                    format!(r#"{{"id":"{value}" , "x":"{value}"}}"#),
+                ] {
+                    message(arguments(&shape).as_bytes());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_keys_compared_whole_read_as_the_text_reads() {
+    // `"id":` and `"repository":` are compared whole; near misses, other
+    // spellings and whitespace take the long way, to the same members.
+    let keys = [
+        r#""id":"#,
+        r#""id" :"#,
+        r#""id": "#,
+        r#""idx":"#,
+        r#""i":"#,
+        r#""\u0069d":"#,
+        r#""id\"":"#,
+        r#""repository":"#,
+        r#""repository" :"#,
+        r#""repositoryx":"#,
+        r#""repositor":"#,
+        r#""repos\u0069tory":"#,
+        r#""Repository":"#,
+    ];
+    for first in keys {
+        for second in keys {
+            for shape in [
+                format!(r#"{{{first}"a"}}"#),
+                format!(r#"{{{first}"a",{second}1}}"#),
+                format!(r#"{{ {first}"a" , {second}"b"}}"#),
+                format!(r#"{{"x":1,{first}{{"id":2}},{second}"c"}}"#),
+            ] {
+                assert!(message(arguments(&shape).as_bytes()), "{shape}");
+            }
+        }
+    }
+    // Cut anywhere, the message is refused as serde_json refuses it.
+    let whole = arguments(r#"{"id":"a","repository":"o/n"}"#);
+    for cut in 0..whole.len() {
+        message(&whole.as_bytes()[..cut]);
+    }
+}
+
+#[test]
 fn arguments_too_long_for_the_record_are_walked() {
     // The last value ending at offset 65,535 from the `{` (recorded), and
     // one byte further (walked), with whitespace after it or none.

@@ -138,9 +138,9 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
         replies: 0,
         include_archived: false,
     };
-    match parsed {
+    match &parsed {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
-            modern::dispatch(dispatch, body, envelope)
+            modern::dispatch(dispatch, body, *envelope)
         }
         Some(Body::Single(envelope)) => {
             // AUTH.md §1.2: the message's scopes, before its parameters.
@@ -163,7 +163,7 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
             // their needs, one 403 for the batch, no effect started.
             let need = dispatch.need(|offered| {
                 elements.iter().fold(Granted::NONE, |need, raw| {
-                    need.with(legacy::need(jsonrpc::envelope(raw.get()), offered))
+                    need.with(legacy::need(jsonrpc::envelope(raw.get()).as_ref(), offered))
                 })
             });
             if let Some(refusal) = dispatch.refuse(b"null", need) {
@@ -214,7 +214,7 @@ impl<C> Dispatch<C> {
     pub(crate) fn run(mut self) -> Outcome<C> {
         while let Some(element) = self.batch_mut().and_then(|batch| batch.elements.next()) {
             let envelope = jsonrpc::envelope(&element);
-            if let Some(call) = legacy::message(&mut self, &element, envelope) {
+            if let Some(call) = legacy::message(&mut self, &element, envelope.as_ref()) {
                 return self.suspend(call, element);
             }
         }

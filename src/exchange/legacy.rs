@@ -12,7 +12,7 @@ use super::dispatch::{self, Dispatch, HostCall};
 use crate::auth::Granted;
 use crate::config::{Config, Offered};
 use crate::json;
-use crate::jsonrpc::{self, Envelope, Params};
+use crate::jsonrpc::{self, Envelope, Method, Params};
 use crate::session;
 use crate::tools::call::{self, ToolStep};
 use crate::tools::{self, Code, Text, Tool, implementation};
@@ -23,13 +23,13 @@ use crate::version::{Era, ProtocolVersion};
 pub(super) fn message<C>(
     dispatch: &mut Dispatch<C>,
     source: &ByteString,
-    envelope: Option<Envelope<'_>>,
+    envelope: Option<&Envelope<'_>>,
 ) -> Option<HostCall> {
     let Some(envelope) = envelope else {
         dispatch.error(b"null", jsonrpc::INVALID_REQUEST);
         return None;
     };
-    let request = match jsonrpc::validate(&envelope) {
+    let request = match jsonrpc::validate(envelope) {
         Ok(request) => request,
         Err(id) => {
             dispatch.error(jsonrpc::id_text(id), jsonrpc::INVALID_REQUEST);
@@ -39,9 +39,11 @@ pub(super) fn message<C>(
     // A notification gets no reply and starts nothing.
     let id = request.id?;
     let id_text = id.get().as_bytes();
-    match &*request.method {
-        "initialize" if dispatch.in_batch() => dispatch.error(id_text, jsonrpc::INVALID_REQUEST),
-        "initialize" => {
+    match request.kind {
+        Method::Initialize if dispatch.in_batch() => {
+            dispatch.error(id_text, jsonrpc::INVALID_REQUEST)
+        }
+        Method::Initialize => {
             let version = negotiate(dispatch, request.members);
             let endpoint = dispatch.exchange.endpoint.clone();
             // SURFACE.md §10: the reply carries the client's session id.
@@ -57,12 +59,12 @@ pub(super) fn message<C>(
                 out.extend_from_slice(&endpoint.inner.initialize);
             });
         }
-        "ping" => dispatch.result(id_text, |out| out.extend_from_slice(b"{}")),
-        "tools/list" => {
+        Method::Ping => dispatch.result(id_text, |out| out.extend_from_slice(b"{}")),
+        Method::ToolsList => {
             let endpoint = dispatch.exchange.endpoint.clone();
             dispatch.result_bytes(id_text, &endpoint.inner.tools);
         }
-        "tools/call" => {
+        Method::ToolsCall => {
             // The endpoint borrowed, not cloned: the step holds nothing of it.
             let config = &dispatch.exchange.endpoint.inner.config;
             let client_sessions = config.client_sessions;
@@ -104,7 +106,7 @@ pub(super) fn message<C>(
                 Err(error) => dispatch.error(id_text, error),
             }
         }
-        _ => dispatch.error(id_text, jsonrpc::METHOD_NOT_FOUND),
+        Method::Other => dispatch.error(id_text, jsonrpc::METHOD_NOT_FOUND),
     }
     None
 }
@@ -114,16 +116,16 @@ pub(super) fn message<C>(
 /// offered tool the scope that tool needs beside it (create, or write);
 /// nothing for a message that is not a valid request or notification (it
 /// gets its `-32600` as before).
-pub(super) fn need(envelope: Option<Envelope<'_>>, offered: Offered) -> Granted {
+pub(super) fn need(envelope: Option<&Envelope<'_>>, offered: Offered) -> Granted {
     let Some(envelope) = envelope else {
         return Granted::NONE;
     };
-    let Ok(call) = jsonrpc::validate(&envelope) else {
+    let Ok(call) = jsonrpc::validate(envelope) else {
         return Granted::NONE;
     };
     let name = call
         .members
-        .filter(|_| call.method == "tools/call")
+        .filter(|_| call.kind == Method::ToolsCall)
         .and_then(|members| members.name());
     name.map_or(Granted::READ, |name| Tool::needs(&name, offered))
 }

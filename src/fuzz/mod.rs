@@ -7,6 +7,7 @@
 
 mod images;
 mod lifecycle;
+mod message_strings;
 mod planner;
 mod writer;
 
@@ -767,7 +768,8 @@ pub fn jsonrpc(data: &[u8]) {
 
 /// `message`: the one-pass message reader against `serde_json`, on any
 /// UTF-8 text: the same verdict, and the same members picked at each level.
-/// First the string writer, against `serde_json` too (`writer::check`).
+/// First the string writer, against `serde_json` too (`writer::check`), and
+/// the reader's string ends against a byte-by-byte reading.
 /// Then each picked value, already validated, is read as an object, an
 /// array and a string by `json`'s readers, against `serde_json` again.
 /// Returns whether the text is a message `serde_json` reads.
@@ -776,6 +778,7 @@ pub fn message(data: &[u8]) -> bool {
         return false;
     };
     writer::check(text);
+    message_strings::check(text);
     let expected = oracle::message(text);
     let found = scan::message(text);
     // The oracle records no `arguments`: their record is checked below.

@@ -4,7 +4,7 @@
 //! walking the text again.
 
 use super::{Count, Scanner};
-use crate::lex::{colon, skip_whitespace, string_end};
+use crate::lex::{colon, long_string_end, skip_whitespace, string_end};
 
 impl<C: Count> Scanner<'_, C> {
     /// Validates the object opening at `at`, recording its members in
@@ -21,13 +21,26 @@ impl<C: Count> Scanner<'_, C> {
         }
         loop {
             self.steps.add(1);
-            if bytes.get(at) != Some(&b'"') {
-                return None;
-            }
-            let (key_end, escaped) = string_end(bytes, at)?;
-            let start = colon(bytes, key_end)?;
+            // The usual keys, written the usual way, compared whole: `"id":`
+            // (the one argument of most tools) and `"repository":` (a list's).
+            let known = if bytes.get(at..at + 5) == Some(b"\"id\":") {
+                Some(4)
+            } else if bytes.get(at..at + 13) == Some(b"\"repository\":") {
+                Some(12)
+            } else {
+                None
+            };
+            let (key_end, escaped, start) = if let Some(colon) = known {
+                (at + colon, false, skip_whitespace(bytes, at + colon + 1))
+            } else {
+                if bytes.get(at) != Some(&b'"') {
+                    return None;
+                }
+                let (key_end, escaped) = string_end(bytes, at)?;
+                (key_end, escaped, colon(bytes, key_end)?)
+            };
             let (end, plain) = if bytes.get(start) == Some(&b'"') {
-                let (end, escaped) = string_end(bytes, start)?;
+                let (end, escaped) = long_string_end(bytes, start)?;
                 (end, !escaped)
             } else {
                 (self.value(start)?, false)

@@ -63,6 +63,7 @@ pub(crate) enum ToolStep {
 /// string) and `arguments` an object (absent counts as `{}`), and finds the
 /// tool. The error is `-32602 "invalid tool arguments"` or (legacy) `-32601
 /// "tool not found"`.
+#[inline]
 pub(crate) fn tool_call<'a>(
     name: Option<Cow<'_, str>>,
     arguments: Option<Arguments<'a>>,
