@@ -279,28 +279,9 @@ fn digits(bytes: &[u8], mut at: usize) -> usize {
 mod tests {
     use super::*;
 
-    /// `string_end` the plain way: byte by byte.
-    fn naive(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
-        let mut at = at + 1;
-        let mut escaped = false;
-        loop {
-            match *bytes.get(at)? {
-                b'"' => return Some((at + 1, escaped)),
-                b'\\' => {
-                    escaped = true;
-                    match *bytes.get(at + 1)? {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
-                        b'u' if bytes.get(at + 2..at + 6)?.iter().all(u8::is_ascii_hexdigit) => {
-                            at += 6
-                        }
-                        _ => return None,
-                    }
-                }
-                byte if byte < 0x20 => return None,
-                _ => at += 1,
-            }
-        }
-    }
+    // `string_end` the plain way: byte by byte (the `message` fuzz target's
+    // reading).
+    use crate::fuzz::message_strings::bytewise as naive;
 
     #[test]
     fn the_special_mask_marks_exactly_the_bytes_to_escape() {

@@ -23,7 +23,7 @@ pub(super) fn check(text: &str) {
 
 /// The end of the string opening at `at`, read a byte at a time, as
 /// `serde_json`'s grammar has it.
-fn bytewise(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+pub(crate) fn bytewise(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut at = at + 1;
     let mut escaped = false;
     loop {

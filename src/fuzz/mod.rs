@@ -7,7 +7,7 @@
 
 mod images;
 mod lifecycle;
-mod message_strings;
+pub(crate) mod message_strings;
 mod planner;
 mod writer;
 
