@@ -33,6 +33,8 @@ const HEADERS: [Header<'static>; 4] = [
 ];
 
 const READ: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#;
+/// [`READ`] in the 2026-07-28 era.
+const MODERN_READ: &[u8] = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
 /// The exchange's one allocation is its reply, which becomes the response
 /// body: the kept `authorization` value is copied into a buffer made with
@@ -56,6 +58,23 @@ fn a_read_of_a_body_handed_as_a_vec_allocates_only_its_response_body() {
     let document = document(0);
     let parts = RequestParts::new("POST", "/mcp", &HEADERS);
     let body = Bytes::from(READ.to_vec());
+    let mut status = 0;
+    let count = allocations(|| {
+        status = exchange(&endpoint, &parts, body, &document, &[]).status();
+    });
+    assert_eq!((count, status), (1, 200));
+}
+
+/// The same in the 2026-07-28 era: the modern ladder hands its host call
+/// back for the message to move into the effect (a copy of it, taken while
+/// the ladder still read it, made a `Vec` body shared: an allocation).
+#[test]
+fn a_modern_read_of_a_body_handed_as_a_vec_allocates_only_its_response_body() {
+    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
+    let document = document(0);
+    let headers = modern_headers(b"tools/call", Some(b"read_document"));
+    let parts = RequestParts::new("POST", "/mcp", &headers);
+    let body = Bytes::from(MODERN_READ.to_vec());
     let mut status = 0;
     let count = allocations(|| {
         status = exchange(&endpoint, &parts, body, &document, &[]).status();
@@ -184,7 +203,7 @@ fn each_modern_cycle_allocates_no_more_than_its_legacy_twin() {
         Twin {
             cycle: "read_document",
             legacy: READ,
-            modern: br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+            modern: MODERN_READ,
             method: b"tools/call",
             name: Some(b"=?base64?cmVhZF9kb2N1bWVudA==?="),
             // 5 and 5 while serde_json validated the body; 4 and 4 before

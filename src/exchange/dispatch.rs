@@ -140,7 +140,10 @@ pub(crate) fn start<C>(exchange: Exchange<C>, body: Bytes) -> Outcome<C> {
     };
     match &parsed {
         Some(Body::Single(envelope)) if version.era() == Era::Modern => {
-            modern::dispatch(dispatch, body, *envelope)
+            match modern::dispatch(&mut dispatch, body, *envelope) {
+                modern::Ladder::Host(call) => dispatch.suspend(call, text),
+                modern::Ladder::Answered(outcome) => outcome,
+            }
         }
         Some(Body::Single(envelope)) => {
             // AUTH.md §1.2: the message's scopes, before its parameters.

@@ -140,12 +140,25 @@ fn unsupported(id: &[u8], supported: &[u8], requested: &str) -> Response {
     Response::new(400, ContentType::Json, body)
 }
 
-/// Runs the ladder M1–M7 over one message object.
+/// Where the ladder ends for a message.
+// The answered outcome stays on the stack: boxing it would cost every
+// modern exchange an allocation.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Ladder<C> {
+    /// Answered here: the outcome.
+    Answered(Outcome<C>),
+    /// A tool call that needs the host, for the caller to suspend the walk
+    /// on, moving the message into the effect (a copy of it here cost a
+    /// body the host handed as a `Vec` an allocation).
+    Host(HostCall),
+}
+
+/// Runs the ladder M1–M7 over one message object, read from `source`.
 pub(crate) fn dispatch<C>(
-    mut dispatch: Dispatch<C>,
+    dispatch: &mut Dispatch<C>,
     source: &ByteString,
     envelope: Envelope<'_>,
-) -> Outcome<C> {
+) -> Ladder<C> {
     let exchange = &dispatch.exchange;
     let inner = exchange.endpoint.inner.clone();
     // M1: shape. Unlike the legacy table, a null id is not allowed.
@@ -162,7 +175,7 @@ pub(crate) fn dispatch<C>(
         .is_some_and(|version| version == "2.0");
     let method = envelope.method();
     let (Some(method), true, true) = (method, version_ok, id_ok) else {
-        return Outcome::Respond(error(echo, jsonrpc::INVALID_REQUEST));
+        return Ladder::Answered(Outcome::Respond(error(echo, jsonrpc::INVALID_REQUEST)));
     };
     // M1b: a notification starts nothing; under a refused header it is told
     // the version is not supported.
@@ -170,14 +183,18 @@ pub(crate) fn dispatch<C>(
         if exchange.class == HeaderClass::Refused {
             let line = exchange.head.first_version_line().unwrap_or_default();
             let requested = String::from_utf8_lossy(line);
-            return Outcome::Respond(unsupported(b"null", &inner.modern.supported, &requested));
+            return Ladder::Answered(Outcome::Respond(unsupported(
+                b"null",
+                &inner.modern.supported,
+                &requested,
+            )));
         }
         // AUTH.md §1.2: notifications need the read scope too.
         let need = dispatch.need(|_| Granted::READ);
         if let Some(refusal) = dispatch.refuse(b"null", need) {
-            return refusal;
+            return Ladder::Answered(refusal);
         }
-        return Outcome::Respond(Response::accepted());
+        return Ladder::Answered(Outcome::Respond(Response::accepted()));
     };
     let id_text = id.get();
     let id = id_text.as_bytes();
@@ -197,7 +214,7 @@ pub(crate) fn dispatch<C>(
         json::string(meta.protocol_version?)
     });
     let Some(requested) = requested else {
-        return Outcome::Respond(error(id, INVALID_META));
+        return Ladder::Answered(Outcome::Respond(error(id, INVALID_META)));
     };
     // M3: the standard headers, in order. `Mcp-Name` answers for a string
     // `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
@@ -212,14 +229,18 @@ pub(crate) fn dispatch<C>(
             code: HEADER_MISMATCH,
             message: header.message(),
         };
-        return Outcome::Respond(error(id, mismatch));
+        return Ladder::Answered(Outcome::Respond(error(id, mismatch)));
     }
     // M4: the `_meta` version.
     let configured = &inner.config.versions;
     let modern = ProtocolVersion::parse(requested.as_bytes())
         .filter(|v| v.era() == Era::Modern && configured.contains(v));
     if modern.is_none() {
-        return Outcome::Respond(unsupported(id, &inner.modern.supported, &requested));
+        return Ladder::Answered(Outcome::Respond(unsupported(
+            id,
+            &inner.modern.supported,
+            &requested,
+        )));
     }
     // AUTH.md §1.2: once the method is known (M5), its scopes, before its
     // params (M6). An unknown method is answered 404 below.
@@ -233,7 +254,7 @@ pub(crate) fn dispatch<C>(
             _ => Granted::READ,
         });
         if let Some(refusal) = dispatch.refuse(id, need) {
-            return refusal;
+            return Ladder::Answered(refusal);
         }
     }
     // M5–M7: method, params, result.
@@ -249,7 +270,9 @@ pub(crate) fn dispatch<C>(
         // cursors SHOULD result in an error with code -32602 (Invalid
         // params)" (server/utilities/pagination.mdx, which also says an
         // empty string is a valid cursor, not an absent one).
-        "tools/list" if cursor.is_some() => return Outcome::Respond(error(id, INVALID_CURSOR)),
+        "tools/list" if cursor.is_some() => {
+            return Ladder::Answered(Outcome::Respond(error(id, INVALID_CURSOR)));
+        }
         "tools/list" => dispatch.result_bytes(id, &inner.modern.tools),
         "tools/call" => {
             // `named` is `params.name` as M3 read it.
@@ -257,9 +280,9 @@ pub(crate) fn dispatch<C>(
                 match call::tool_call(named, params.call_arguments(), inner.config.tools) {
                     Ok(found) => found,
                     Err(refusal) if refusal == jsonrpc::TOOL_NOT_FOUND => {
-                        return Outcome::Respond(error(id, TOOL_NOT_FOUND));
+                        return Ladder::Answered(Outcome::Respond(error(id, TOOL_NOT_FOUND)));
                     }
-                    Err(refusal) => return Outcome::Respond(error(id, refusal)),
+                    Err(refusal) => return Ladder::Answered(Outcome::Respond(error(id, refusal))),
                 };
             // Argument failures are tool execution errors (MODERN.md §4).
             match call::step(&inner.config, source, tool, arguments) {
@@ -269,7 +292,7 @@ pub(crate) fn dispatch<C>(
                     // in `_meta`.
                     let client = super::dispatch::wants_client(&effect)
                         .then(|| Box::new(session::read_meta(envelope.params)));
-                    return dispatch.suspend(HostCall { id, effect, client }, source.clone());
+                    return Ladder::Host(HostCall { id, effect, client });
                 }
                 Ok(ToolStep::Issues(issues)) => dispatch.tool_result(id, |out, frame| {
                     tools::write_issues(out, frame, &issues);
@@ -284,13 +307,17 @@ pub(crate) fn dispatch<C>(
         }
         "subscriptions/listen" => {
             if !notifications.is_some_and(json::is_object) {
-                return Outcome::Respond(error(id, INVALID_FILTER));
+                return Ladder::Answered(Outcome::Respond(error(id, INVALID_FILTER)));
             }
-            return Outcome::Respond(listen(&dispatch.exchange, id, &inner.modern.server_info));
+            return Ladder::Answered(Outcome::Respond(listen(
+                &dispatch.exchange,
+                id,
+                &inner.modern.server_info,
+            )));
         }
-        _ => return Outcome::Respond(error(id, jsonrpc::METHOD_NOT_FOUND)),
+        _ => return Ladder::Answered(Outcome::Respond(error(id, jsonrpc::METHOD_NOT_FOUND))),
     }
-    dispatch.finish()
+    Ladder::Answered(dispatch.finish())
 }
 
 /// `subscriptions/listen` (MODERN.md §6): nothing can ever be delivered, so
