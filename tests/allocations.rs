@@ -54,15 +54,7 @@ fn a_read_allocates_only_its_response_body() {
 /// counted slices, the first cut made the body shared, an allocation.
 #[test]
 fn a_read_of_a_body_handed_as_a_vec_allocates_only_its_response_body() {
-    let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
-    let document = document(0);
-    let parts = RequestParts::new("POST", "/mcp", &HEADERS);
-    let body = Bytes::from(READ.to_vec());
-    let mut status = 0;
-    let count = allocations(|| {
-        status = exchange(&endpoint, &parts, body, &document, &[]).status();
-    });
-    assert_eq!((count, status), (1, 200));
+    assert_eq!(vec_cycle(&HEADERS, READ), (1, 200));
 }
 
 /// The same in the 2026-07-28 era: the modern ladder hands its host call
@@ -70,16 +62,22 @@ fn a_read_of_a_body_handed_as_a_vec_allocates_only_its_response_body() {
 /// the ladder still read it, made a `Vec` body shared: an allocation).
 #[test]
 fn a_modern_read_of_a_body_handed_as_a_vec_allocates_only_its_response_body() {
+    let headers = modern_headers(b"tools/call", Some(b"read_document"));
+    assert_eq!(vec_cycle(&headers, MODERN_READ), (1, 200));
+}
+
+/// One read cycle of `body` handed over as a `Vec`: its allocations (the
+/// body's own copy made before counting) and the response's status.
+fn vec_cycle(headers: &[Header<'_>], body: &[u8]) -> (usize, u16) {
     let endpoint = Endpoint::new(Config::new().id_source(SequentialIds::new(0))).unwrap();
     let document = document(0);
-    let headers = modern_headers(b"tools/call", Some(b"read_document"));
-    let parts = RequestParts::new("POST", "/mcp", &headers);
-    let body = Bytes::from(MODERN_READ.to_vec());
+    let parts = RequestParts::new("POST", "/mcp", headers);
+    let body = Bytes::from(body.to_vec());
     let mut status = 0;
     let count = allocations(|| {
         status = exchange(&endpoint, &parts, body, &document, &[]).status();
     });
-    assert_eq!((count, status), (1, 200));
+    (count, status)
 }
 
 /// A held body with its `content-length`, as the Node package and most
