@@ -43,13 +43,9 @@ pub(crate) const INVALID_TOOL_ARGUMENTS: RpcError = RpcError {
 /// The most messages one batch may hold.
 pub const MAX_BATCH: usize = 100;
 
-/// What a request body holds, once it is known to be JSON.
-// A single message's members (with `arguments`' record) stay on the stack:
-// boxing them would cost the read cycle an allocation.
-#[allow(clippy::large_enum_variant)]
+/// What a request body holds when it is not one object ([`opens_object`]),
+/// once it is known to be JSON.
 pub(crate) enum Body<'a> {
-    /// One object: its members.
-    Single(Envelope<'a>),
     /// An array: the raw text of each element.
     Batch(Vec<&'a RawValue>),
     /// Any other JSON value.
@@ -68,14 +64,27 @@ pub(crate) fn body_text(body: Bytes) -> Option<ByteString> {
     ByteString::try_from(body).ok()
 }
 
-/// Reads a body's text ([`body_text`]) as JSON. `None` is a parse error.
+/// Whether a body's text opens an object (after JSON whitespace): one
+/// message, read by [`envelope`], and any other body by [`read_body`].
+///
+/// Apart, so that a message's members (248 bytes, on the stack: boxing them
+/// would cost the read cycle an allocation) are read where they are used,
+/// not copied once more into a `Body`.
+pub(crate) fn opens_object(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\n', '\r'])
+        .as_bytes()
+        .first()
+        == Some(&b'{')
+}
+
+/// Reads a body's text ([`body_text`]) that does not open an object as
+/// JSON. `None` is a parse error.
 pub(crate) fn read_body(text: &str) -> Option<Body<'_>> {
     match text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .as_bytes()
         .first()
     {
-        Some(b'{') => envelope(text).map(Body::Single),
         Some(b'[') => serde_json::from_str(text).ok().map(Body::Batch),
         _ => serde_json::from_str::<&RawValue>(text)
             .ok()
@@ -282,9 +291,8 @@ mod tests {
     use super::*;
 
     fn check(text: &str) -> Result<String, Option<String>> {
-        let Some(Body::Single(envelope)) = read_body(text) else {
-            panic!("not an object: {text}");
-        };
+        assert!(opens_object(text), "not an object: {text}");
+        let envelope = envelope(text).unwrap();
         validate(&envelope)
             .map(|call| {
                 let method = envelope.method().unwrap().into_owned();
@@ -384,14 +392,17 @@ mod tests {
     #[test]
     fn bodies_are_classified_before_dispatch() {
         let text = |bytes: &'static [u8]| body_text(Bytes::from_static(bytes));
-        assert!(read_body(&text(b"{").unwrap()).is_none());
+        let open = text(b" \t\r\n{").unwrap();
+        assert!(opens_object(&open) && envelope(&open).is_none());
         assert!(text(b"\xff").is_none());
+        assert!(!opens_object(&text(b"").unwrap()) && read_body(&text(b"").unwrap()).is_none());
         assert!(matches!(
             read_body(&text(b" 1e400 ").unwrap()),
             Some(Body::Other)
         ));
         let marked = text(b"\xEF\xBB\xBF[]").unwrap();
         assert!(matches!(read_body(&marked), Some(Body::Batch(v)) if v.is_empty()));
-        assert!(read_body(&text(b"{} x").unwrap()).is_none());
+        assert!(!opens_object(&marked));
+        assert!(envelope(&text(b"{} x").unwrap()).is_none());
     }
 }
