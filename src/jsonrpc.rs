@@ -5,7 +5,7 @@ use bytes::Bytes;
 use bytestring::ByteString;
 use serde_json::value::RawValue;
 
-use crate::json::{self, Raw};
+use crate::json::{self, Joined, Raw};
 pub(crate) use crate::scan::{Envelope, Params};
 
 /// A JSON-RPC error this endpoint answers with: exactly `{code, message}`.
@@ -199,7 +199,7 @@ pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {
     }
     if id.len() <= 8 {
         let mut piece = [0; ROOM];
-        piece[..OPEN.len()].copy_from_slice(OPEN);
+        piece[..OPEN.len()].copy_from_slice(OPEN.as_bytes());
         let word = id
             .iter()
             .rev()
@@ -215,38 +215,16 @@ pub(crate) fn open_result(out: &mut Vec<u8>, id: &[u8]) {
         return;
     }
     open(out, id);
-    out.extend_from_slice(RESULT);
+    out.extend_from_slice(RESULT.as_bytes());
 }
 
 /// [`RESULT`] padded to sixteen bytes.
-const RESULT_PADDED: [u8; 16] = {
-    let mut padded = [0; 16];
-    let mut at = 0;
-    while at < RESULT.len() {
-        padded[at] = RESULT[at];
-        at += 1;
-    }
-    padded
-};
-
-const OPEN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+const RESULT_PADDED: [u8; 16] = Joined::<16>::new(&[RESULT]).padded();
+const OPEN: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
 
 /// [`OPEN`], an id of one byte (`0`, for the digit to go in) and [`RESULT`].
-const OPEN_ONE: [u8; OPEN.len() + 1 + RESULT.len()] = {
-    let mut piece = [b'0'; OPEN.len() + 1 + RESULT.len()];
-    let mut at = 0;
-    while at < OPEN.len() {
-        piece[at] = OPEN[at];
-        at += 1;
-    }
-    let mut at = 0;
-    while at < RESULT.len() {
-        piece[OPEN.len() + 1 + at] = RESULT[at];
-        at += 1;
-    }
-    piece
-};
-const RESULT: &[u8] = b",\"result\":";
+const OPEN_ONE: [u8; OPEN.len() + 1 + RESULT.len()] = Joined::new(&[OPEN, "0", RESULT]).padded();
+const RESULT: &str = ",\"result\":";
 
 /// The length of a reply with `id` and a result of `result` bytes, as
 /// [`open_result`], the result and [`close`] write it.
@@ -277,7 +255,7 @@ pub(crate) fn error_reply(id: &[u8], error: RpcError) -> Vec<u8> {
 }
 
 fn open(out: &mut Vec<u8>, id: &[u8]) {
-    out.extend_from_slice(OPEN);
+    out.extend_from_slice(OPEN.as_bytes());
     out.extend_from_slice(id);
 }
 

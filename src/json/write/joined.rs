@@ -34,6 +34,12 @@ impl<const ROOM: usize> Joined<ROOM> {
         joined
     }
 
+    /// The piece, padded with zeros to `ROOM` bytes: for a piece stored
+    /// whole where its length is known when the crate compiles.
+    pub(crate) const fn padded(&self) -> [u8; ROOM] {
+        self.bytes
+    }
+
     /// Appends the piece.
     #[inline]
     pub(crate) fn write(&self, out: &mut Vec<u8>) {
