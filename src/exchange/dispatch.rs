@@ -77,6 +77,76 @@ pub(crate) struct HostCall {
     pub(crate) client: Option<Box<ClientInfo>>,
 }
 
+/// Suspends the walk of `$dispatch` (a dispatch, moved) on `$call`, a
+/// [`HostCall`] read from the message `$source` (moved into the effect,
+/// where the call's id and string arguments lie): the [`Outcome`] that
+/// hands the host its effect.
+///
+/// A macro, not a method: a method's `self` by value was a copy of the
+/// dispatch (168 bytes) made before the effect was told apart, on every
+/// host call; here each effect moves the dispatch itself.
+macro_rules! suspend {
+    ($dispatch:expr, $call:expr, $source:expr) => {{
+        let HostCall { id, effect, client } = $call;
+        // Set for the effects `wants_client` names.
+        let client = || client.unwrap_or_else(|| Box::new(ClientInfo::unknown()));
+        let reply = Reply {
+            source: $source,
+            id,
+        };
+        match effect {
+            Effect::List {
+                repository,
+                include_archived,
+            } => {
+                let mut dispatch = $dispatch;
+                dispatch.include_archived = include_archived;
+                Outcome::List(ListDocuments::new(dispatch, reply, repository))
+            }
+            Effect::Read(document) => Outcome::Read(ReadDocument::new($dispatch, reply, document)),
+            Effect::Create(document) => {
+                Outcome::Create(CreateDocument::new($dispatch, reply, document, client()))
+            }
+            Effect::Update(update) => {
+                Outcome::Update(UpdateDocument::new($dispatch, reply, update, client()))
+            }
+            Effect::Rename {
+                id: document,
+                title,
+            } => Outcome::Rename(RenameDocument::new($dispatch, reply, document, title)),
+            Effect::Archive(document) => {
+                Outcome::Archive(ArchiveDocument::new($dispatch, reply, document))
+            }
+            Effect::Restore(document) => {
+                Outcome::Restore(RestoreDocument::new($dispatch, reply, document))
+            }
+            Effect::InvokePlanner(invocation) => {
+                Outcome::InvokePlanner(InvokePlanner::new($dispatch, reply, invocation, client()))
+            }
+            Effect::StoreImage(upload) => {
+                Outcome::StoreImage(StoreImage::new($dispatch, reply, upload))
+            }
+            Effect::ReadImplementation(locator) => {
+                Outcome::ReadImplementation(ReadImplementation::new($dispatch, reply, locator))
+            }
+            Effect::StartImplementation(request) => {
+                let run_id = $dispatch.exchange.endpoint.inner.config.ids.mint().to_string();
+                let mut client = client();
+                // IMPLEMENTATION.md §3: without a session (2026-07-28, or
+                // none issued), the run stands in for it.
+                if client.session.is_none() {
+                    client.session = Some(run_id.clone());
+                }
+                let effect = StartImplementation::new($dispatch, reply, *request, *client, run_id);
+                Outcome::StartImplementation(effect)
+            }
+            Effect::Lifecycle(report) => {
+                Outcome::ReportLifecycle(ReportLifecycle::new($dispatch, reply, report, client()))
+            }
+        }
+    }};
+}
+
 /// Whether the host is told who the client is for `effect` (SURFACE.md §10,
 /// IMPLEMENTATION.md §2.4): only these tools read it, so no other call
 /// parses a session.
@@ -132,7 +202,7 @@ fn one<C>(exchange: Exchange<C>, text: ByteString) -> Outcome<C> {
     let body = &text;
     if version.era() == Era::Modern {
         return match modern::dispatch(&mut dispatch, body, *envelope) {
-            modern::Ladder::Host(call) => dispatch.suspend(call, text),
+            modern::Ladder::Host(call) => suspend!(dispatch, call, text),
             modern::Ladder::Answered(outcome) => outcome,
         };
     }
@@ -142,7 +212,7 @@ fn one<C>(exchange: Exchange<C>, text: ByteString) -> Outcome<C> {
         return refusal;
     }
     match legacy::message(&mut dispatch, body, Some(envelope)) {
-        Some(call) => dispatch.suspend(call, text),
+        Some(call) => suspend!(dispatch, call, text),
         None => dispatch.finish(),
     }
 }
@@ -255,7 +325,7 @@ impl<C> Dispatch<C> {
         while let Some(element) = self.batch_mut().and_then(|batch| batch.elements.next()) {
             let envelope = jsonrpc::envelope(&element);
             if let Some(call) = legacy::message(&mut self, &element, envelope.as_ref()) {
-                return self.suspend(call, element);
+                return suspend!(self, call, element);
             }
         }
         self.finish()
@@ -314,71 +384,6 @@ impl<C> Dispatch<C> {
                 .as_ref()
                 .map(|(line, single)| (&line[..], *single)),
             None => self.exchange.head.session_line(),
-        }
-    }
-
-    /// Suspends the walk on `call`, which was read from the message
-    /// `source` (moved into the effect, where the call's id and string
-    /// arguments lie).
-    ///
-    /// Built in line where the walk suspends (a call by value moved the
-    /// dispatch once more).
-    #[inline(always)]
-    pub(crate) fn suspend(
-        self,
-        HostCall { id, effect, client }: HostCall,
-        source: ByteString,
-    ) -> Outcome<C> {
-        // Set for the effects `wants_client` names.
-        let client = || client.unwrap_or_else(|| Box::new(ClientInfo::unknown()));
-        let reply = Reply { source, id };
-        match effect {
-            Effect::List {
-                repository,
-                include_archived,
-            } => {
-                let mut dispatch = self;
-                dispatch.include_archived = include_archived;
-                Outcome::List(ListDocuments::new(dispatch, reply, repository))
-            }
-            Effect::Read(document) => Outcome::Read(ReadDocument::new(self, reply, document)),
-            Effect::Create(document) => {
-                Outcome::Create(CreateDocument::new(self, reply, document, client()))
-            }
-            Effect::Update(update) => {
-                Outcome::Update(UpdateDocument::new(self, reply, update, client()))
-            }
-            Effect::Rename {
-                id: document,
-                title,
-            } => Outcome::Rename(RenameDocument::new(self, reply, document, title)),
-            Effect::Archive(document) => {
-                Outcome::Archive(ArchiveDocument::new(self, reply, document))
-            }
-            Effect::Restore(document) => {
-                Outcome::Restore(RestoreDocument::new(self, reply, document))
-            }
-            Effect::InvokePlanner(invocation) => {
-                Outcome::InvokePlanner(InvokePlanner::new(self, reply, invocation, client()))
-            }
-            Effect::StoreImage(upload) => Outcome::StoreImage(StoreImage::new(self, reply, upload)),
-            Effect::ReadImplementation(locator) => {
-                Outcome::ReadImplementation(ReadImplementation::new(self, reply, locator))
-            }
-            Effect::StartImplementation(request) => {
-                let run_id = self.exchange.endpoint.inner.config.ids.mint().to_string();
-                let mut client = client();
-                // IMPLEMENTATION.md §3: without a session (2026-07-28, or
-                // none issued), the run stands in for it.
-                if client.session.is_none() {
-                    client.session = Some(run_id.clone());
-                }
-                let effect = StartImplementation::new(self, reply, *request, *client, run_id);
-                Outcome::StartImplementation(effect)
-            }
-            Effect::Lifecycle(report) => {
-                Outcome::ReportLifecycle(ReportLifecycle::new(self, reply, report, client()))
-            }
         }
     }
 
