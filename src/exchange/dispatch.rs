@@ -130,7 +130,14 @@ macro_rules! suspend {
                 Outcome::ReadImplementation(ReadImplementation::new($dispatch, reply, locator))
             }
             Effect::StartImplementation(request) => {
-                let run_id = $dispatch.exchange.endpoint.inner.config.ids.mint().to_string();
+                let run_id = $dispatch
+                    .exchange
+                    .endpoint
+                    .inner
+                    .config
+                    .ids
+                    .mint()
+                    .to_string();
                 let mut client = client();
                 // IMPLEMENTATION.md §3: without a session (2026-07-28, or
                 // none issued), the run stands in for it.

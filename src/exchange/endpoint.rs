@@ -350,7 +350,7 @@ impl<C> Authenticate<C> {
     /// `Bearer` credential, none otherwise).
     pub fn answer(self, caller: Option<C>) -> Outcome<C> {
         match caller {
-            Some(caller) => self.answer_scoped(caller, Granted::ALL),
+            Some(caller) => self.decide(caller, Granted::ALL),
             None => {
                 let response = self.endpoint.inner.auth.unauthorized(self.authorization());
                 Outcome::Respond(response).granted(self.origin)
@@ -364,12 +364,7 @@ impl<C> Authenticate<C> {
     /// `insufficient_scope` once its body is parsed, before any effect
     /// (AUTH.md §1.2).
     pub fn answer_scoped(self, caller: C, granted: Granted) -> Outcome<C> {
-        match self.origin.clone() {
-            // Most requests have no grant: the outcome is returned where it
-            // is made, not moved through `granted`.
-            None => self.decide(caller, granted),
-            origin => self.decide(caller, granted).granted(origin),
-        }
+        self.decide(caller, granted)
     }
 
     /// The host cannot judge the credentials now (its authorization server
@@ -378,63 +373,92 @@ impl<C> Authenticate<C> {
         Outcome::Respond(Auth::unavailable()).granted(self.origin)
     }
 
-    /// Steps 4–8 (SPEC.md §3), then the body intake.
+    /// Steps 4–8 ([`steps`]) with the CORS grant, if any, on the response.
+    ///
+    /// Takes the effect apart at once and hands on its parts: handed on
+    /// whole by value (as `answer_scoped` did), it was copied (192 bytes)
+    /// at each call, on every request.
     fn decide(self, caller: C, granted: Granted) -> Outcome<C> {
-        let screen = self.screen;
-        // Step 4. A refused header is a version refusal whatever follows: a
-        // POST's body is read only to see whether it claims the modern era.
-        let refused = screen.class == HeaderClass::Refused;
-        match (screen.method, screen.class) {
-            (Method::Get, HeaderClass::Refused) => return Outcome::Respond(version_refused()),
-            // No GET stream in the modern era.
-            (Method::Get, HeaderClass::Modern(_)) => {
-                return Outcome::Respond(Response::method_not_allowed());
+        let Authenticate {
+            endpoint,
+            head,
+            screen,
+            body,
+            origin,
+            caller: _,
+        } = self;
+        match origin {
+            // Most requests have no grant: the outcome is returned where it
+            // is made, not moved through `granted`.
+            None => steps(endpoint, head, screen, body, None, caller, granted),
+            origin => {
+                let grant = origin.clone();
+                steps(endpoint, head, screen, body, origin, caller, granted).granted(grant)
             }
-            _ => {}
         }
-        let reply = match screen.reply {
-            Some(reply) => reply,
-            None if refused => ReplyMode::Json,
-            None => return Outcome::Respond(Response::text(406, "not acceptable")),
-        };
-        if screen.method == Method::Get {
-            // A GET stream's need is decided at the head: the read scope.
-            if !granted.read() {
-                let refusal = self
-                    .endpoint
-                    .inner
-                    .auth
-                    .insufficient(b"null", Granted::READ);
-                return Outcome::Respond(refusal);
-            }
-            return Outcome::Respond(Response::event_stream());
+    }
+}
+
+/// Steps 4–8 (SPEC.md §3) of an authenticated request, then the body
+/// intake: the parts of its [`Authenticate`] effect.
+fn steps<C>(
+    endpoint: Endpoint,
+    head: Kept,
+    screen: Screen,
+    body: Option<BodyChunks>,
+    origin: Option<Bytes>,
+    caller: C,
+    granted: Granted,
+) -> Outcome<C> {
+    // Step 4. A refused header is a version refusal whatever follows: a
+    // POST's body is read only to see whether it claims the modern era.
+    let refused = screen.class == HeaderClass::Refused;
+    match (screen.method, screen.class) {
+        (Method::Get, HeaderClass::Refused) => return Outcome::Respond(version_refused()),
+        // No GET stream in the modern era.
+        (Method::Get, HeaderClass::Modern(_)) => {
+            return Outcome::Respond(Response::method_not_allowed());
         }
-        if !screen.content_type_ok {
-            if refused {
-                return Outcome::Respond(version_refused());
-            }
-            return Outcome::Respond(Response::text(415, "unsupported media type"));
+        _ => {}
+    }
+    let reply = match screen.reply {
+        Some(reply) => reply,
+        None if refused => ReplyMode::Json,
+        None => return Outcome::Respond(Response::text(406, "not acceptable")),
+    };
+    if screen.method == Method::Get {
+        // A GET stream's need is decided at the head: the read scope.
+        if !granted.read() {
+            let refusal = endpoint.inner.auth.insufficient(b"null", Granted::READ);
+            return Outcome::Respond(refusal);
         }
-        let capacity = match screen.declared {
-            Declared::Over if refused => return Outcome::Respond(version_refused()),
-            Declared::Over => return Outcome::Respond(Response::too_large()),
-            Declared::Within(length) => length,
-            Declared::Unknown => 0,
-        };
-        let exchange = Exchange {
-            endpoint: self.endpoint,
-            caller,
-            granted,
-            class: screen.class,
-            head: self.head,
-            reply,
-            origin: self.origin,
-            event_stream_ok: screen.event_stream_ok,
-        };
-        match self.body {
-            None => Outcome::Body(BodyIntake::new(exchange, capacity)),
-            Some(chunks) => BodyIntake::feed(exchange, capacity, chunks),
+        return Outcome::Respond(Response::event_stream());
+    }
+    if !screen.content_type_ok {
+        if refused {
+            return Outcome::Respond(version_refused());
         }
+        return Outcome::Respond(Response::text(415, "unsupported media type"));
+    }
+    let capacity = match screen.declared {
+        Declared::Over if refused => return Outcome::Respond(version_refused()),
+        Declared::Over => return Outcome::Respond(Response::too_large()),
+        Declared::Within(length) => length,
+        Declared::Unknown => 0,
+    };
+    let exchange = Exchange {
+        endpoint: endpoint,
+        caller,
+        granted,
+        class: screen.class,
+        head: head,
+        reply,
+        origin: origin,
+        event_stream_ok: screen.event_stream_ok,
+    };
+    match body {
+        None => Outcome::Body(BodyIntake::new(exchange, capacity)),
+        Some(chunks) => BodyIntake::feed(exchange, capacity, chunks),
     }
 }
 
