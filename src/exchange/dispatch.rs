@@ -98,11 +98,12 @@ macro_rules! suspend {
             Effect::List {
                 repository,
                 include_archived,
-            } => {
-                let mut dispatch = $dispatch;
-                dispatch.include_archived = include_archived;
-                Outcome::List(ListDocuments::new(dispatch, reply, repository))
-            }
+            } => Outcome::List(ListDocuments::new(
+                $dispatch,
+                reply,
+                repository,
+                include_archived,
+            )),
             Effect::Read(document) => Outcome::Read(ReadDocument::new($dispatch, reply, document)),
             Effect::Create(document) => {
                 Outcome::Create(CreateDocument::new($dispatch, reply, document, client()))

@@ -16,11 +16,19 @@ pub struct ListDocuments<C> {
 }
 
 impl<C> ListDocuments<C> {
-    pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, repository: Text) -> Self {
-        ListDocuments {
+    #[inline(never)]
+    pub(crate) fn new(
+        dispatch: Dispatch<C>,
+        id: Reply,
+        repository: Text,
+        include_archived: bool,
+    ) -> Self {
+        let mut list = ListDocuments {
             pending: Pending::new(dispatch, id),
             repository,
-        }
+        };
+        list.pending.dispatch.include_archived = include_archived;
+        list
     }
 
     /// The authenticated caller.

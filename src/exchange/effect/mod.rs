@@ -54,6 +54,7 @@ pub(crate) struct Pending<C> {
 }
 
 impl<C> Pending<C> {
+    #[inline(never)]
     pub(crate) fn new(dispatch: Dispatch<C>, reply: Reply) -> Self {
         Pending { dispatch, reply }
     }

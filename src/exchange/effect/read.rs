@@ -16,6 +16,7 @@ pub struct ReadDocument<C> {
 }
 
 impl<C> ReadDocument<C> {
+    #[inline(never)]
     pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, document: Text) -> Self {
         ReadDocument {
             pending: Pending::new(dispatch, id),
