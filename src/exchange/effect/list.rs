@@ -16,6 +16,8 @@ pub struct ListDocuments<C> {
 }
 
 impl<C> ListDocuments<C> {
+    /// Built by a call, as [`Pending`](super::Pending) is: written where it
+    /// goes.
     #[inline(never)]
     pub(crate) fn new(
         dispatch: Dispatch<C>,
