@@ -192,18 +192,15 @@ impl Endpoint {
         // header's, fails whatever the others say, so only `authorization`
         // is kept.
         let modern_possible = matches!(screen.class, HeaderClass::Modern(_) | HeaderClass::Refused);
-        Outcome::Authenticate(Authenticate {
-            endpoint: self.clone(),
-            head: Kept::read(
-                parts,
-                modern_possible,
-                self.inner.reply_room(modern_possible),
-            ),
+        let room = self.inner.reply_room(modern_possible);
+        let head = Kept::read(parts, modern_possible, room);
+        Outcome::Authenticate(Authenticate::new(
+            self.clone(),
+            head,
             screen,
             body,
-            origin: admission.into_grant(),
-            caller: PhantomData,
-        })
+            admission.into_grant(),
+        ))
     }
 }
 
@@ -334,6 +331,26 @@ pub struct Authenticate<C> {
 }
 
 impl<C> Authenticate<C> {
+    /// Built by a call, as an effect is: written where it goes, not built on
+    /// the stack and copied there.
+    #[inline(never)]
+    fn new(
+        endpoint: Endpoint,
+        head: Kept,
+        screen: Screen,
+        body: Option<BodyChunks>,
+        origin: Option<Bytes>,
+    ) -> Self {
+        Authenticate {
+            endpoint,
+            head,
+            screen,
+            body,
+            origin,
+            caller: PhantomData,
+        }
+    }
+
     /// The raw `Authorization` header value, if any.
     pub fn authorization(&self) -> Option<&[u8]> {
         self.head.authorization()
