@@ -476,6 +476,10 @@ impl<C> Dispatch<C> {
             self.out.push(b']');
         }
         let out = std::mem::take(&mut self.out);
+        if self.exchange.reply == ReplyMode::Json && self.rare.is_none() {
+            // The usual reply, built where it goes (see `Response::json`).
+            return Outcome::Respond(Response::json(out));
+        }
         let response = match self.exchange.reply {
             ReplyMode::Json => Response::new(200, ContentType::Json, out),
             ReplyMode::EventStream => {
