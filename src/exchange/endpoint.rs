@@ -464,13 +464,13 @@ fn steps<C>(
         Declared::Unknown => 0,
     };
     let exchange = Exchange {
-        endpoint: endpoint,
+        endpoint,
         caller,
         granted,
         class: screen.class,
-        head: head,
+        head,
         reply,
-        origin: origin,
+        origin,
         event_stream_ok: screen.event_stream_ok,
     };
     match body {
