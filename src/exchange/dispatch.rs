@@ -77,16 +77,16 @@ pub(crate) struct HostCall {
     pub(crate) client: Option<Box<ClientInfo>>,
 }
 
-/// Suspends the walk of `$dispatch` (a dispatch, moved) on `$call`, a
-/// [`HostCall`] read from the message `$source` (moved into the effect,
-/// where the call's id and string arguments lie): the [`Outcome`] that
-/// hands the host its effect.
+/// Suspends the walk of the dispatch in the variable `$dispatch` (moved) on
+/// `$call`, a [`HostCall`] read from the message `$source` (moved into the
+/// effect, where the call's id and string arguments lie): the [`Outcome`]
+/// that hands the host its effect.
 ///
 /// A macro, not a method: a method's `self` by value was a copy of the
 /// dispatch (168 bytes) made before the effect was told apart, on every
 /// host call; here each effect moves the dispatch itself.
 macro_rules! suspend {
-    ($dispatch:expr, $call:expr, $source:expr) => {{
+    ($dispatch:ident, $call:expr, $source:expr) => {{
         let HostCall { id, effect, client } = $call;
         // Set for the effects `wants_client` names.
         let client = || client.unwrap_or_else(|| Box::new(ClientInfo::unknown()));
@@ -131,14 +131,8 @@ macro_rules! suspend {
                 Outcome::ReadImplementation(ReadImplementation::new($dispatch, reply, locator))
             }
             Effect::StartImplementation(request) => {
-                let run_id = $dispatch
-                    .exchange
-                    .endpoint
-                    .inner
-                    .config
-                    .ids
-                    .mint()
-                    .to_string();
+                let ids = &$dispatch.exchange.endpoint.inner.config.ids;
+                let run_id = ids.mint().to_string();
                 let mut client = client();
                 // IMPLEMENTATION.md §3: without a session (2026-07-28, or
                 // none issued), the run stands in for it.
