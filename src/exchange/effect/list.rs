@@ -16,8 +16,7 @@ pub struct ListDocuments<C> {
 }
 
 impl<C> ListDocuments<C> {
-    /// Built by a call, as [`Pending`] is: written where it
-    /// goes.
+    /// Built by a call, as [`Pending`] is: written where it goes.
     #[inline(never)]
     pub(crate) fn new(
         dispatch: Dispatch<C>,

@@ -16,8 +16,7 @@ pub struct ReadDocument<C> {
 }
 
 impl<C> ReadDocument<C> {
-    /// Built by a call, as [`Pending`] is: written where it
-    /// goes.
+    /// Built by a call, as [`Pending`] is: written where it goes.
     #[inline(never)]
     pub(crate) fn new(dispatch: Dispatch<C>, id: Reply, document: Text) -> Self {
         ReadDocument {
