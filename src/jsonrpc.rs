@@ -71,20 +71,21 @@ pub(crate) fn body_text(body: Bytes) -> Option<ByteString> {
 /// would cost the read cycle an allocation) are read where they are used,
 /// not copied once more into a `Body`.
 pub(crate) fn opens_object(text: &str) -> bool {
+    opening(text) == Some(b'{')
+}
+
+/// A JSON text's first byte after whitespace, if any.
+fn opening(text: &str) -> Option<u8> {
     text.trim_start_matches([' ', '\t', '\n', '\r'])
         .as_bytes()
         .first()
-        == Some(&b'{')
+        .copied()
 }
 
 /// Reads a body's text ([`body_text`]) that does not open an object as
 /// JSON. `None` is a parse error.
 pub(crate) fn read_body(text: &str) -> Option<Body<'_>> {
-    match text
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .as_bytes()
-        .first()
-    {
+    match opening(text) {
         Some(b'[') => serde_json::from_str(text).ok().map(Body::Batch),
         _ => serde_json::from_str::<&RawValue>(text)
             .ok()

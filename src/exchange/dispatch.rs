@@ -475,7 +475,7 @@ impl<C> Dispatch<C> {
             return Outcome::Respond(Response::json(out));
         }
         let response = match self.exchange.reply {
-            ReplyMode::Json => Response::new(200, ContentType::Json, out),
+            ReplyMode::Json => Response::json(out),
             ReplyMode::EventStream => {
                 let mut framed = Vec::with_capacity(out.len() + 24);
                 sse::event(&mut framed, Some("message"), &out);
