@@ -469,14 +469,14 @@ impl<C> Dispatch<C> {
         if self.batch().is_some() {
             self.out.push(b']');
         }
-        let out = std::mem::take(&mut self.out);
         if self.exchange.reply == ReplyMode::Json && self.rare.is_none() {
             // The usual reply, built where it goes (see `Response::json`).
-            return Outcome::Respond(Response::json(out));
+            return Outcome::Respond(Response::json(&mut self.out));
         }
         let response = match self.exchange.reply {
-            ReplyMode::Json => Response::json(out),
+            ReplyMode::Json => Response::json(&mut self.out),
             ReplyMode::EventStream => {
+                let out = std::mem::take(&mut self.out);
                 let mut framed = Vec::with_capacity(out.len() + 24);
                 sse::event(&mut framed, Some("message"), &out);
                 let response = Response::new(200, ContentType::EventStream, framed);
