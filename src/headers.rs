@@ -179,11 +179,21 @@ impl Kept {
 
     /// The token of an `Authorization: Bearer <token>` value (the scheme
     /// matched case-insensitively), if there is one.
+    ///
+    /// Read as bytes: a value whose scheme is `Bearer` has its first space
+    /// after those six bytes, and every byte around the token is ASCII, so
+    /// only the token is checked as UTF-8. (Read as a string, the whole
+    /// value was checked and the space searched for as a character: about
+    /// 4 % of a read's cycle in the host's loop.)
     pub(crate) fn bearer_token(&self) -> Option<&str> {
-        let value = std::str::from_utf8(self.authorization()?).ok()?;
-        let (scheme, token) = value.split_once(' ')?;
-        let token = token.trim_matches(' ');
-        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+        let (scheme, rest) = self.authorization()?.split_first_chunk::<6>()?;
+        let padded = rest.strip_prefix(b" ")?;
+        if !scheme.eq_ignore_ascii_case(b"bearer") {
+            return None;
+        }
+        let start = padded.iter().position(|&byte| byte != b' ')?;
+        let end = padded.iter().rposition(|&byte| byte != b' ')?;
+        std::str::from_utf8(padded.get(start..=end)?).ok()
     }
 
     /// The first `mcp-session-id` line, OWS-trimmed, and whether it is the
@@ -364,6 +374,76 @@ mod tests {
     /// The four slots.
     fn kept(kept: &Kept) -> Vec<Option<(&[u8], bool)>> {
         (0..4).map(|index| kept.get(index)).collect()
+    }
+
+    /// The token as the value read as a string finds it: split at the
+    /// first space, the rest trimmed of spaces.
+    fn token_as_text(value: &[u8]) -> Option<&str> {
+        let value = std::str::from_utf8(value).ok()?;
+        let (scheme, token) = value.split_once(' ')?;
+        let token = token.trim_matches(' ');
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    }
+
+    #[test]
+    fn the_bearer_token_read_as_bytes_is_the_one_read_as_text() {
+        let schemes: [&[u8]; 9] = [
+            b"Bearer",
+            b"bearer",
+            b"BEARER",
+            b"bEaReR",
+            b"Basic",
+            b"Bearerx",
+            b"Beare",
+            b"",
+            b"B\xc3\xa9arer",
+        ];
+        let gaps: [&[u8]; 5] = [b"", b" ", b"  ", b"\t", b" \t"];
+        let tokens: [&[u8]; 9] = [
+            b"",
+            b"x",
+            b"abc.def",
+            b"a b",
+            b" a ",
+            b"\xc3\xa9",
+            b"\xff",
+            b"a\xc3",
+            b"\"x\"",
+        ];
+        let mut compared = 0;
+        for scheme in schemes {
+            for gap in gaps {
+                for token in tokens {
+                    for tail in [&b""[..], b" ", b"  ", b"\t"] {
+                        let value = [scheme, gap, token, tail].concat();
+                        let headers = [Header::new("authorization", &value)];
+                        let parts = RequestParts::new("POST", "/mcp", &headers);
+                        for modern in [false, true] {
+                            let head = Kept::read(&parts, modern, 0);
+                            assert_eq!(
+                                head.bearer_token(),
+                                token_as_text(&value),
+                                "{:?}",
+                                String::from_utf8_lossy(&value)
+                            );
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 9 * 5 * 9 * 4 * 2);
+        // Some of them are tokens: the comparison is not of nothing.
+        let head = Kept::read(
+            &RequestParts::new(
+                "POST",
+                "/mcp",
+                &[Header::new("authorization", b"bEaReR  a\xc3\xa9 ")],
+            ),
+            false,
+            0,
+        );
+        assert_eq!(head.bearer_token(), Some("a\u{e9}"));
     }
 
     #[test]
