@@ -201,7 +201,7 @@ impl Kept {
     /// after those six bytes, and every byte around the token is ASCII, so
     /// only the token is checked as UTF-8. (Read as a string, the whole
     /// value was checked and the space searched for as a character: about
-    /// 4 % of a read's cycle in the host's loop.)
+    /// 4 % of criterion's read cycle, whose host asks for the token.)
     pub(crate) fn bearer_token(&self) -> Option<&str> {
         let (scheme, rest) = self.authorization()?.split_first_chunk::<6>()?;
         let padded = rest.strip_prefix(b" ")?;
