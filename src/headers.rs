@@ -85,8 +85,8 @@ impl Kept {
     /// and SURFACE.md §10's session id.
     ///
     /// Each layout is a call of its own, chosen in line by `read`: with both
-    /// in one function, a read cycle took 2–4 % more time
-    /// (`examples/cycles`, the same instructions).
+    /// in one function, a read cycle took 2–4 % more time in
+    /// `examples/cycles`, for two instructions fewer.
     #[inline(never)]
     fn read_legacy(parts: &RequestParts<'_>, room: usize) -> Kept {
         // Two scans of the borrowed slice cost less than one pass copying
