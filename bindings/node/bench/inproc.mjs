@@ -75,7 +75,7 @@ const documents = {
 const mcp = handler({ caller, documents });
 const owner = native.endpoint("{}");
 const core = native.endpointId(owner);
-const [N0, N1, N2, N3, N4, N5, N6, N7, N8, N9] = native.namedHeaders();
+const [N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10] = native.namedHeaders();
 const INIT = {
   status: 200,
   headers: new Headers({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" }),
@@ -88,35 +88,50 @@ const bytesOf = (request) => request.arrayBuffer(); // as the handler reads a de
 // answered in JavaScript instead of by the second crossing.
 async function staged(request, stage) {
   const h = request.headers;
-  const v = [h.get(N0), h.get(N3), h.get(N4), h.get(N5), h.get(N6), h.get(N7), h.get(N8), h.get(N9)];
+  const v = [h.get(N0), h.get(N3), h.get(N4), h.get(N5), h.get(N6), h.get(N7), h.get(N8), h.get(N9), h.get(N10)];
   if (stage === 1) return v.length;
   const who = caller(request);
   if (stage === 2) return who;
   const bytes = await bytesOf(request);
   if (stage === 3) return bytes.byteLength;
-  let out = native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], null, 1, undefined, bytes, presentOf(v));
+  let out = crossRun(request.method, v, bytes);
   if (stage === 4) return native.release(core, 0);
   if (stage === 4.5) {
     native.release(core, 0);
-    native.run(core, 0, request.method, v[0], null, null, v[1], v[2], v[3], v[4], v[5], v[6], v[7], null, 1, undefined, bytes, presentOf(v));
+    crossRun(request.method, v, bytes);
     return native.release(core, 0);
   }
-  const document = await documents.read(who, out.slice(1));
+  const id = out.slice(1);
+  const document = await documents.read(who, id);
   if (stage === JS_REPLY) {
     native.release(core, 0);
     return (await new Response(replyOf(document), INIT).text()).length;
   }
-  out = native.answerRead(core, 0, document.id, document.title, document.source, document.revision, undefined, undefined, undefined, undefined, 0);
+  // As the handler answers: the id asked for, given back, as a bit (16).
+  const own = document.id === id;
+  out = native.answerRead(core, 0, own ? null : document.id, document.title, document.source, document.revision, undefined, undefined, undefined, undefined, own ? 16 : 0);
   if (stage === 5) return out.length;
   return (await new Response(out.slice(2), INIT).text()).length;
 }
 
-// `run`'s `present` for the values of `staged` (N0, then N3 to N9), as the
-// handler passes it: bit i set when value i of NAMED is a string.
-function presentOf(v) {
-  let present = v[0] === null ? 0 : 1;
-  for (let i = 1; i < v.length; i++) if (v[i] !== null) present |= 1 << (i + 2);
-  return present;
+// `run` as the handler makes it (lib/drive.js) for the values of `staged`
+// (N0, then N3 to N10): the method as a bit, and each value equal to the
+// one the last call passed for its header as a bit instead of a string.
+const seen = new Array(11).fill(undefined);
+function bitOf(i, value) {
+  if (value === null) return 0;
+  if (value === seen[i]) return 1 << (16 + i);
+  seen[i] = value;
+  return 1 << i;
+}
+function crossRun(method, v, bytes) {
+  const present =
+    (method === "POST" ? 1 << 27 : 1 << 28) | bitOf(0, v[0]) | bitOf(3, v[1]) | bitOf(4, v[2]) | bitOf(5, v[3]) |
+    bitOf(6, v[4]) | bitOf(7, v[5]) | bitOf(8, v[6]) | bitOf(9, v[7]) | bitOf(10, v[8]);
+  return native.run(core, 0, null, present & 1 ? v[0] : null, null, null,
+    present & 8 ? v[1] : null, present & 16 ? v[2] : null, present & 32 ? v[3] : null, present & 64 ? v[4] : null,
+    present & 128 ? v[5] : null, present & 256 ? v[6] : null, present & 512 ? v[7] : null, present & 1024 ? v[8] : null,
+    1, undefined, bytes, present);
 }
 
 // The read's reply written in JavaScript (the JS reply case).
@@ -131,7 +146,7 @@ function replyOf(document) {
 let REPLY;
 async function standIn(request) {
   const h = request.headers;
-  const v = [h.get(N0), h.get(N3), h.get(N4), h.get(N5), h.get(N6), h.get(N7), h.get(N8), h.get(N9)];
+  const v = [h.get(N0), h.get(N3), h.get(N4), h.get(N5), h.get(N6), h.get(N7), h.get(N8), h.get(N9), h.get(N10)];
   const who = caller(request);
   const bytes = await bytesOf(request);
   const effect = v.length > 0 && who !== undefined && bytes.byteLength > 0 ? "r" + DOCUMENT.id : "";

@@ -16,7 +16,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use chopin_mcp::{Config, Document, Endpoint, Header, Outcome, RequestParts};
-use chopin_mcp_node::{Core, DocumentRef, NAMED, Verdict};
+use chopin_mcp_node::{Core, DocumentRef, NAMED, NamedValues, Verdict};
 
 /// The request of ../shared/peers/ts-handler's bench.
 const BODY: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_document","arguments":{"id":"f401c8d6-3717-4f1d-8473-cfdd0af894e4"}}}"#;
@@ -39,18 +39,33 @@ fn main() {
         archived_at: None,
         description: None,
         url: None,
-        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4",
+        // The handler passes the read's own id as a bit.
+        id: None,
         title: "Release readiness",
         source: "# Release readiness\n",
         revision: 4,
     };
     let mut core = Core::new("{}").expect("an endpoint");
+    // The first request's values are read and remembered; the handler
+    // passes each later one equal to them as a bit, as here.
+    let read = NamedValues {
+        read: &values,
+        same: 0,
+    };
+    core.start_answered(0, "POST", read, Verdict::Caller, &[], Some(BODY.as_bytes()))
+        .expect("the read effect");
+    core.release(0);
+    let same = values
+        .iter()
+        .enumerate()
+        .fold(0, |bits, (i, value)| bits | u32::from(value.is_some()) << i);
+    let none = [None; NAMED.len()];
     let mut addon = || {
         let out = core
             .start_answered(
                 0,
                 "POST",
-                black_box(&values),
+                black_box(NamedValues { read: &none, same }),
                 Verdict::Caller,
                 &[],
                 Some(BODY.as_bytes()),
@@ -75,7 +90,7 @@ fn main() {
         archived_at: None,
         description: None,
         url: None,
-        id: found.id.into(),
+        id: "f401c8d6-3717-4f1d-8473-cfdd0af894e4".into(),
         title: found.title.into(),
         brief: None,
         source: found.source.into(),

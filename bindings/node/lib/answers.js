@@ -100,7 +100,7 @@ const BRIEF_KEYS = "{ goal, constraints, settledDecisions, openQuestions, reposi
  * Answers a read effect with `document`: a Document, or undefined / null
  * for absent.
  */
-function answerRead(core, slot, document, where) {
+function answerRead(core, slot, document, where, id) {
   if (document === undefined || document === null) return native.answerAbsent(core, slot);
   if (typeof document !== "object" || !isDocument(document)) badDocument(where, document);
   let brief;
@@ -113,8 +113,10 @@ function answerRead(core, slot, document, where) {
   const url = optionalString(document, "url", where);
   // Which of the four optional fields are given: the addon makes no
   // Node-API call for the others.
-  const present = (brief === undefined ? 0 : 1) | (description === undefined ? 0 : 2) | (archivedAt === undefined ? 0 : 4) | (url === undefined ? 0 : 8);
-  return native.answerRead(core, slot, document.id, document.title, document.source, document.revision, brief, description, archivedAt, url, present);
+  // The id the read asked for, given back, need not cross again (16).
+  const own = document.id === id;
+  const present = (brief === undefined ? 0 : 1) | (description === undefined ? 0 : 2) | (archivedAt === undefined ? 0 : 4) | (url === undefined ? 0 : 8) | (own ? 16 : 0);
+  return native.answerRead(core, slot, own ? null : document.id, document.title, document.source, document.revision, brief, description, archivedAt, url, present);
 }
 
 /** The fields of a created document but its source, as JSON for the addon. */

@@ -54,6 +54,11 @@ class Core {
     this.budget = native.budget(this.native);
     /** Where the body of the outcome `head` last read starts. */
     this.bodyStart = 0;
+    /**
+     * The named headers' values the last `run` passed (the addon
+     * remembers them too: drive.js).
+     */
+    this.seen = new Array(11).fill(undefined);
   }
 
   take() {

@@ -87,11 +87,18 @@ function drive(core, settings, hosts, keepAliveMs) {
         // Origin, Host and a preflight's method header are not read (null);
         // `present` tells the addon which of the others are strings, so that
         // it makes no Node-API call for an absent one.
+        // A value equal to the one the last request passed for its header
+        // crosses as a bit (the addon remembers it), not as a string.
+        const seen = core.seen;
         const v3 = h.get(N3), v4 = h.get(N4), v5 = h.get(N5), v6 = h.get(N6), v8 = h.get(N8), v9 = h.get(N9), v10 = h.get(N10);
         const present =
-          (v3 === null ? 0 : 8) | (v4 === null ? 0 : 16) | (v5 === null ? 0 : 32) | (v6 === null ? 0 : 64) |
-          (declared === null ? 0 : 128) | (v8 === null ? 0 : 256) | (v9 === null ? 0 : 512) | (v10 === null ? 0 : 1024);
-        out = native.run(endpoint, slot, method, null, null, null, v3, v4, v5, v6, declared, v8, v9, v10, verdict, scopes, body, present);
+          (method === "POST" ? RUN_POST : RUN_GET) |
+          bitOf(seen, 3, v3) | bitOf(seen, 4, v4) | bitOf(seen, 5, v5) | bitOf(seen, 6, v6) |
+          bitOf(seen, 7, declared) | bitOf(seen, 8, v8) | bitOf(seen, 9, v9) | bitOf(seen, 10, v10);
+        out = native.run(endpoint, slot, null, null, null, null,
+          present & 8 ? v3 : null, present & 16 ? v4 : null, present & 32 ? v5 : null, present & 64 ? v6 : null,
+          present & 128 ? declared : null, present & 256 ? v8 : null, present & 512 ? v9 : null, present & 1024 ? v10 : null,
+          verdict, scopes, body, present);
       } else {
         out = native.authenticate(endpoint, slot, verdict, scopes, body);
       }
@@ -99,9 +106,11 @@ function drive(core, settings, hosts, keepAliveMs) {
       // The effects, one after another (a batch asks for several).
       for (;;) {
         switch (out.charCodeAt(0)) {
-          case READ:
-            out = answerRead(endpoint, slot, await documents.read(who, out.slice(1)), "documents.read");
+          case READ: {
+            const id = out.slice(1);
+            out = answerRead(endpoint, slot, await documents.read(who, id), "documents.read", id);
             break;
+          }
           case LIST:
             out = answerList(endpoint, slot, await documents.list(who, out.slice(1), false), "documents.list");
             break;
@@ -151,6 +160,9 @@ function drive(core, settings, hosts, keepAliveMs) {
         }
       }
     } catch (error) {
+      // What the addon remembers is known again only from the next value
+      // passed: a failed call may have left it behind or ahead of `seen`.
+      core.seen.fill(undefined);
       native.release(endpoint, slot);
       core.give(slot);
       throw error;
@@ -225,6 +237,23 @@ function drive(core, settings, hosts, keepAliveMs) {
     return response;
   }
   return mcp;
+}
+
+/** `run`'s `present` bits: the method is POST, or GET (not passed). */
+const RUN_POST = 1 << 27;
+const RUN_GET = 1 << 28;
+
+/**
+ * The `present` bit of header value `value` (index `i` of NAMED) for `run`:
+ * none for null; bit 16 + i when it equals the value the last `run` passed
+ * for that header (remembered by the addon); else bit i, and it is the one
+ * remembered from now on.
+ */
+function bitOf(seen, i, value) {
+  if (value === null) return 0;
+  if (value === seen[i]) return 1 << (16 + i);
+  seen[i] = value;
+  return 1 << i;
 }
 
 /** The file of an image URL (`/images/<file>`, query left out), or null. */

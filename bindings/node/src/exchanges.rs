@@ -32,6 +32,8 @@ pub struct Core {
     pub(crate) out: Vec<u8>,
     /// The document of the last read answered (kept for its strings).
     pub(crate) document: Document,
+    /// The named headers' values the last `run` read.
+    pub(crate) remembered: wire::Remembered,
 }
 
 /// An exchange waiting for the host.
@@ -226,6 +228,7 @@ impl Core {
                 source: String::new(),
                 revision: 0,
             },
+            remembered: wire::Remembered::default(),
         })
     }
 

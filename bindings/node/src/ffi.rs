@@ -29,7 +29,7 @@ use std::ptr;
 
 use napi::sys;
 
-use crate::wire::NAMED;
+use crate::wire::{NAMED, NamedValues};
 use crate::{
     AnswerError, BadAnswer, ChangeKind, Core, CreateKind, DocumentRef, Misuse, UpdateKind,
 };
@@ -96,7 +96,10 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
 /// `start`'s arguments then `authenticate`'s, in one call. `present`, when
 /// given, is a number whose bit `i` is set when value `i` is to be read:
 /// the others count as none without a Node-API call each (about half of a
-/// request's values are absent headers).
+/// request's values are absent headers), but where bit [`RUN_SAME`] + `i`
+/// is set: value `i` is then the one the last `run` read for its header
+/// (see [`crate::wire::Remembered`]). With bit [`RUN_POST`] or [`RUN_GET`]
+/// set the method is that one, and not read either.
 unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [
@@ -121,11 +124,16 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
         ] = args::<{ 7 + NAMED.len() }>(env, info)?;
         let named = [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10];
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
+        let present = u32_of(env, present).ok();
         let mut method_text = Text::new();
-        let method = method_text.read(env, method)?;
+        let method = match present.unwrap_or(0) {
+            bits if bits & RUN_POST != 0 => "POST",
+            bits if bits & RUN_GET != 0 => "GET",
+            _ => method_text.read(env, method)?,
+        };
+        let same = present.map_or(0, |bits| bits >> RUN_SAME);
         let mut scratch = Scratch::uninit();
         let mut arena = Latin1::new(&mut scratch);
-        let present = u32_of(env, present).ok();
         let spans = arena.read_all(env, named, present);
         let values = arena.values(spans);
         let Answer {
@@ -134,10 +142,25 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             body,
         } = answer_of(env, verdict, scopes, body)?;
         outcome(env, core, |core| {
-            core.start_answered(slot, method, &values, verdict, &scopes, body)
+            let values = NamedValues {
+                read: &values,
+                same,
+            };
+            core.start_answered(slot, method, values, verdict, &scopes, body)
         })
     })
 }
+
+/// `run`'s `present`: from this bit on, bit `RUN_SAME + i` says value `i`
+/// is the one the last `run` read for its header (and is not read).
+const RUN_SAME: u32 = 16;
+/// `run`'s `present`: the method is `POST` (not read).
+const RUN_POST: u32 = 1 << 27;
+/// `run`'s `present`: the method is `GET` (not read).
+const RUN_GET: u32 = 1 << 28;
+/// `answerRead`'s `present`: the document's id is the one the read asked
+/// for (not read).
+const READ_OWN_ID: u32 = 1 << 4;
 
 /// `push(core, slot, chunk)`.
 unsafe extern "C" fn push(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
@@ -175,6 +198,8 @@ unsafe extern "C" fn answer_list(env: sys::napi_env, info: sys::napi_callback_in
 /// `present`, when given, is a number whose bits 1, 2, 4 and 8 say which
 /// of brief, description, archivedAt and url are given: the others are not
 /// looked at (without it, each is looked at, `undefined` meaning none).
+/// Its bit [`READ_OWN_ID`] says the document's id is the one the read
+/// asked for: `id` is not read.
 unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [
@@ -193,11 +218,14 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let (mut id_text, mut title_text, mut source_text) =
             (Text::new(), Text::new(), Text::new());
-        let id = id_text.read(env, id)?;
+        let present = u32_of(env, present).ok();
+        let id = match present {
+            Some(bits) if bits & READ_OWN_ID != 0 => None,
+            _ => Some(id_text.read(env, id)?),
+        };
         let title = title_text.read(env, title)?;
         let source = source_text.read(env, source)?;
         let revision = revision_of(env, revision)?;
-        let present = u32_of(env, present).ok();
         // Whether optional argument `value` (bit `bit` of `present`) is given.
         let given = |bit: u32, value: Value| match present {
             Some(present) => present & bit != 0,

@@ -46,7 +46,7 @@ pub use exchanges::{Core, Misuse};
 pub use ffi::export_names;
 pub use options::BadOptions;
 pub use rules::{BadArguments, rule};
-pub use wire::NAMED;
+pub use wire::{NAMED, NamedValues};
 
 use napi::bindgen_prelude::{Buffer, Env, External};
 use napi::{Error, Status};

@@ -21,7 +21,7 @@ fn a_read_goes_authenticate_body_read_respond_and_frees_its_slot() {
         archived_at: None,
         description: None,
         url: None,
-        id: "plan-1",
+        id: Some("plan-1"),
         title: "Plan",
         source: "# Plan\n",
         revision: 2,
@@ -54,7 +54,7 @@ fn a_body_from_the_apart_size_crosses_apart_from_its_head() {
             archived_at: None,
             description: None,
             url: None,
-            id: "plan-1",
+            id: Some("plan-1"),
             title: "Plan",
             source,
             revision: 2,
@@ -132,6 +132,11 @@ fn named_and_listed_headers_start_alike() {
     assert!(text(core.start(0, "POST", &values)).ends_with("host is not allowed"));
 }
 
+/// The named values `read`, and those marked the same (`same`).
+fn named<'a>(read: &'a [Option<&'a [u8]>; wire::NAMED.len()], same: u32) -> NamedValues<'a> {
+    NamedValues { read, same }
+}
+
 #[test]
 fn start_answered_is_start_then_authenticate() {
     let mut core = Core::new(r#"{"allowedHosts":["mcp.example"]}"#).unwrap();
@@ -140,24 +145,81 @@ fn start_answered_is_start_then_authenticate() {
     values[4] = Some(&b"2025-03-26"[..]);
     let body = Some(READ.as_bytes());
     assert_eq!(
-        text(core.start_answered(0, "POST", &values, Verdict::Caller, &[], body)),
+        text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body)),
         "rplan-1"
     );
     core.release(0);
     // An answer before authentication stands: the caller is not used.
     values[1] = Some(&b"elsewhere.example"[..]);
-    let out = text(core.start_answered(0, "POST", &values, Verdict::Caller, &[], body));
+    let out = text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body));
     assert!(out.ends_with("host is not allowed"), "{out}");
     assert_eq!(core.in_flight(), 0);
     // A held body over the budget: 413, as a pushed one.
     let mut small = Core::new(r#"{"bodyBudget":8}"#).unwrap();
     values[1] = None;
-    let out = text(small.start_answered(0, "POST", &values, Verdict::Caller, &[], body));
+    let out = text(small.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body));
     assert!(
         out.starts_with("H0413\n") && out.ends_with("\0request too large"),
         "{out}"
     );
     assert_eq!(small.in_flight(), 0);
+}
+
+#[test]
+fn start_answered_takes_a_value_marked_same_from_the_last_it_read() {
+    let mut core = Core::new("{}").unwrap();
+    let body = Some(READ.as_bytes());
+    const ACCEPT: usize = 5;
+    let mut values = [None; wire::NAMED.len()];
+    values[ACCEPT] = Some(&b"text/html"[..]);
+    let refused =
+        text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body));
+    assert!(refused.starts_with("H0406\n"), "{refused}");
+    // Marked the same, not passed: the Accept read last, refused again.
+    let none = [None; wire::NAMED.len()];
+    let again = text(core.start_answered(
+        0,
+        "POST",
+        named(&none, 1 << ACCEPT),
+        Verdict::Caller,
+        &[],
+        body,
+    ));
+    assert_eq!(again, "R0not acceptable");
+    // Not marked: no Accept at all, as without the one before.
+    let fresh = text(Core::new("{}").unwrap().start_answered(
+        0,
+        "POST",
+        named(&none, 0),
+        Verdict::Caller,
+        &[],
+        body,
+    ));
+    assert_eq!(
+        text(core.start_answered(0, "POST", named(&none, 0), Verdict::Caller, &[], body)),
+        fresh
+    );
+    core.release(0);
+    // A value read replaces the one remembered.
+    values[ACCEPT] = Some(&b"application/json, text/event-stream"[..]);
+    assert_eq!(
+        text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body)),
+        "rplan-1"
+    );
+    core.release(0);
+    assert_eq!(
+        text(core.start_answered(
+            0,
+            "POST",
+            named(&none, 1 << ACCEPT),
+            Verdict::Caller,
+            &[],
+            body
+        )),
+        "rplan-1"
+    );
+    core.release(0);
+    assert_eq!(core.in_flight(), 0);
 }
 
 #[test]

@@ -17,6 +17,9 @@
 //!   came) or a host's own list. HTTP field values hold no NUL (RFC 9110
 //!   §5.5), and neither Web `Headers` nor Node's parser passes one on.
 //!
+//! A named value equal to the one the last request passed for its header
+//! may cross as a bit instead ([`Remembered`]).
+//!
 //! Web `Headers` join repeated lines with `, `: a joined `Origin` or `Host`
 //! becomes two lines again, which the endpoint refuses as it refuses several
 //! lines (no valid value of either holds a comma).
@@ -87,6 +90,50 @@ pub(crate) const MOST_NAMED: usize = NAMED.len() + 2;
 
 /// The request headers of the values of [`NAMED`], `None` for a header
 /// the request does not have.
+/// The values of the headers [`NAMED`] names, as `run` passes them: each
+/// one read, and where bit `i` of `same` is set (value `i` not read), the
+/// one the last `run` read for header `i` ([`Remembered`]).
+#[derive(Debug, Clone, Copy)]
+pub struct NamedValues<'a> {
+    /// The values read (`None` for a header the request lacks, or one
+    /// marked the same).
+    pub read: &'a [Option<&'a [u8]>; NAMED.len()],
+    /// Bit `i`: value `i` is the one remembered.
+    pub same: u32,
+}
+
+/// Each named header's value as the last `run` read it. A client's
+/// requests mostly repeat their header values (one SDK's content type,
+/// accept list and protocol version; one caller's credentials), and a
+/// string crossing Node-API costs more than a bit saying "the same again":
+/// JavaScript keeps the values it passed, and for one equal to it passes
+/// that bit instead (as an HTTP/2 peer names an entry of its header table).
+#[derive(Default)]
+pub(crate) struct Remembered([Vec<u8>; NAMED.len()]);
+
+impl Remembered {
+    /// Remembers each value of `read`, then gives the request's values:
+    /// each read one, and where bit `i` of `same` is set (value `i` not
+    /// read), the one remembered for header `i`.
+    pub(crate) fn recall<'a>(
+        &'a mut self,
+        NamedValues { read, same }: NamedValues<'a>,
+    ) -> [Option<&'a [u8]>; NAMED.len()] {
+        for (kept, value) in self.0.iter_mut().zip(read) {
+            if let Some(value) = value {
+                kept.clear();
+                kept.extend_from_slice(value);
+            }
+        }
+        let kept = &self.0;
+        std::array::from_fn(|index| match read[index] {
+            Some(value) => Some(value),
+            None if same & (1 << index) != 0 => Some(&kept[index][..]),
+            None => None,
+        })
+    }
+}
+
 pub(crate) fn named<'a>(
     values: &[Option<&'a [u8]>; NAMED.len()],
     headers: &mut [Header<'a>; MOST_NAMED],

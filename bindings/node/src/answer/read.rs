@@ -8,8 +8,9 @@ use crate::exchanges::{Core, Misuse, Pending};
 /// A document the host read, its text borrowed from the call.
 #[derive(Debug, Clone, Copy)]
 pub struct DocumentRef<'a> {
-    /// The document id.
-    pub id: &'a str,
+    /// The document id; `None` for the id the read asked for (the host
+    /// answered with it: it need not cross again).
+    pub id: Option<&'a str>,
     /// Its title.
     pub title: &'a str,
     /// The canonical plan source.
@@ -50,7 +51,7 @@ impl Core {
         let read = self.take(slot, "read", Pending::into_read)?;
         let document = &mut self.document;
         for (to, from) in [
-            (&mut document.id, found.id),
+            (&mut document.id, found.id.unwrap_or(read.id())),
             (&mut document.title, found.title),
             (&mut document.source, found.source),
         ] {

@@ -6,7 +6,7 @@ use chopin_mcp::{Header, Outcome, RequestParts};
 
 use crate::answer::Verdict;
 use crate::exchanges::{Core, Misuse};
-use crate::wire;
+use crate::wire::{self, NamedValues};
 
 impl Core {
     /// Starts the exchange of a request in `slot`, its headers the values
@@ -53,13 +53,14 @@ impl Core {
         &mut self,
         slot: u32,
         method: &str,
-        values: &[Option<&[u8]>; wire::NAMED.len()],
+        values: NamedValues<'_>,
         verdict: Verdict,
         scopes: &[String],
         body: Option<&[u8]>,
     ) -> Result<&[u8], Misuse> {
+        let values = self.remembered.recall(values);
         let mut lines = [Header::new("", b""); wire::MOST_NAMED];
-        let count = wire::named(values, &mut lines);
+        let count = wire::named(&values, &mut lines);
         let parts = RequestParts::new(method, "", &lines[..count]);
         // A body read whole is held from the start, as `Endpoint::handle`
         // takes it: dispatched as it is, not pushed through the body step.
