@@ -283,12 +283,14 @@ fn write_head(response: &Response, text: &mut Vec<u8>) {
     if response.is_event_stream() {
         text.extend_from_slice(STREAM);
     }
-    for (name, value) in response.headers() {
+    // Folded, not looped: `headers()` is a chain of iterators, which a
+    // fold walks part by part where `next` asks each part in turn.
+    response.headers().for_each(|(name, value)| {
         text.push(b'\n');
         text.extend_from_slice(name.as_bytes());
         text.push(b'\n');
         text.extend_from_slice(value);
-    }
+    });
 }
 
 /// Whether `text` is the head text of `response`, read without writing it.
@@ -302,18 +304,22 @@ fn is_head(text: &[u8], response: &Response) -> bool {
         };
         rest = after;
     }
-    for (name, value) in response.headers() {
-        let Some(after) = rest
+    // Folded, as in `write_head`.
+    let same = response.headers().all(|(name, value)| {
+        match rest
             .strip_prefix(b"\n")
             .and_then(|r| r.strip_prefix(name.as_bytes()))
             .and_then(|r| r.strip_prefix(b"\n"))
             .and_then(|r| r.strip_prefix(value))
-        else {
-            return false;
-        };
-        rest = after;
-    }
-    rest.is_empty()
+        {
+            Some(after) => {
+                rest = after;
+                true
+            }
+            None => false,
+        }
+    });
+    same && rest.is_empty()
 }
 
 /// What follows the status of an open event stream's head.
