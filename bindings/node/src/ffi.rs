@@ -75,25 +75,26 @@ unsafe extern "C" fn start_listed(env: sys::napi_env, info: sys::napi_callback_i
     })
 }
 
-/// `authenticate(core, slot, verdict, scopes?, body?)`: with the whole body
-/// (an `ArrayBuffer` or a `Uint8Array`) when the host read it.
+/// `authenticate(core, slot, verdict, scopes?, body?, length?)`: with the
+/// whole body (an `ArrayBuffer` or a `Uint8Array`) when the host read it;
+/// with `length`, the body is its first `length` bytes.
 unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
-        let [core, slot, verdict, scopes, body] = args::<5>(env, info)?;
+        let [core, slot, verdict, scopes, body, length] = args::<6>(env, info)?;
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let Answer {
             verdict,
             scopes,
             body,
-        } = answer_of(env, verdict, scopes, body)?;
+        } = answer_of(env, verdict, scopes, body, length)?;
         outcome(env, core, |core| {
             core.authenticate(slot, verdict, &scopes, body)
         })
     })
 }
 
-/// `run(core, slot, method, …values, verdict, scopes?, body?, present?)`:
-/// `start`'s arguments then `authenticate`'s, in one call. `present`, when
+/// `run(core, slot, method, …values, verdict, scopes?, body?, present?,
+/// length?)`: `start`'s arguments then `authenticate`'s, in one call. `present`, when
 /// given, is a number whose bit `i` is set when value `i` is to be read:
 /// the others count as none without a Node-API call each (about half of a
 /// request's values are absent headers), but where bit [`RUN_SAME`] + `i`
@@ -121,7 +122,8 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             scopes,
             body,
             present,
-        ] = args::<{ 7 + NAMED.len() }>(env, info)?;
+            length,
+        ] = args::<{ 8 + NAMED.len() }>(env, info)?;
         let named = [n0, n1, n2, n3, n4, n5, n6, n7, n8, n9, n10];
         let (core, slot) = (u32_of(env, core)?, u32_of(env, slot)?);
         let present = u32_of(env, present).ok();
@@ -140,7 +142,7 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             verdict,
             scopes,
             body,
-        } = answer_of(env, verdict, scopes, body)?;
+        } = answer_of(env, verdict, scopes, body, length)?;
         outcome(env, core, |core| {
             let values = NamedValues {
                 read: &values,

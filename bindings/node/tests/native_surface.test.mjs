@@ -54,6 +54,15 @@ test("each function with wrong arguments throws, and the endpoint still works", 
   assert.equal(native.push(core, 0, new TextEncoder().encode('{"jsonrpc":"2.0",').buffer), "b");
   assert.ok(native.finish(core, 0, new TextEncoder().encode('"id":1,"method":"ping"}')).startsWith("H"));
   assert.throws(() => native.startListed(core, 1000, "POST", ""), /slot 1000 is past the next one/);
+  // With a length, the body is its buffer's first bytes (the handler's
+  // reused buffer holds an earlier body's after them); a length past the
+  // buffer is a TypeError, and the exchange still waits for its answer.
+  const ping = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  const reused = new Uint8Array(ping.length + 8).fill(0x7b);
+  reused.set(ping);
+  assert.equal(native.startListed(core, 0, "POST", "authorization\0x\0content-type\0application/json\0"), "a");
+  assert.throws(() => native.authenticate(core, 0, 1, undefined, reused.buffer, reused.length + 1), TypeError);
+  assert.match(native.authenticate(core, 0, 1, undefined, reused.buffer, ping.length), /"id":1,"result":\{\}/);
   // start takes each named header's value, or null; a value of another kind counts as none.
   assert.equal(native.start(core, 1, "POST", null, null, null, "Bearer x", null, null, null, null, null, null), "a");
   assert.ok(native.start(core, 2, "POST", "https://x, https://y", 7, {}).startsWith("H"));

@@ -1,7 +1,9 @@
 // The body budget as the crate keeps it: a declared length over the budget
 // is refused unread; a body without one is pushed chunk by chunk, gets its
 // 413 at the chunk that crosses the budget, and the rest is never read (the
-// reader is cancelled); where the chunks fall never changes the answer.
+// reader is cancelled); where the chunks fall never changes the answer. A
+// body read whole is each request's own, short after long, small (it
+// crosses in a buffer the handler reuses) or large.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { handler } from "chopin-mcp";
@@ -89,4 +91,26 @@ test("a GET's body, and a refused request's, is never read", async () => {
   const mcp = handler({ caller: () => undefined, documents: host.reader });
   assert.equal((await mcp(request(refused.stream))).status, 401);
   assert.equal(refused.seen.pulled, 0);
+});
+
+test("bodies read whole, short after long and small after large, are each read alone", async () => {
+  /** A read of the document whose body is padded to about `size` bytes. */
+  const padded = (size, id) => {
+    const head = JSON.stringify(call("read_document", { id: DOCUMENT.id }, id)).slice(0, -1);
+    return size <= head.length ? `${head}}` : `${head},"pad":"${"x".repeat(size - head.length - 10)}"}`;
+  };
+  for (const origin of [undefined, "https://app.example"]) {
+    const headers = origin === undefined ? {} : { origin };
+    const options = { allowedOrigins: ["https://app.example"] };
+    const shared = mcpOf(memoryHost(), options);
+    for (const [at, size] of [40_000, 20_000, 16_384, 16_000, 3_000, 100, 0, 30_000, 0].entries()) {
+      const body = padded(size, at);
+      const fresh = await (await mcpOf(memoryHost(), options)(request(body, { ...headers, "content-length": String(body.length) }))).text();
+      const response = await shared(request(body, { ...headers, "content-length": String(body.length) }));
+      assert.equal(response.status, 200, `${size} bytes`);
+      const text = await response.text();
+      assert.equal(text, fresh, `${size} bytes`);
+      assert.equal(JSON.parse(text).id, at);
+    }
+  }
 });

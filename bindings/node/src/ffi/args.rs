@@ -141,7 +141,10 @@ pub(super) struct Answer<'a> {
     pub(super) body: Option<&'a [u8]>,
 }
 
-/// An authentication answer's arguments.
+/// An authentication answer's arguments. With a `length` (a number), the
+/// body is the first `length` bytes of `body`: the handler copies a small
+/// body into one buffer it keeps, whose bytes Node-API hands over at once,
+/// where a fresh array's may first be copied into a buffer made for it.
 ///
 /// # Safety
 /// `env` and the values are a running callback's; the body must not
@@ -151,6 +154,7 @@ pub(super) unsafe fn answer_of<'a>(
     verdict: Value,
     scopes: Value,
     body: Value,
+    length: Value,
 ) -> Result<Answer<'a>, Fault> {
     // SAFETY: per this function's contract.
     unsafe {
@@ -162,7 +166,14 @@ pub(super) unsafe fn answer_of<'a>(
         } else {
             strings_of(env, scopes)?
         };
-        let body = optional_bytes(env, body)?;
+        let body = match (optional_bytes(env, body)?, u32_of(env, length)) {
+            (Some(bytes), Ok(length)) => Some(
+                bytes
+                    .get(..length as usize)
+                    .ok_or(Fault::Type("a body length within its buffer"))?,
+            ),
+            (body, _) => body,
+        };
         Ok(Answer {
             verdict,
             scopes,
