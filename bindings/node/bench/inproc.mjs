@@ -81,9 +81,9 @@ const INIT = {
   headers: new Headers({ "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" }),
 };
 // As the handler reads a declared body of up to 16 KiB, and passes it: in
-// one buffer it reuses, its length beside it (lib/drive.js).
+// the addon's scratch buffer, by its length (lib/drive.js).
 const bytesOf = (request) => request.bytes();
-const SCRATCH = new Uint8Array(16 * 1024);
+const SCRATCH = new Uint8Array(native.scratch());
 
 // The handler's steps by hand (a POST without an Origin, on a handler
 // without a host allowlist: its caller is found first, and one call starts
@@ -134,7 +134,7 @@ function crossRun(method, v, bytes) {
   return native.run(core, 0, null, present & 1 ? v[0] : null, null, null,
     present & 8 ? v[1] : null, present & 16 ? v[2] : null, present & 32 ? v[3] : null, present & 64 ? v[4] : null,
     present & 128 ? v[5] : null, present & 256 ? v[6] : null, present & 512 ? v[7] : null, present & 1024 ? v[8] : null,
-    1, undefined, (SCRATCH.set(bytes), SCRATCH.buffer), present, bytes.length);
+    1, undefined, (SCRATCH.set(bytes), undefined), present, bytes.length);
 }
 
 // The read's reply written in JavaScript (the JS reply case).

@@ -83,9 +83,9 @@ function drive(core, settings, hosts, keepAliveMs) {
         (verdict === 1 || verdict === 2) && declared !== null && method === "POST" && isLength(declared) && Number(declared) <= core.budget
           ? await bytesOf(request, Number(declared))
           : undefined;
-      // A small body crosses in SCRATCH, its length beside it.
+      // A small body crosses in SCRATCH, by its length.
       const length = body instanceof Uint8Array && body.length <= SCRATCH.length ? (SCRATCH.set(body), body.length) : undefined;
-      const crossing = length === undefined ? body : SCRATCH.buffer;
+      const crossing = length === undefined ? body : undefined;
       if (early) {
         // Origin, Host and a preflight's method header are not read (null);
         // `present` tells the addon which of the others are strings, so that
@@ -289,13 +289,16 @@ function documentIdOf(url) {
 }
 
 /**
- * Where a body of up to 16 KiB crosses: copied in by JavaScript, a buffer
- * whose bytes Node-API hands over at once. A fresh typed array from
- * `Request.bytes()` has no buffer object yet: Bun makes one, copying its
- * bytes, the first time Node-API asks for them. Filled and read within one
- * synchronous call, one buffer serves every request of the thread.
+ * Where a body of up to 16 KiB crosses: the addon's scratch memory, which
+ * `run` and `authenticate` then take by the body's length alone (a number,
+ * where an array costs Bun a handle and a Node-API call; and a fresh
+ * `Uint8Array` from `Request.bytes()` has no buffer object yet, which Bun
+ * makes, copying its bytes, the first time Node-API asks for them).
+ * Written and read within one synchronous call, one buffer serves every
+ * request of the thread. Empty where the engine takes no external buffer:
+ * every body then crosses as an array.
  */
-const SCRATCH = new Uint8Array(16 * 1024);
+const SCRATCH = new Uint8Array(native.scratch() ?? new ArrayBuffer(0));
 
 /**
  * A Web request's whole body, of `declared` bytes: a promise of a

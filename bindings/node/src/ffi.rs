@@ -16,12 +16,14 @@
 //! This file holds the callbacks and the table that exports them; the
 //! rooms beside it: the endpoints by number (`ffi/cores.rs`), a call's
 //! frame (`ffi/call.rs`: the guard, the arguments, the string back), the
-//! arguments' values (`ffi/args.rs`), and the strings read into stack
-//! buffers (`ffi/text.rs`).
+//! arguments' values (`ffi/args.rs`), the strings read into stack
+//! buffers (`ffi/text.rs`), and the thread's scratch buffer a small body
+//! crosses in (`ffi/scratch.rs`).
 
 mod args;
 mod call;
 mod cores;
+mod scratch;
 mod text;
 
 use std::ffi::CStr;
@@ -76,8 +78,8 @@ unsafe extern "C" fn start_listed(env: sys::napi_env, info: sys::napi_callback_i
 }
 
 /// `authenticate(core, slot, verdict, scopes?, body?, length?)`: with the
-/// whole body (an `ArrayBuffer` or a `Uint8Array`) when the host read it;
-/// with `length`, the body is its first `length` bytes.
+/// whole body when the host read it: an `ArrayBuffer` or a `Uint8Array`,
+/// or, with `length`, the first `length` bytes of the scratch buffer.
 unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [core, slot, verdict, scopes, body, length] = args::<6>(env, info)?;
@@ -468,6 +470,13 @@ unsafe extern "C" fn body(env: sys::napi_env, info: sys::napi_callback_info) -> 
     })
 }
 
+/// `scratch()`: the thread's scratch buffer (an `ArrayBuffer` over the
+/// addon's memory; `undefined` where the engine takes none), into which
+/// the handler copies a small body for `run` and `authenticate`.
+unsafe extern "C" fn scratch_buffer(env: sys::napi_env, _info: sys::napi_callback_info) -> Value {
+    guard(env, || unsafe { scratch::buffer(env) })
+}
+
 /// `release(core, slot)`: drops the exchange in the slot.
 unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
@@ -481,7 +490,7 @@ unsafe extern "C" fn release(env: sys::napi_env, info: sys::napi_callback_info) 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> Value;
 
 /// The callbacks, by their JavaScript names.
-const EXPORTS: [(&CStr, Callback); 20] = [
+const EXPORTS: [(&CStr, Callback); 21] = [
     (c"start", start),
     (c"run", run),
     (c"startListed", start_listed),
@@ -502,6 +511,7 @@ const EXPORTS: [(&CStr, Callback); 20] = [
     (c"plan", plan),
     (c"body", body),
     (c"release", release),
+    (c"scratch", scratch_buffer),
 ];
 
 /// The names of the plain Node-API exports (for the tests).

@@ -18,7 +18,7 @@ test("the addon exports the functions index.cjs uses, and no other", () => {
     "answerListForbidden", "answerRead", "answerRename", "answerRestore", "answerUpdate", "answerUpload", "authenticate", "body",
     "budget", "documentAnswer", "documentAuthenticate", "documentStart", "endpoint", "endpointId", "finish", "imageAuthenticate",
     "imageBody", "imageBytes", "imageStart", "implementationRule", "inFlight", "keepAlive", "metadata", "namedHeaders", "plan",
-    "prepareUpdate", "push", "release", "run", "start", "startListed", "tools",
+    "prepareUpdate", "push", "release", "run", "scratch", "start", "startListed", "tools",
   ]);
 });
 
@@ -54,15 +54,20 @@ test("each function with wrong arguments throws, and the endpoint still works", 
   assert.equal(native.push(core, 0, new TextEncoder().encode('{"jsonrpc":"2.0",').buffer), "b");
   assert.ok(native.finish(core, 0, new TextEncoder().encode('"id":1,"method":"ping"}')).startsWith("H"));
   assert.throws(() => native.startListed(core, 1000, "POST", ""), /slot 1000 is past the next one/);
-  // With a length, the body is its buffer's first bytes (the handler's
-  // reused buffer holds an earlier body's after them); a length past the
-  // buffer is a TypeError, and the exchange still waits for its answer.
+  // With a length, the body is the first bytes of the thread's scratch
+  // buffer (the handler's: an earlier body's bytes follow them), whatever
+  // the body argument; a length past the buffer is a TypeError, and the
+  // exchange still waits for its answer.
   const ping = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}');
-  const reused = new Uint8Array(ping.length + 8).fill(0x7b);
-  reused.set(ping);
+  const scratch = new Uint8Array(native.scratch());
+  assert.equal(scratch.length, 16 * 1024);
+  scratch.fill(0x7b);
+  scratch.set(ping);
   assert.equal(native.startListed(core, 0, "POST", "authorization\0x\0content-type\0application/json\0"), "a");
-  assert.throws(() => native.authenticate(core, 0, 1, undefined, reused.buffer, reused.length + 1), TypeError);
-  assert.match(native.authenticate(core, 0, 1, undefined, reused.buffer, ping.length), /"id":1,"result":\{\}/);
+  assert.throws(() => native.authenticate(core, 0, 1, undefined, undefined, scratch.length + 1), TypeError);
+  assert.match(native.authenticate(core, 0, 1, undefined, new Uint8Array(3), ping.length), /"id":1,"result":\{\}/);
+  // Every scratch() is a view of the same memory.
+  assert.equal(new Uint8Array(native.scratch())[0], ping[0]);
   // start takes each named header's value, or null; a value of another kind counts as none.
   assert.equal(native.start(core, 1, "POST", null, null, null, "Bearer x", null, null, null, null, null, null), "a");
   assert.ok(native.start(core, 2, "POST", "https://x, https://y", 7, {}).startsWith("H"));

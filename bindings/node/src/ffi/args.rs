@@ -6,6 +6,7 @@ use std::ptr;
 use napi::sys;
 
 use super::call::{Fault, Value};
+use super::scratch;
 use super::text::Text;
 use crate::Verdict;
 
@@ -142,9 +143,8 @@ pub(super) struct Answer<'a> {
 }
 
 /// An authentication answer's arguments. With a `length` (a number), the
-/// body is the first `length` bytes of `body`: the handler copies a small
-/// body into one buffer it keeps, whose bytes Node-API hands over at once,
-/// where a fresh array's may first be copied into a buffer made for it.
+/// body is the first `length` bytes of the thread's scratch buffer
+/// (`ffi/scratch.rs`), and `body` is not looked at.
 ///
 /// # Safety
 /// `env` and the values are a running callback's; the body must not
@@ -166,13 +166,9 @@ pub(super) unsafe fn answer_of<'a>(
         } else {
             strings_of(env, scopes)?
         };
-        let body = match (optional_bytes(env, body)?, u32_of(env, length)) {
-            (Some(bytes), Ok(length)) => Some(
-                bytes
-                    .get(..length as usize)
-                    .ok_or(Fault::Type("a body length within its buffer"))?,
-            ),
-            (body, _) => body,
+        let body = match u32_of(env, length) {
+            Ok(length) => Some(scratch::bytes(length)?),
+            Err(_) => optional_bytes(env, body)?,
         };
         Ok(Answer {
             verdict,

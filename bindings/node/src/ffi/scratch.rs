@@ -1,0 +1,93 @@
+//! The thread's scratch buffer: memory the addon keeps, which JavaScript
+//! sees as an `ArrayBuffer` ([`buffer`]) and copies a small request body
+//! into, so that `run` and `authenticate` take the body by its length
+//! alone ([`bytes`]), a number, where an array argument costs Bun a handle
+//! and a Node-API call to read (and a fresh `Uint8Array` a copy into a
+//! buffer made for it).
+//!
+//! The memory is the addon's, never the engine's: JavaScript may detach
+//! its view (transfer it away), after which it writes nothing more here,
+//! but what the addon reads is always its own bytes.
+
+use std::cell::OnceCell;
+use std::ffi::c_void;
+use std::ptr;
+
+use napi::sys;
+
+use super::call::{Fault, Value};
+
+/// The scratch buffer's size: a body larger than this crosses as an array.
+const SIZE: usize = 16 * 1024;
+
+/// [`SIZE`] bytes, held by a raw pointer (JavaScript writes them, which
+/// no Rust reference may be alive to see), freed with the thread.
+struct Memory(*mut u8);
+
+impl Memory {
+    fn new() -> Memory {
+        Memory(Box::into_raw(vec![0u8; SIZE].into_boxed_slice()).cast::<u8>())
+    }
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` came from `Box::into_raw` of SIZE bytes, and
+        // the thread's JavaScript environment, the only other user, is
+        // gone before its thread-locals are.
+        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.0, SIZE)) });
+    }
+}
+
+thread_local! {
+    /// This thread's scratch memory, made on the first `scratch()` (every
+    /// JavaScript environment runs on a thread of its own).
+    static MEMORY: OnceCell<Memory> = const { OnceCell::new() };
+}
+
+/// An `ArrayBuffer` over the thread's scratch memory (made on the first
+/// call); `undefined` where the engine takes no external buffers (the
+/// handler then passes every body as an array).
+///
+/// # Safety
+/// `env` is a running callback's.
+pub(super) unsafe fn buffer(env: sys::napi_env) -> Result<Value, Fault> {
+    let data = MEMORY.with(|memory| memory.get_or_init(Memory::new).0);
+    let mut out = ptr::null_mut();
+    // SAFETY: the memory lives as long as the thread, so as long as any
+    // buffer over it; the finalizer (none) frees nothing.
+    let status = unsafe {
+        sys::napi_create_external_arraybuffer(
+            env,
+            data.cast::<c_void>(),
+            SIZE,
+            None,
+            ptr::null_mut(),
+            &mut out,
+        )
+    };
+    if status == sys::Status::napi_ok {
+        Ok(out)
+    } else {
+        // SAFETY: per this function's contract.
+        Ok(unsafe { super::call::undefined(env) })
+    }
+}
+
+/// The first `length` bytes of the thread's scratch memory, as JavaScript
+/// last wrote them.
+///
+/// The slice must not outlive the callback it is read in: JavaScript,
+/// which does not run meanwhile, writes the memory between calls.
+pub(super) fn bytes<'a>(length: u32) -> Result<&'a [u8], Fault> {
+    let length = length as usize;
+    MEMORY.with(|memory| match memory.get() {
+        Some(memory) if length <= SIZE => {
+            // SAFETY: SIZE bytes, alive as long as the thread; JavaScript
+            // writes them only between calls, and Rust never.
+            Ok(unsafe { std::slice::from_raw_parts(memory.0, length) })
+        }
+        None if length == 0 => Ok(&[][..]),
+        _ => Err(Fault::Type("a body length within the scratch buffer")),
+    })
+}
