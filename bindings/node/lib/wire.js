@@ -48,10 +48,14 @@ class Head {
   /**
    * The init of a Web Response with this head. Its Headers object is made
    * once: a Response copies the headers it is given, and copying a Headers
-   * is cheaper than reading an object's.
+   * is cheaper than reading an object's. A 200 leaves `status` out (the
+   * default): Bun reads an init's members one by one.
    */
   get init() {
-    if (this.web === undefined) this.web = { status: this.status, headers: new Headers(this.headers) };
+    if (this.web === undefined) {
+      const headers = new Headers(this.headers);
+      this.web = this.status === 200 ? { headers } : { status: this.status, headers };
+    }
     return this.web;
   }
 }
