@@ -98,9 +98,10 @@ const BRIEF_KEYS = "{ goal, constraints, settledDecisions, openQuestions, reposi
 
 /**
  * Answers a read effect with `document`: a Document, or undefined / null
- * for absent.
+ * for absent. `id` is the id the read asked for; `apart`, answerRead's bit
+ * asking for the outcome apart (lib/drive.js), or 0.
  */
-function answerRead(core, slot, document, where, id) {
+function answerRead(core, slot, document, where, id, apart = 0) {
   if (document === undefined || document === null) return native.answerAbsent(core, slot);
   if (typeof document !== "object" || !isDocument(document)) badDocument(where, document);
   let brief;
@@ -115,7 +116,7 @@ function answerRead(core, slot, document, where, id) {
   // Node-API call for the others.
   // The id the read asked for, given back, need not cross again (16).
   const own = document.id === id;
-  const present = (brief === undefined ? 0 : 1) | (description === undefined ? 0 : 2) | (archivedAt === undefined ? 0 : 4) | (url === undefined ? 0 : 8) | (own ? 16 : 0);
+  const present = (brief === undefined ? 0 : 1) | (description === undefined ? 0 : 2) | (archivedAt === undefined ? 0 : 4) | (url === undefined ? 0 : 8) | (own ? 16 : 0) | apart;
   return native.answerRead(core, slot, own ? null : document.id, document.title, document.source, document.revision, brief, description, archivedAt, url, present);
 }
 

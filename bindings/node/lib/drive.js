@@ -5,7 +5,7 @@
 // calls is bound when its handler is made: a request adds no lookup.
 
 const native = require("./native.js");
-const { AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, invokeInput, uploadInput, imageRead } = require("./wire.js");
+const { RESPOND, FIRST_HEAD, AUTHENTICATE, BODY, DOCUMENT_READ, LIST, LIST_ARCHIVED, READ, CREATE, UPDATE, RENAME, ARCHIVE, RESTORE, INVOKE, UPLOAD, IMAGE, READ_IMPLEMENTATION, START_IMPLEMENTATION, REPORT, createInput, updateInput, renameInput, invokeInput, uploadInput, imageRead } = require("./wire.js");
 const { N0, N1, N2, N3, N4, N5, N6, N7, N8, N9, N10, isLength, flatWebHeaders, targetOf } = require("./headers.js");
 const { verdictOf } = require("./caller.js");
 const { answerDocument, answerRead, answerList, answerCreate, answerUpdate, answerRename, answerArchive, answerRestore, answerInvoke, answerUpload, answerImage } = require("./answers.js");
@@ -101,7 +101,16 @@ function drive(core, settings, hosts, keepAliveMs) {
         out = native.run(endpoint, slot, null, null, null, null,
           present & 8 ? v3 : null, present & 16 ? v4 : null, present & 32 ? v5 : null, present & 64 ? v6 : null,
           present & 128 ? declared : null, present & 256 ? v8 : null, present & 512 ? v9 : null, present & 1024 ? v10 : null,
-          verdict, scopes, crossing, present, length);
+          verdict, scopes, crossing, present | RUN_APART, length);
+        // A read effect, and a response whose head is known, come apart
+        // (src/wire.rs): the id alone, the body alone, their tags in
+        // REGISTER (read at once: the next call writes it again). Any other
+        // outcome comes whole, and goes on below.
+        if (REGISTER[0] === READ) {
+          const id = out;
+          out = answerRead(endpoint, slot, await documents.read(who, id), "documents.read", id, READ_APART);
+        }
+        if (REGISTER[0] === RESPOND) return respondApart(slot, REGISTER[1], out, request);
       } else {
         out = native.authenticate(endpoint, slot, verdict, scopes, crossing, length);
       }
@@ -233,6 +242,19 @@ function drive(core, settings, hosts, keepAliveMs) {
     }
   }
 
+  /**
+   * The response whose body came apart from its outcome, its head the one
+   * of id `id`; the slot is free again once it is made.
+   */
+  function respondApart(slot, id, body, request) {
+    const head = core.heads[id - FIRST_HEAD];
+    const response = head.stream
+      ? new Response(eventStream(request.signal, keepAliveMs), head.init)
+      : new Response(body.length > 0 ? body : null, head.init);
+    core.give(slot);
+    return response;
+  }
+
   /** The response of `out`; the slot is free again once it is made. */
   function respond(slot, out, request) {
     const response = webResponse(core, slot, out, request, keepAliveMs);
@@ -288,6 +310,8 @@ function documentIdOf(url) {
   }
 }
 
+/** The addon's scratch memory (src/ffi/scratch.rs), or undefined. */
+const MEMORY = native.scratch();
 /**
  * Where a body of up to 16 KiB crosses: the addon's scratch memory, which
  * `run` and `authenticate` then take by the body's length alone (a number,
@@ -298,7 +322,16 @@ function documentIdOf(url) {
  * request of the thread. Empty where the engine takes no external buffer:
  * every body then crosses as an array.
  */
-const SCRATCH = new Uint8Array(native.scratch() ?? new ArrayBuffer(0));
+const SCRATCH = MEMORY === undefined ? new Uint8Array(0) : new Uint8Array(MEMORY, 0, MEMORY.byteLength - 8);
+/**
+ * The register after it: the tag of an outcome that came apart, then its
+ * head's id. Zeros where there is no scratch memory, and no outcome is
+ * asked to come apart.
+ */
+const REGISTER = MEMORY === undefined ? new Uint8Array(2) : new Uint8Array(MEMORY, MEMORY.byteLength - 8, 2);
+/** `run`'s and `answerRead`'s `present` bits asking for outcomes apart. */
+const RUN_APART = MEMORY === undefined ? 0 : 1 << 29;
+const READ_APART = MEMORY === undefined ? 0 : 32;
 
 /**
  * A Web request's whole body, of `declared` bytes: a promise of a

@@ -39,7 +39,7 @@ use crate::{
 use args::{
     Answer, answer_of, bytes_of, is_undefined, optional, optional_bytes, pair, revision_of, u32_of,
 };
-use call::{Fault, Value, args, guard, outcome, string, undefined};
+use call::{Fault, Value, args, guard, outcome, outcome_apart, string, undefined};
 pub(crate) use cores::{add, remove, with};
 use text::{Latin1, Scratch, Text, header_bytes};
 
@@ -102,7 +102,8 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
 /// request's values are absent headers), but where bit [`RUN_SAME`] + `i`
 /// is set: value `i` is then the one the last `run` read for its header
 /// (see [`crate::wire::Remembered`]). With bit [`RUN_POST`] or [`RUN_GET`]
-/// set the method is that one, and not read either.
+/// set the method is that one, and not read either; with [`RUN_APART`]
+/// the outcome may cross apart (`src/wire.rs`).
 unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [
@@ -145,7 +146,8 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             scopes,
             body,
         } = answer_of(env, verdict, scopes, body, length)?;
-        outcome(env, core, |core| {
+        let apart = present.is_some_and(|bits| bits & RUN_APART != 0);
+        outcome_apart(env, core, apart, |core| {
             let values = NamedValues {
                 read: &values,
                 same,
@@ -162,9 +164,13 @@ const RUN_SAME: u32 = 16;
 const RUN_POST: u32 = 1 << 27;
 /// `run`'s `present`: the method is `GET` (not read).
 const RUN_GET: u32 = 1 << 28;
+/// `run`'s `present`: the outcome may cross apart (`src/wire.rs`).
+const RUN_APART: u32 = 1 << 29;
 /// `answerRead`'s `present`: the document's id is the one the read asked
 /// for (not read).
 const READ_OWN_ID: u32 = 1 << 4;
+/// `answerRead`'s `present`: the outcome may cross apart (`src/wire.rs`).
+const READ_APART: u32 = 1 << 5;
 
 /// `push(core, slot, chunk)`.
 unsafe extern "C" fn push(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
@@ -203,7 +209,8 @@ unsafe extern "C" fn answer_list(env: sys::napi_env, info: sys::napi_callback_in
 /// of brief, description, archivedAt and url are given: the others are not
 /// looked at (without it, each is looked at, `undefined` meaning none).
 /// Its bit [`READ_OWN_ID`] says the document's id is the one the read
-/// asked for: `id` is not read.
+/// asked for: `id` is not read; [`READ_APART`], that the outcome may cross
+/// apart (`src/wire.rs`).
 unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_info) -> Value {
     guard(env, || unsafe {
         let [
@@ -255,7 +262,10 @@ unsafe extern "C" fn answer_read(env: sys::napi_env, info: sys::napi_callback_in
             archived_at: given_text(env, &mut extra_texts.1, given(4, archived_at), archived_at)?,
             url: given_text(env, &mut extra_texts.2, given(8, url), url)?,
         };
-        outcome(env, core, |core| core.answer_found(slot, found, brief))
+        let apart = present.is_some_and(|bits| bits & READ_APART != 0);
+        outcome_apart(env, core, apart, |core| {
+            core.answer_found(slot, found, brief)
+        })
     })
 }
 

@@ -44,6 +44,12 @@
 //! | `s` | restore a document | the locator as sent |
 //! | `i` | post an instruction to a document's planner | the host input and the client as JSON (`{id, instruction, checkout?, client: {name, version}}`) |
 //!
+//! **Apart**: where the caller asks for it, a read effect (`r`) and a
+//! response whose head JavaScript knows, its body inline (`R`, a head id
+//! below 0x80), cross as their payload alone, the tag and the head's id in
+//! the scratch buffer's register ([`apart`]): JavaScript then takes the id
+//! or the body as the string is, no substring made of it.
+//!
 //! A head text is the status (followed by ` stream` for an accepted GET's
 //! open event stream), then each header's name and value, every item on a
 //! line of its own (`\n`). Response header values never hold a line break
@@ -350,6 +356,16 @@ impl Hasher for Fnv {
 }
 
 /// Appends the character `code` (at most 0xFF) as UTF-8.
+/// The tag, the head id (0 for none) and the payload of an outcome that can
+/// cross apart (the module's **Apart**); `None` for any other.
+pub(crate) fn apart(out: &[u8]) -> Option<(u8, u8, &[u8])> {
+    match out {
+        [b'r', id @ ..] => Some((b'r', 0, id)),
+        [b'R', head, body @ ..] if *head < 0x80 => Some((b'R', *head, body)),
+        _ => None,
+    }
+}
+
 fn push_char(out: &mut Vec<u8>, code: u32) {
     let mut buf = [0; 4];
     let c = char::from_u32(code).unwrap_or('?');
@@ -359,6 +375,29 @@ fn push_char(out: &mut Vec<u8>, code: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_read_effect_and_a_known_heads_inline_response_come_apart_and_nothing_else() {
+        assert_eq!(apart(b"rplan-1"), Some((b'r', 0, &b"plan-1"[..])));
+        assert_eq!(apart(b"r"), Some((b'r', 0, &b""[..])));
+        assert_eq!(apart(b"R0{}"), Some((b'R', b'0', &b"{}"[..])));
+        assert_eq!(apart(b"R0"), Some((b'R', b'0', &b""[..])));
+        // A head id from 0x80 takes two bytes: whole.
+        assert_eq!(apart("R\u{80}{}".as_bytes()), None);
+        for whole in [
+            &b"R"[..],
+            b"H0200\n\0{}",
+            b"F200\n\0{}",
+            b"PR0",
+            b"a",
+            b"b",
+            b"lo/r",
+            b"c{}",
+            b"",
+        ] {
+            assert_eq!(apart(whole), None, "{}", String::from_utf8_lossy(whole));
+        }
+    }
 
     #[test]
     fn listed_headers_alternate_names_and_values_and_a_last_nul_is_optional() {

@@ -1,7 +1,9 @@
 // The hot steps' `present` argument: `run` reads only the header values it
 // names, and `answerRead` only the optional fields it names, each other one
 // counting as none (the handler passes it so that an absent value costs no
-// Node-API call). Without it, every value is looked at, as before.
+// Node-API call). Without it, every value is looked at, as before. Their
+// `apart` bits: a read effect and a known head's response come back as
+// their payload alone, the tag in the scratch buffer's register.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { test } from "node:test";
@@ -101,4 +103,34 @@ test("answerRead reads the optional fields `present` names, and no other", () =>
   assert.throws(() => native.answerRead(core, 0, ID, "t", "s", 4, undefined, 7, undefined, undefined, 2), TypeError);
   assert.throws(() => native.answerRead(core, 0, ID, "t", "s", 4, undefined, 7), TypeError);
   native.release(core, 0);
+});
+
+test("with their apart bits, run and answerRead give a read's id and a known head's body alone, tags in the register", () => {
+  const RUN_APART = 1 << 29;
+  const READ_APART = 32;
+  const memory = native.scratch();
+  const register = new Uint8Array(memory, memory.byteLength - 8, 2);
+  const { core, out } = run(VALUES, ALL | RUN_APART);
+  assert.equal(out, ID);
+  assert.equal(String.fromCharCode(register[0]), "r");
+  // The first answer names its head (H): whole, the register's tag 0.
+  const first = native.answerRead(core, 0, ID, "Release readiness", "# Release readiness\n", 4, undefined, undefined, undefined, undefined, READ_APART);
+  assert.ok(first.startsWith("H0200\n"), first);
+  assert.equal(register[0], 0);
+  const body = first.slice(first.indexOf("\0") + 1);
+  // The next, of a head JavaScript knows: its body alone, R and the head's id.
+  const again = [core, 0, "POST", null, null, null, ...VALUES, null, null, null, 1, undefined, BODY];
+  assert.equal(native.run(...again, ALL | RUN_APART), ID);
+  const apart = native.answerRead(core, 0, ID, "Release readiness", "# Release readiness\n", 4, undefined, undefined, undefined, undefined, READ_APART);
+  assert.equal(apart, body);
+  assert.deepEqual([String.fromCharCode(register[0]), String.fromCharCode(register[1])], ["R", "0"]);
+  // Without the bits, whole as ever.
+  assert.equal(native.run(...again, ALL), `r${ID}`);
+  assert.equal(native.answerRead(core, 0, ID, "Release readiness", "# Release readiness\n", 4, undefined, undefined, undefined, undefined, 0), `R0${body}`);
+  // A response from run: apart too, its body alone.
+  const refused = [core, 0, "POST", null, null, null, VALUES[0], VALUES[1], "text/html", VALUES[3], VALUES[4], null, null, null, 1, undefined, BODY];
+  assert.equal(native.run(...refused, ALL), "H1406\ncontent-type\ntext/plain; charset=utf-8\ncache-control\nno-store\nx-content-type-options\nnosniff\0not acceptable");
+  assert.equal(native.run(...refused, ALL | RUN_APART), "not acceptable");
+  assert.deepEqual([String.fromCharCode(register[0]), String.fromCharCode(register[1])], ["R", "1"]);
+  assert.equal(native.inFlight(core), 0);
 });

@@ -3,7 +3,8 @@
 //! into, so that `run` and `authenticate` take the body by its length
 //! alone ([`bytes`]), a number, where an array argument costs Bun a handle
 //! and a Node-API call to read (and a fresh `Uint8Array` a copy into a
-//! buffer made for it).
+//! buffer made for it). Its last [`REGISTER`] bytes are where an outcome's
+//! tag goes when it comes apart from the string ([`mark`]).
 //!
 //! The memory is the addon's, never the engine's: JavaScript may detach
 //! its view (transfer it away), after which it writes nothing more here,
@@ -17,25 +18,30 @@ use napi::sys;
 
 use super::call::{Fault, Value};
 
-/// The scratch buffer's size: a body larger than this crosses as an array.
+/// The scratch buffer's size for a body: a larger one crosses as an array.
 const SIZE: usize = 16 * 1024;
+/// The register after the body's bytes: an outcome's tag, then the id of
+/// its response head (the rest kept for alignment).
+const REGISTER: usize = 8;
+/// The memory's size.
+const TOTAL: usize = SIZE + REGISTER;
 
-/// [`SIZE`] bytes, held by a raw pointer (JavaScript writes them, which
+/// [`TOTAL`] bytes, held by a raw pointer (JavaScript writes them, which
 /// no Rust reference may be alive to see), freed with the thread.
 struct Memory(*mut u8);
 
 impl Memory {
     fn new() -> Memory {
-        Memory(Box::into_raw(vec![0u8; SIZE].into_boxed_slice()).cast::<u8>())
+        Memory(Box::into_raw(vec![0u8; TOTAL].into_boxed_slice()).cast::<u8>())
     }
 }
 
 impl Drop for Memory {
     fn drop(&mut self) {
-        // SAFETY: `self.0` came from `Box::into_raw` of SIZE bytes, and
+        // SAFETY: `self.0` came from `Box::into_raw` of TOTAL bytes, and
         // the thread's JavaScript environment, the only other user, is
         // gone before its thread-locals are.
-        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.0, SIZE)) });
+        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.0, TOTAL)) });
     }
 }
 
@@ -60,7 +66,7 @@ pub(super) unsafe fn buffer(env: sys::napi_env) -> Result<Value, Fault> {
         sys::napi_create_external_arraybuffer(
             env,
             data.cast::<c_void>(),
-            SIZE,
+            TOTAL,
             None,
             ptr::null_mut(),
             &mut out,
@@ -89,5 +95,23 @@ pub(super) fn bytes<'a>(length: u32) -> Result<&'a [u8], Fault> {
         }
         None if length == 0 => Ok(&[][..]),
         _ => Err(Fault::Type("a body length within the scratch buffer")),
+    })
+}
+
+/// Writes an outcome's `tag` and its response head's id `head` into the
+/// register; false where there is no scratch memory (no `scratch()` yet:
+/// JavaScript reads no register then).
+pub(super) fn mark(tag: u8, head: u8) -> bool {
+    MEMORY.with(|memory| match memory.get() {
+        Some(memory) => {
+            // SAFETY: SIZE + 1 < TOTAL; JavaScript reads the register only
+            // between calls.
+            unsafe {
+                memory.0.add(SIZE).write(tag);
+                memory.0.add(SIZE + 1).write(head);
+            }
+            true
+        }
+        None => false,
     })
 }
