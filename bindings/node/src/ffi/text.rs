@@ -224,6 +224,10 @@ impl<'s> Latin1<'s> {
         values: [Value; NAMED.len()],
         present: Option<u32>,
     ) -> [Option<Span>; NAMED.len()] {
+        // None to read (every value absent or remembered): the usual request.
+        if present.is_some_and(|present| present & ((1 << NAMED.len()) - 1) == 0) {
+            return [None; NAMED.len()];
+        }
         let mut bit = 1u32;
         values.map(|value| {
             let wanted = present.is_none_or(|present| present & bit != 0);
