@@ -12,6 +12,7 @@
 // A bench reads the clock; the endpoint does not.
 #![allow(clippy::disallowed_methods)]
 
+use std::borrow::Cow;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -52,8 +53,15 @@ fn main() {
         read: &values,
         same: 0,
     };
-    core.start_answered(0, "POST", read, Verdict::Caller, &[], Some(BODY.as_bytes()))
-        .expect("the read effect");
+    core.start_answered(
+        0,
+        "POST",
+        read,
+        Verdict::Caller,
+        &[],
+        Some(Cow::Borrowed(BODY.as_bytes())),
+    )
+    .expect("the read effect");
     core.release(0);
     let same = values
         .iter()
@@ -68,7 +76,7 @@ fn main() {
                 black_box(NamedValues { read: &none, same }),
                 Verdict::Caller,
                 &[],
-                Some(BODY.as_bytes()),
+                Some(Cow::Borrowed(BODY.as_bytes())),
             )
             .expect("the read effect");
         assert_eq!(out[0], b'r');

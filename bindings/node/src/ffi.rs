@@ -90,7 +90,7 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
             body,
         } = answer_of(env, verdict, scopes, body, length)?;
         outcome(env, core, |core| {
-            core.authenticate(slot, verdict, &scopes, body)
+            core.authenticate(slot, verdict, &scopes, body.as_deref())
         })
     })
 }

@@ -1,6 +1,8 @@
 //! The endpoint's steps and answers driven in Rust, without Node: what each
 //! writes for JavaScript, and the misuses it refuses.
 
+use std::borrow::Cow;
+
 use super::*;
 
 const HEADERS: &[u8] = b"authorization\0Bearer t\0content-type\0application/json\0";
@@ -145,19 +147,40 @@ fn start_answered_is_start_then_authenticate() {
     values[4] = Some(&b"2025-03-26"[..]);
     let body = Some(READ.as_bytes());
     assert_eq!(
-        text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body)),
+        text(core.start_answered(
+            0,
+            "POST",
+            named(&values, 0),
+            Verdict::Caller,
+            &[],
+            body.map(Cow::Borrowed)
+        )),
         "rplan-1"
     );
     core.release(0);
     // An answer before authentication stands: the caller is not used.
     values[1] = Some(&b"elsewhere.example"[..]);
-    let out = text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body));
+    let out = text(core.start_answered(
+        0,
+        "POST",
+        named(&values, 0),
+        Verdict::Caller,
+        &[],
+        body.map(Cow::Borrowed),
+    ));
     assert!(out.ends_with("host is not allowed"), "{out}");
     assert_eq!(core.in_flight(), 0);
     // A held body over the budget: 413, as a pushed one.
     let mut small = Core::new(r#"{"bodyBudget":8}"#).unwrap();
     values[1] = None;
-    let out = text(small.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body));
+    let out = text(small.start_answered(
+        0,
+        "POST",
+        named(&values, 0),
+        Verdict::Caller,
+        &[],
+        body.map(Cow::Borrowed),
+    ));
     assert!(
         out.starts_with("H0413\n") && out.ends_with("\0request too large"),
         "{out}"
@@ -172,8 +195,14 @@ fn start_answered_takes_a_value_marked_same_from_the_last_it_read() {
     const ACCEPT: usize = 5;
     let mut values = [None; wire::NAMED.len()];
     values[ACCEPT] = Some(&b"text/html"[..]);
-    let refused =
-        text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body));
+    let refused = text(core.start_answered(
+        0,
+        "POST",
+        named(&values, 0),
+        Verdict::Caller,
+        &[],
+        body.map(Cow::Borrowed),
+    ));
     assert!(refused.starts_with("H0406\n"), "{refused}");
     // Marked the same, not passed: the Accept read last, refused again.
     let none = [None; wire::NAMED.len()];
@@ -183,7 +212,7 @@ fn start_answered_takes_a_value_marked_same_from_the_last_it_read() {
         named(&none, 1 << ACCEPT),
         Verdict::Caller,
         &[],
-        body,
+        body.map(Cow::Borrowed),
     ));
     assert_eq!(again, "R0not acceptable");
     // Not marked: no Accept at all, as without the one before.
@@ -193,17 +222,31 @@ fn start_answered_takes_a_value_marked_same_from_the_last_it_read() {
         named(&none, 0),
         Verdict::Caller,
         &[],
-        body,
+        body.map(Cow::Borrowed),
     ));
     assert_eq!(
-        text(core.start_answered(0, "POST", named(&none, 0), Verdict::Caller, &[], body)),
+        text(core.start_answered(
+            0,
+            "POST",
+            named(&none, 0),
+            Verdict::Caller,
+            &[],
+            body.map(Cow::Borrowed)
+        )),
         fresh
     );
     core.release(0);
     // A value read replaces the one remembered.
     values[ACCEPT] = Some(&b"application/json, text/event-stream"[..]);
     assert_eq!(
-        text(core.start_answered(0, "POST", named(&values, 0), Verdict::Caller, &[], body)),
+        text(core.start_answered(
+            0,
+            "POST",
+            named(&values, 0),
+            Verdict::Caller,
+            &[],
+            body.map(Cow::Borrowed)
+        )),
         "rplan-1"
     );
     core.release(0);
@@ -214,7 +257,7 @@ fn start_answered_takes_a_value_marked_same_from_the_last_it_read() {
             named(&none, 1 << ACCEPT),
             Verdict::Caller,
             &[],
-            body
+            body.map(Cow::Borrowed)
         )),
         "rplan-1"
     );

@@ -1,6 +1,7 @@
 //! The callbacks' argument values: numbers, byte arrays, arrays of
 //! strings, revisions, optional strings, and an authentication answer.
 
+use std::borrow::Cow;
 use std::ptr;
 
 use napi::sys;
@@ -135,11 +136,12 @@ unsafe fn typed_array<'a>(env: sys::napi_env, value: Value) -> Result<&'a [u8], 
 }
 
 /// An authentication answer: the verdict, the scopes of a scoped caller,
-/// the whole body when the host read it.
+/// the whole body when the host read it (borrowed from an array argument,
+/// or copied out of the scratch buffer).
 pub(super) struct Answer<'a> {
     pub(super) verdict: Verdict,
     pub(super) scopes: Vec<String>,
-    pub(super) body: Option<&'a [u8]>,
+    pub(super) body: Option<Cow<'a, [u8]>>,
 }
 
 /// An authentication answer's arguments. With a `length` (a number), the
@@ -167,8 +169,8 @@ pub(super) unsafe fn answer_of<'a>(
             strings_of(env, scopes)?
         };
         let body = match u32_of(env, length) {
-            Ok(length) => Some(scratch::bytes(length)?),
-            Err(_) => optional_bytes(env, body)?,
+            Ok(length) => Some(Cow::Owned(scratch::take(length)?)),
+            Err(_) => optional_bytes(env, body)?.map(Cow::Borrowed),
         };
         Ok(Answer {
             verdict,

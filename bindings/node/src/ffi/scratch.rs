@@ -6,9 +6,12 @@
 //! buffer made for it). Its last [`REGISTER`] bytes are where an outcome's
 //! tag goes when it comes apart from the string ([`mark`]).
 //!
-//! The memory is the addon's, never the engine's: JavaScript may detach
-//! its view (transfer it away), after which it writes nothing more here,
-//! but what the addon reads is always its own bytes.
+//! The memory is the addon's, never the engine's, and is never freed (16
+//! KiB a thread that ever asked for it): JavaScript may transfer a view of
+//! it away, even to another thread, and write through it there after this
+//! thread has ended. The addon never makes a reference to it: a body is
+//! copied out of it through the pointer ([`take`]), so what the endpoint
+//! reads is its own copy whatever writes the memory meanwhile.
 
 use std::cell::OnceCell;
 use std::ffi::c_void;
@@ -27,21 +30,12 @@ const REGISTER: usize = 8;
 const TOTAL: usize = SIZE + REGISTER;
 
 /// [`TOTAL`] bytes, held by a raw pointer (JavaScript writes them, which
-/// no Rust reference may be alive to see), freed with the thread.
+/// no Rust reference may be alive to see), never freed.
 struct Memory(*mut u8);
 
 impl Memory {
     fn new() -> Memory {
         Memory(Box::into_raw(vec![0u8; TOTAL].into_boxed_slice()).cast::<u8>())
-    }
-}
-
-impl Drop for Memory {
-    fn drop(&mut self) {
-        // SAFETY: `self.0` came from `Box::into_raw` of TOTAL bytes, and
-        // the thread's JavaScript environment, the only other user, is
-        // gone before its thread-locals are.
-        drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(self.0, TOTAL)) });
     }
 }
 
@@ -80,20 +74,23 @@ pub(super) unsafe fn buffer(env: sys::napi_env) -> Result<Value, Fault> {
     }
 }
 
-/// The first `length` bytes of the thread's scratch memory, as JavaScript
-/// last wrote them.
-///
-/// The slice must not outlive the callback it is read in: JavaScript,
-/// which does not run meanwhile, writes the memory between calls.
-pub(super) fn bytes<'a>(length: u32) -> Result<&'a [u8], Fault> {
+/// A copy of the first `length` bytes of the thread's scratch memory, as
+/// JavaScript last wrote them.
+pub(super) fn take(length: u32) -> Result<Vec<u8>, Fault> {
     let length = length as usize;
     MEMORY.with(|memory| match memory.get() {
         Some(memory) if length <= SIZE => {
-            // SAFETY: SIZE bytes, alive as long as the thread; JavaScript
-            // writes them only between calls, and Rust never.
-            Ok(unsafe { std::slice::from_raw_parts(memory.0, length) })
+            let mut copy = Vec::with_capacity(length);
+            // SAFETY: the memory's first SIZE bytes are valid for reads
+            // (never freed), the copy has room for `length`, and the two do
+            // not overlap; the bytes are initialized by then.
+            unsafe {
+                ptr::copy_nonoverlapping(memory.0, copy.as_mut_ptr(), length);
+                copy.set_len(length);
+            }
+            Ok(copy)
         }
-        None if length == 0 => Ok(&[][..]),
+        None if length == 0 => Ok(Vec::new()),
         _ => Err(Fault::Type("a body length within the scratch buffer")),
     })
 }

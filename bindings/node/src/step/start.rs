@@ -2,6 +2,8 @@
 //! out (mostly the authenticate effect); with the caller already found,
 //! start and authentication in one call; and Protected Resource Metadata.
 
+use std::borrow::Cow;
+
 use chopin_mcp::{Header, Outcome, RequestParts};
 
 use crate::answer::Verdict;
@@ -56,7 +58,7 @@ impl Core {
         values: NamedValues<'_>,
         verdict: Verdict,
         scopes: &[String],
-        body: Option<&[u8]>,
+        body: Option<Cow<'_, [u8]>>,
     ) -> Result<&[u8], Misuse> {
         let values = self.remembered.recall(values);
         let mut lines = [Header::new("", b""); wire::MOST_NAMED];
@@ -65,7 +67,7 @@ impl Core {
         // A body read whole is held from the start, as `Endpoint::handle`
         // takes it: dispatched as it is, not pushed through the body step.
         let outcome = match body {
-            Some(body) => self.endpoint.handle(&parts, body.to_vec()),
+            Some(body) => self.endpoint.handle(&parts, body.into_owned()),
             None => self.endpoint.begin(&parts),
         };
         let outcome = match outcome {
