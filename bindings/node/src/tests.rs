@@ -134,9 +134,12 @@ fn named_and_listed_headers_start_alike() {
     assert!(text(core.start(0, "POST", &values)).ends_with("host is not allowed"));
 }
 
-/// The named values `read`, and those marked the same (`same`).
-fn named<'a>(read: &'a [Option<&'a [u8]>; wire::NAMED.len()], same: u32) -> NamedValues<'a> {
-    NamedValues { read, same }
+/// `start_answered` in slot 0 for a POST of READ by a caller with every
+/// scope, the named values `read` and those marked the same (`same`).
+fn answered(core: &mut Core, read: &[Option<&[u8]>; wire::NAMED.len()], same: u32) -> String {
+    let values = NamedValues { read, same };
+    let body = Some(Cow::Borrowed(READ.as_bytes()));
+    text(core.start_answered(0, "POST", values, Verdict::Caller, &[], body))
 }
 
 #[test]
@@ -145,42 +148,17 @@ fn start_answered_is_start_then_authenticate() {
     let mut values = [None; wire::NAMED.len()];
     values[1] = Some(&b"mcp.example"[..]);
     values[4] = Some(&b"2025-03-26"[..]);
-    let body = Some(READ.as_bytes());
-    assert_eq!(
-        text(core.start_answered(
-            0,
-            "POST",
-            named(&values, 0),
-            Verdict::Caller,
-            &[],
-            body.map(Cow::Borrowed)
-        )),
-        "rplan-1"
-    );
+    assert_eq!(answered(&mut core, &values, 0), "rplan-1");
     core.release(0);
     // An answer before authentication stands: the caller is not used.
     values[1] = Some(&b"elsewhere.example"[..]);
-    let out = text(core.start_answered(
-        0,
-        "POST",
-        named(&values, 0),
-        Verdict::Caller,
-        &[],
-        body.map(Cow::Borrowed),
-    ));
+    let out = answered(&mut core, &values, 0);
     assert!(out.ends_with("host is not allowed"), "{out}");
     assert_eq!(core.in_flight(), 0);
     // A held body over the budget: 413, as a pushed one.
     let mut small = Core::new(r#"{"bodyBudget":8}"#).unwrap();
     values[1] = None;
-    let out = text(small.start_answered(
-        0,
-        "POST",
-        named(&values, 0),
-        Verdict::Caller,
-        &[],
-        body.map(Cow::Borrowed),
-    ));
+    let out = answered(&mut small, &values, 0);
     assert!(
         out.starts_with("H0413\n") && out.ends_with("\0request too large"),
         "{out}"
@@ -191,76 +169,23 @@ fn start_answered_is_start_then_authenticate() {
 #[test]
 fn start_answered_takes_a_value_marked_same_from_the_last_it_read() {
     let mut core = Core::new("{}").unwrap();
-    let body = Some(READ.as_bytes());
     const ACCEPT: usize = 5;
     let mut values = [None; wire::NAMED.len()];
     values[ACCEPT] = Some(&b"text/html"[..]);
-    let refused = text(core.start_answered(
-        0,
-        "POST",
-        named(&values, 0),
-        Verdict::Caller,
-        &[],
-        body.map(Cow::Borrowed),
-    ));
+    let refused = answered(&mut core, &values, 0);
     assert!(refused.starts_with("H0406\n"), "{refused}");
     // Marked the same, not passed: the Accept read last, refused again.
     let none = [None; wire::NAMED.len()];
-    let again = text(core.start_answered(
-        0,
-        "POST",
-        named(&none, 1 << ACCEPT),
-        Verdict::Caller,
-        &[],
-        body.map(Cow::Borrowed),
-    ));
-    assert_eq!(again, "R0not acceptable");
+    assert_eq!(answered(&mut core, &none, 1 << ACCEPT), "R0not acceptable");
     // Not marked: no Accept at all, as without the one before.
-    let fresh = text(Core::new("{}").unwrap().start_answered(
-        0,
-        "POST",
-        named(&none, 0),
-        Verdict::Caller,
-        &[],
-        body.map(Cow::Borrowed),
-    ));
-    assert_eq!(
-        text(core.start_answered(
-            0,
-            "POST",
-            named(&none, 0),
-            Verdict::Caller,
-            &[],
-            body.map(Cow::Borrowed)
-        )),
-        fresh
-    );
+    let fresh = answered(&mut Core::new("{}").unwrap(), &none, 0);
+    assert_eq!(answered(&mut core, &none, 0), fresh);
     core.release(0);
     // A value read replaces the one remembered.
     values[ACCEPT] = Some(&b"application/json, text/event-stream"[..]);
-    assert_eq!(
-        text(core.start_answered(
-            0,
-            "POST",
-            named(&values, 0),
-            Verdict::Caller,
-            &[],
-            body.map(Cow::Borrowed)
-        )),
-        "rplan-1"
-    );
+    assert_eq!(answered(&mut core, &values, 0), "rplan-1");
     core.release(0);
-    assert_eq!(
-        text(core.start_answered(
-            0,
-            "POST",
-            named(&none, 1 << ACCEPT),
-            Verdict::Caller,
-            &[],
-            body.map(Cow::Borrowed)
-        )),
-        "rplan-1"
-    );
+    assert_eq!(answered(&mut core, &none, 1 << ACCEPT), "rplan-1");
     core.release(0);
     assert_eq!(core.in_flight(), 0);
 }
