@@ -98,7 +98,10 @@ pub(crate) const MOST_NAMED: usize = NAMED.len() + 2;
 /// the request does not have.
 /// The values of the headers [`NAMED`] names, as `run` passes them: each
 /// one read, and where bit `i` of `same` is set (value `i` not read), the
-/// one the last `run` read for header `i` ([`Remembered`]).
+/// one the last `run` read for header `i` (the endpoint's [`Core`] keeps
+/// each header's last value).
+///
+/// [`Core`]: crate::Core
 #[derive(Debug, Clone, Copy)]
 pub struct NamedValues<'a> {
     /// The values read (`None` for a header the request lacks, or one
