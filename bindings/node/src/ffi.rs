@@ -39,8 +39,9 @@ use crate::{
 use args::{
     Answer, answer_of, bytes_of, is_undefined, optional, optional_bytes, pair, revision_of, u32_of,
 };
-use call::{Fault, Value, args, guard, outcome, outcome_apart, string, undefined};
+use call::{Fault, Value, args, guard, outcome, string, undefined};
 pub(crate) use cores::{add, remove, with};
+use scratch::outcome_apart;
 use text::{Latin1, Scratch, Text, header_bytes};
 
 // --- The callbacks ----------------------------------------------------------

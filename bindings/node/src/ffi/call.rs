@@ -9,8 +9,6 @@ use std::ptr;
 use napi::sys;
 
 use super::cores::with;
-use super::scratch;
-use crate::wire;
 use crate::{Core, Misuse};
 
 /// Why a call throws.
@@ -137,39 +135,6 @@ pub(super) unsafe fn outcome(
     with(core, |core| match step(core) {
         // SAFETY: per this function's contract.
         Ok(out) => unsafe { string(env, out) },
-        Err(misuse) => Err(Fault::from(misuse)),
-    })?
-}
-
-/// [`outcome`], with `apart` apart where it can be (`src/wire.rs`,
-/// **Apart**): a read effect's id or a known head's body alone, its tag
-/// and head id in the scratch buffer's register; any other outcome whole,
-/// the register's tag 0.
-///
-/// # Safety
-/// `env` is a running callback's.
-pub(super) unsafe fn outcome_apart(
-    env: sys::napi_env,
-    core: u32,
-    apart: bool,
-    step: impl FnOnce(&mut Core) -> Result<&[u8], Misuse>,
-) -> Result<Value, Fault> {
-    with(core, |core| match step(core) {
-        Ok(out) => {
-            let text = if !apart {
-                out
-            } else {
-                match wire::apart(out) {
-                    Some((tag, head, payload)) if scratch::mark(tag, head) => payload,
-                    _ => {
-                        scratch::mark(0, 0);
-                        out
-                    }
-                }
-            };
-            // SAFETY: per this function's contract.
-            unsafe { string(env, text) }
-        }
         Err(misuse) => Err(Fault::from(misuse)),
     })?
 }

@@ -1,10 +1,11 @@
 //! The thread's scratch buffer: memory the addon keeps, which JavaScript
 //! sees as an `ArrayBuffer` ([`buffer`]) and copies a small request body
 //! into, so that `run` and `authenticate` take the body by its length
-//! alone ([`bytes`]), a number, where an array argument costs Bun a handle
+//! alone ([`take`]), a number, where an array argument costs Bun a handle
 //! and a Node-API call to read (and a fresh `Uint8Array` a copy into a
 //! buffer made for it). Its last [`REGISTER`] bytes are where an outcome's
-//! tag goes when it comes apart from the string ([`mark`]).
+//! tag goes when it comes apart from the string ([`outcome_apart`],
+//! [`mark`]).
 //!
 //! The memory is the addon's, never the engine's, and is never freed (16
 //! KiB a thread that ever asked for it): JavaScript may transfer a view of
@@ -19,7 +20,10 @@ use std::ptr;
 
 use napi::sys;
 
-use super::call::{Fault, Value};
+use super::call::{Fault, Value, string};
+use super::cores::with;
+use crate::wire;
+use crate::{Core, Misuse};
 
 /// The scratch buffer's size for a body: a larger one crosses as an array.
 const SIZE: usize = 16 * 1024;
@@ -111,4 +115,37 @@ pub(super) fn mark(tag: u8, head: u8) -> bool {
         }
         None => false,
     })
+}
+
+/// [`outcome`](super::call::outcome), with `apart` apart where it can be
+/// (`src/wire.rs`, **Apart**): a read effect's id or a known head's body
+/// alone, its tag and head id in the register; any other outcome whole,
+/// the register's tag 0.
+///
+/// # Safety
+/// `env` is a running callback's.
+pub(super) unsafe fn outcome_apart(
+    env: sys::napi_env,
+    core: u32,
+    apart: bool,
+    step: impl FnOnce(&mut Core) -> Result<&[u8], Misuse>,
+) -> Result<Value, Fault> {
+    with(core, |core| match step(core) {
+        Ok(out) => {
+            let text = if !apart {
+                out
+            } else {
+                match wire::apart(out) {
+                    Some((tag, head, payload)) if mark(tag, head) => payload,
+                    _ => {
+                        mark(0, 0);
+                        out
+                    }
+                }
+            };
+            // SAFETY: per this function's contract.
+            unsafe { string(env, text) }
+        }
+        Err(misuse) => Err(Fault::from(misuse)),
+    })?
 }
