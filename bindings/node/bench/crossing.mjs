@@ -27,9 +27,10 @@ const LENGTH = String(BODY.byteLength);
 const DOCUMENT = { id: ID, title: "Release readiness", source: "# Release readiness\n", revision: 4 };
 // The handler's values for the peer's request: N3 to N7 given (authorization,
 // mcp-protocol-version, accept, content-type, content-length). Each call
-// passes them all as strings, and the method too, as the handler does for a
-// request whose values differ from the last one's (its costliest `run`);
-// builds from before remembered values take these calls alike.
+// passes them all as strings, and the method as one too, so that builds from
+// before remembered values take the calls alike; the handler passes the
+// values as strings only when they differ from the last request's (its
+// costliest `run`), and the method as a bit.
 const PRESENT = 8 | 16 | 32 | 64 | 128;
 
 const loops = builds.map(([name, path]) => {

@@ -57,8 +57,10 @@ function linkInOrder(library) {
   copyFileSync(library, kept);
   const args = ["rustc", "--profile", profile, "-p", "chopin-mcp-node", "--lib", "--", "-C", `link-arg=-Wl,--symbol-ordering-file=${file}`, "-C", "link-arg=-Wl,--no-warn-symbol-ordering"];
   const result = spawnSync(cargo, args, { cwd: here, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
-  if (result.error || result.status !== 0) {
-    copyFileSync(kept, library);
+  const failed = result.error || result.status !== 0;
+  if (failed) copyFileSync(kept, library);
+  rmSync(kept);
+  if (failed) {
     console.log("chopin-mcp: this linker takes no symbol order: the addon is linked in its own order");
     return;
   }

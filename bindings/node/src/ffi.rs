@@ -97,8 +97,9 @@ unsafe extern "C" fn authenticate(env: sys::napi_env, info: sys::napi_callback_i
 }
 
 /// `run(core, slot, method, …values, verdict, scopes?, body?, present?,
-/// length?)`: `start`'s arguments then `authenticate`'s, in one call. `present`, when
-/// given, is a number whose bit `i` is set when value `i` is to be read:
+/// length?)`: `start`'s arguments then `authenticate`'s, in one call.
+/// `present`, when given, is a number whose bit `i` is set when value `i`
+/// is to be read:
 /// the others count as none without a Node-API call each (about half of a
 /// request's values are absent headers), but where bit [`RUN_SAME`] + `i`
 /// is set: value `i` is then the one the last `run` read for its header
@@ -137,7 +138,7 @@ unsafe extern "C" fn run(env: sys::napi_env, info: sys::napi_callback_info) -> V
             bits if bits & RUN_GET != 0 => "GET",
             _ => method_text.read(env, method)?,
         };
-        let same = present.map_or(0, |bits| bits >> RUN_SAME);
+        let same = present.map_or(0, |bits| (bits >> RUN_SAME) & ((1 << NAMED.len()) - 1));
         let mut scratch = Scratch::uninit();
         let mut arena = Latin1::new(&mut scratch);
         let spans = arena.read_all(env, named, present);

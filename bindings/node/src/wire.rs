@@ -94,8 +94,6 @@ pub const NAMED: [&str; 11] = [
 /// joined `Origin` and `Host`.
 pub(crate) const MOST_NAMED: usize = NAMED.len() + 2;
 
-/// The request headers of the values of [`NAMED`], `None` for a header
-/// the request does not have.
 /// The values of the headers [`NAMED`] names, as `run` passes them: each
 /// one read, and where bit `i` of `same` is set (value `i` not read), the
 /// one the last `run` read for header `i` (the endpoint's [`Core`] keeps
@@ -143,6 +141,8 @@ impl Remembered {
     }
 }
 
+/// The request headers of the values of [`NAMED`], `None` for a header
+/// the request does not have.
 pub(crate) fn named<'a>(
     values: &[Option<&'a [u8]>; NAMED.len()],
     headers: &mut [Header<'a>; MOST_NAMED],
@@ -358,7 +358,6 @@ impl Hasher for Fnv {
     }
 }
 
-/// Appends the character `code` (at most 0xFF) as UTF-8.
 /// The tag, the head id (0 for none) and the payload of an outcome that can
 /// cross apart (the module's **Apart**); `None` for any other.
 pub(crate) fn apart(out: &[u8]) -> Option<(u8, u8, &[u8])> {
@@ -369,6 +368,7 @@ pub(crate) fn apart(out: &[u8]) -> Option<(u8, u8, &[u8])> {
     }
 }
 
+/// Appends the character `code` (at most 0xFF) as UTF-8.
 fn push_char(out: &mut Vec<u8>, code: u32) {
     let mut buf = [0; 4];
     let c = char::from_u32(code).unwrap_or('?');

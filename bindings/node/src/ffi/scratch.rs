@@ -58,8 +58,8 @@ thread_local! {
 pub(super) unsafe fn buffer(env: sys::napi_env) -> Result<Value, Fault> {
     let data = MEMORY.with(|memory| memory.get_or_init(Memory::new).0);
     let mut out = ptr::null_mut();
-    // SAFETY: the memory lives as long as the thread, so as long as any
-    // buffer over it; the finalizer (none) frees nothing.
+    // SAFETY: the memory is never freed, so it outlives any buffer over
+    // it; there is no finalizer.
     let status = unsafe {
         sys::napi_create_external_arraybuffer(
             env,
